@@ -1,0 +1,116 @@
+"""Plain data types shared by every part of conflicteval.
+
+Everything here is a pydantic model (or a type alias) so that results can be
+written to JSON lines, read back, and opened in pandas without custom code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Relation = Literal["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
+"""The label of one claim against one document (ConflictScore, Table 7)."""
+
+RELATIONS: tuple[Relation, ...] = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
+
+Status = Literal["ok", "parse_error", "model_error"]
+"""How one item of a batch ended."""
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "user", "content": "..."}``."""
+
+
+class Usage(BaseModel):
+    """Token usage of one or more model calls."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        """Add ``other`` into this object in place."""
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+
+    def __add__(self, other: Usage) -> Usage:
+        out = self.model_copy()
+        out.add(other)
+        return out
+
+
+class Completion(BaseModel):
+    """The result of one model call.
+
+    Attributes:
+        text: The generated text ("" never reaches a caller as success: an
+            empty reply is a model error).
+        finish_reason: As reported by the server ("stop", "length", ...).
+        usage: Token usage of this call (``calls`` is 1, ``cached_calls`` 1 on a hit).
+        cached: True when the reply came from the cache (no network).
+        model: The model name the call was made with.
+        parsed: With a response schema: the validated JSON object, else None.
+        parse_error: With a response schema: why the reply could not be parsed
+            (after one re-ask), else None. ``text`` then holds the raw reply.
+    """
+
+    text: str
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    cached: bool = False
+    model: str = ""
+    parsed: Any = None
+    parse_error: str | None = None
+
+
+class Document(BaseModel):
+    """A source document handed to a model or a labeler."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    title: str | None = None
+
+    @classmethod
+    def coerce(cls, value: Document | str | dict[str, Any], index: int = 0) -> Document:
+        """Turn a string, mapping or Document into a Document (id defaults to the index)."""
+        if isinstance(value, Document):
+            return value
+        if isinstance(value, str):
+            return cls(id=str(index), text=value)
+        if isinstance(value, dict):
+            data = dict(value)
+            data.setdefault("id", str(index))
+            data["id"] = str(data["id"])
+            if "text" not in data:
+                for alt in ("contents", "content", "passage"):
+                    if alt in data:
+                        data["text"] = data.pop(alt)
+                        break
+            return cls.model_validate({k: data.get(k) for k in ("id", "text", "title")})
+        raise TypeError(f"cannot use {type(value).__name__} as a document")
+
+
+class PairLabel(BaseModel):
+    """The label of one (claim, document) pair.
+
+    ``label`` is None when the pair failed (no parsable label, or the model
+    call failed); ``error`` then says why and ``raw`` keeps the reply.
+    """
+
+    claim_index: int
+    doc_index: int
+    label: Relation | None = None
+    snippet: str | None = None
+    reasoning: str | None = None
+    error: str | None = None
+    raw: str | None = None

@@ -1,0 +1,45 @@
+"""Shared fixtures: the real data beside the checkout and the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    """Where the real public sample files live (``../shared/data`` beside the checkout)."""
+    env = os.environ.get("CONFLICTEVAL_SHARED_DATA")
+    if env:
+        return Path(env)
+    return REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path to ``../shared/data``; skips the test when the real data is not beside the checkout."""
+    path = shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"real sample data not found at {path} (../shared/data beside the checkout)")
+    return path
+
+
+@pytest.fixture()
+def openai_server() -> Iterator[object]:
+    """A fresh local OpenAI-compatible HTTP server on 127.0.0.1 (see conflicteval.testing)."""
+    from conflicteval.testing import OpenAICompatServer
+
+    with OpenAICompatServer() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own default cache directory; no test touches the user's cache."""
+    monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
