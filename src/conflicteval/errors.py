@@ -1,0 +1,102 @@
+"""Exceptions raised by conflicteval.
+
+Every error a user can cause with bad input names where the problem is: the
+file, the row or record, and the field.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+
+
+class ConflictEvalError(Exception):
+    """Base class of every error conflicteval raises on purpose."""
+
+
+class DataError(ConflictEvalError, ValueError):
+    """A dataset file is malformed.
+
+    Args:
+        path: The file being read (or a description such as ``"<stdin>"``).
+        row: The row, line or record (1-based line number, or an id), if known.
+        field: The field at fault, if known.
+        message: What is wrong.
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str] | None,
+        row: int | str | None,
+        field: str | None,
+        message: str,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.row = row
+        self.field = field
+        self.message = message
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if row is not None:
+            where.append(f"row {row}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class ModelError(ConflictEvalError):
+    """A model call failed for good (after retries, or with a non-retryable error).
+
+    Attributes:
+        status: The HTTP status when there was one.
+        retryable: Whether the last failure was of a retryable kind.
+        attempts: How many attempts were made.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.attempts = attempts
+
+
+class ParseFailure(ConflictEvalError):
+    """A model reply could not be parsed into what was asked for.
+
+    Raised inside a batch item function, it ends that item with status
+    ``parse_error``, keeping ``raw``.
+    """
+
+    def __init__(self, reason: str, raw: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+class MissingDependency(ConflictEvalError, ImportError):
+    """An optional dependency is not installed; the message says what to install."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"{package} is required for this feature: pip install 'conflicteval[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+def require(module: str, extra: str) -> object:
+    """Import an optional module lazily, or raise MissingDependency with an install hint."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingDependency(module.split(".")[0], extra) from exc
