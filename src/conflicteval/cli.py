@@ -1,0 +1,104 @@
+"""The ``conflicteval`` command line: a thin layer over the public API.
+
+Each area adds its own sub-commands through a ``register(subparsers)``
+function in its ``cli`` module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from conflicteval import __version__
+from conflicteval.errors import ConflictEvalError
+
+AREAS = (
+    "conflicteval.conflictscore.cli",
+    "conflicteval.wikicontradict.cli",
+    "conflicteval.conflictbench.cli",
+    "conflicteval.feverous.cli",
+)
+
+
+def _cache_info(args: argparse.Namespace) -> int:
+    from conflicteval.cache import ResponseCache
+
+    info = ResponseCache(args.dir).info()
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        print(f"cache: {info['path']}")
+        print(f"entries: {info['entries']}")
+        print(f"size on disk: {info['size_bytes'] / 1024:.1f} KiB")
+        for model, n in sorted(info["per_model"].items()):
+            print(f"  {model}: {n}")
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    from conflicteval.cache import ResponseCache
+
+    cache = ResponseCache(args.dir)
+    n = cache.clear(args.model)
+    print(f"deleted {n} cached responses from {cache.path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every area's sub-commands."""
+    parser = argparse.ArgumentParser(
+        prog="conflicteval",
+        description=(
+            "Conflict-aware evaluation of LLMs: does a model notice, and say, that its sources "
+            "disagree? Start with 'conflicteval demo'."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"conflicteval {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    cache = sub.add_parser("cache", help="inspect or clear the response cache")
+    cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    info = cache_sub.add_parser("info", help="where the cache is, its entries and size")
+    info.add_argument("--dir", default=None, help="cache directory (default: the user cache dir)")
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(func=_cache_info)
+    clear = cache_sub.add_parser("clear", help="delete cached responses")
+    clear.add_argument("--dir", default=None, help="cache directory (default: the user cache dir)")
+    clear.add_argument("--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)")
+    clear.set_defaults(func=_cache_clear)
+
+    for module_name in AREAS:
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        module = importlib.import_module(module_name)
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``conflicteval`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except ConflictEvalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; finished items are kept in the checkpoint", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Helpers shared by the source loaders."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+
+def normalize_question(text: str) -> str:
+    """Lower-case, whitespace-collapsed question text without a final ``?`` (grouping key)."""
+    return " ".join(text.lower().split()).rstrip(" ?")
+
+
+def short_hash(text: str) -> str:
+    """First 12 hex digits of the SHA-1 of ``text`` (stable ids for records without one)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def contains_answer(text: str, answers: Iterable[str]) -> bool:
+    """True when ``text`` contains one of ``answers`` as whole words, ignoring case and spacing."""
+    hay = " ".join(text.split()).lower()
+    for answer in answers:
+        needle = " ".join(str(answer).split()).lower()
+        if not needle:
+            continue
+        if re.search(r"(?<!\w)" + re.escape(needle) + r"(?!\w)", hay):
+            return True
+    return False

@@ -1,0 +1,57 @@
+"""The ConflictScore prompt texts, loaded from package data, and safe slot filling.
+
+The texts live in ``conflicteval/prompts/conflictscore_*.txt``:
+
+* ``conflictscore_decompose.txt`` -- the paper's Table 6 (claim decomposition), verbatim.
+* ``conflictscore_label.txt`` -- the paper's Table 7 (one claim against one document),
+  verbatim, with the ``#`` heading marks of the published PDF.
+* ``conflictscore_label_claims_per_document.txt`` and
+  ``conflictscore_label_documents_per_claim.txt`` -- the project's own batched
+  variants (not the paper's), reusing Table 7's label definitions.
+
+Slots are written ``{name}``. They are filled in one pass, so a claim or a
+document that itself contains ``{document}`` or JSON braces is inserted as is
+and never re-expanded.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+DECOMPOSE = "conflictscore_decompose"
+LABEL = "conflictscore_label"
+LABEL_CLAIMS_PER_DOCUMENT = "conflictscore_label_claims_per_document"
+LABEL_DOCUMENTS_PER_CLAIM = "conflictscore_label_documents_per_claim"
+
+_SLOT = re.compile(r"\{([a-z_]+)\}")
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str) -> str:
+    """Return the text of the prompt ``name`` (file name without ``.txt``).
+
+    Trailing whitespace of the file is removed; nothing else is changed.
+    """
+    path = resources.files("conflicteval").joinpath("prompts", f"{name}.txt")
+    return path.read_text(encoding="utf-8").rstrip()
+
+
+def fill(template: str, **slots: str) -> str:
+    """Replace each ``{name}`` of ``template`` whose name is in ``slots``, in one pass.
+
+    Unknown ``{...}`` spans (such as the JSON template of Table 7) are left alone.
+
+    Raises:
+        KeyError: When a slot given in ``slots`` does not occur in the template.
+    """
+    missing = [name for name in slots if "{" + name + "}" not in template]
+    if missing:
+        raise KeyError(f"slots not in template: {missing}")
+
+    def repl(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return slots[name] if name in slots else match.group(0)
+
+    return _SLOT.sub(repl, template)

@@ -1,0 +1,296 @@
+"""One page of the FEVEROUS Wikipedia dump: element text and context.
+
+A page is a JSON object with ``title``, ``order`` (its element keys in page
+order) and one key per element: ``sentence_N`` (a string), ``section_N``
+(``{value, level}``), ``table_N`` (``{table: [[cell, ...], ...], type, caption?}``
+with cells ``{id, value, is_header, row_span, column_span}``) and ``list_N``
+(``{list: [{id, value, level, type?}], type}``).
+
+Text resolution follows the official utilities: a cell or header cell gives
+its value stripped, prefixed with ``[H] `` when it is a header; a list item
+its value stripped; a table caption the table's caption (``""`` when it has
+none); a sentence its text stripped; a section its value; the title the page
+title. Cells are found **by id**, never by row/column arithmetic.
+
+Context (see :meth:`WikiPage.context`): the title, the enclosing sections
+from outermost to innermost, and for a data cell the nearest row headers
+(leftwards) and column headers (upwards) in the span-expanded grid.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+_LINK_RE = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
+
+
+def strip_wiki_links(text: str) -> str:
+    """Replace wiki-link markup by its visible text.
+
+    ``[[Target|anchor]]`` becomes ``anchor`` and ``[[Target]]`` becomes ``Target``.
+
+    Args:
+        text: Text as stored in the dump.
+
+    Returns:
+        The text without link markup.
+    """
+    return _LINK_RE.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
+
+
+class ElementNotFoundError(LookupError):
+    """A page or element is not in the database."""
+
+
+@dataclass
+class _Cell:
+    id: str
+    value: str
+    is_header: bool
+    table: str
+    row: int = 0  # top-left position in the span-expanded grid
+    col: int = 0
+
+
+@dataclass
+class _Table:
+    key: str
+    caption: str
+    grid: dict[tuple[int, int], str] = field(default_factory=dict)
+    n_rows: int = 0
+
+
+def _span(value: object) -> int:
+    try:
+        return max(1, int(value))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 1
+
+
+class WikiPage:
+    """A parsed page of the FEVEROUS Wikipedia dump.
+
+    Args:
+        data: The page JSON (as stored in the ``data`` column).
+        title: The title to report when ``data`` has none.
+
+    Element ids here are *local* (``"cell_0_1_2"``, ``"sentence_3"``,
+    ``"title"``); :class:`~conflicteval.feverous.wikidb.WikiDB` adds the page.
+    """
+
+    def __init__(self, data: Mapping[str, Any], title: str | None = None) -> None:
+        self.data = data
+        self.title: str = str(data.get("title") or title or "")
+        order = data.get("order")
+        self.order: list[str] = [str(k) for k in order] if isinstance(order, list) else [
+            k for k in data if k not in ("title", "order")
+        ]
+        self._cells: dict[str, _Cell] | None = None
+        self._tables: dict[str, _Table] = {}
+        self._items: dict[str, tuple[str, str]] = {}  # item id -> (list key, value)
+
+    # -- lookup -----------------------------------------------------------
+
+    def text(self, local_id: str) -> str:
+        """The text of one element by the official rules (wiki links kept).
+
+        Args:
+            local_id: ``"sentence_N"``, ``"cell_T_R_C"``, ``"header_cell_T_R_C"``,
+                ``"table_caption_T"``, ``"item_L_K"``, ``"section_N"`` or ``"title"``.
+
+        Raises:
+            ElementNotFoundError: The element is not on this page.
+        """
+        if local_id == "title":
+            return self.title
+        if local_id.startswith(("cell_", "header_cell_")):
+            cell = self._cell(local_id)
+            value = cell.value.strip()
+            return f"[H] {value}" if cell.is_header else value
+        if local_id.startswith("item_"):
+            return self._item(local_id)[1].strip()
+        if local_id.startswith("table_caption_"):
+            table = self.data.get("table_" + local_id[len("table_caption_"):])
+            if not isinstance(table, Mapping):
+                raise self._missing(local_id)
+            return str(table.get("caption") or "")
+        value = self.data.get(local_id)
+        if local_id.startswith("sentence_") and isinstance(value, str):
+            return value.strip()
+        if local_id.startswith("section_") and isinstance(value, Mapping):
+            return str(value.get("value", ""))
+        raise self._missing(local_id)
+
+    def __contains__(self, local_id: object) -> bool:
+        if not isinstance(local_id, str):
+            return False
+        try:
+            self.text(local_id)
+        except ElementNotFoundError:
+            return False
+        return True
+
+    def element_ids(self) -> list[str]:
+        """Every addressable element id of the page, in page order.
+
+        Tables contribute their cells row by row and then their caption (when
+        they have one); lists contribute their items.
+        """
+        out: list[str] = []
+        for key in self.order:
+            value = self.data.get(key)
+            if key.startswith("table_") and isinstance(value, Mapping):
+                for row in value.get("table") or []:
+                    out.extend(str(c["id"]) for c in row if isinstance(c, Mapping) and "id" in c)
+                if value.get("caption"):
+                    out.append("table_caption_" + key[len("table_"):])
+            elif key.startswith("list_") and isinstance(value, Mapping):
+                out.extend(
+                    str(i["id"]) for i in value.get("list") or [] if isinstance(i, Mapping)
+                )
+            elif key in self.data:
+                out.append(key)
+        return out
+
+    # -- context ----------------------------------------------------------
+
+    def context(self, local_id: str) -> list[str]:
+        """Context ids of an element: title, sections, then row and column headers.
+
+        * Every element except the title gets ``"title"`` first, then its
+          enclosing sections from outermost to innermost (walking back in page
+          order and keeping each section of a strictly higher rank).
+        * A data cell then gets its nearest row headers (the contiguous run of
+          header cells met first when walking left from it) and its nearest
+          column headers (the same, walking up), in the span-expanded grid,
+          starting from the cell's top-left position. Header cells get no
+          header context.
+
+        Raises:
+            ElementNotFoundError: The element is not on this page.
+        """
+        if local_id == "title":
+            return []
+        if local_id.startswith(("cell_", "header_cell_")):
+            cell = self._cell(local_id)
+            out = ["title", *self._sections_before(cell.table)]
+            if not cell.is_header:
+                out += self._headers(cell, dr=0, dc=-1) + self._headers(cell, dr=-1, dc=0)
+            return out
+        if local_id.startswith("item_"):
+            return ["title", *self._sections_before(self._item(local_id)[0])]
+        if local_id.startswith("table_caption_"):
+            key = "table_" + local_id[len("table_caption_"):]
+            if key not in self.data:
+                raise self._missing(local_id)
+            return ["title", *self._sections_before(key)]
+        if local_id not in self.data or not local_id.startswith(("sentence_", "section_")):
+            raise self._missing(local_id)
+        return ["title", *self._sections_before(local_id)]
+
+    def _sections_before(self, key: str) -> list[str]:
+        try:
+            position = self.order.index(key)
+        except ValueError:
+            return []
+        limit = self._level(key) if key.startswith("section_") else None
+        found: list[str] = []
+        for prev in reversed(self.order[:position]):
+            if not prev.startswith("section_"):
+                continue
+            level = self._level(prev)
+            if level is None:
+                continue
+            if limit is None or level < limit:
+                found.append(prev)
+                limit = level
+        return list(reversed(found))
+
+    def _level(self, key: str) -> float | None:
+        value = self.data.get(key)
+        if not isinstance(value, Mapping):
+            return None
+        try:
+            return float(value.get("level", 0))
+        except (TypeError, ValueError):
+            return None
+
+    def _headers(self, cell: _Cell, dr: int, dc: int) -> list[str]:
+        table = self._tables[cell.table]
+        found: list[str] = []
+        r, c = cell.row + dr, cell.col + dc
+        while r >= 0 and c >= 0:
+            other_id = table.grid.get((r, c))
+            r, c = r + dr, c + dc
+            if other_id is None or other_id == cell.id:
+                continue
+            other = self._cells_index()[other_id]
+            if other.is_header:
+                if other_id not in found:
+                    found.append(other_id)
+            elif found:
+                break
+        return found
+
+    # -- indexes ----------------------------------------------------------
+
+    def _missing(self, local_id: str) -> ElementNotFoundError:
+        return ElementNotFoundError(f"{local_id!r} not found on page {self.title!r}")
+
+    def _cell(self, local_id: str) -> _Cell:
+        cell = self._cells_index().get(local_id)
+        if cell is None:
+            raise self._missing(local_id)
+        return cell
+
+    def _cells_index(self) -> dict[str, _Cell]:
+        if self._cells is None:
+            self._cells = {}
+            for key, value in self.data.items():
+                if key.startswith("table_") and isinstance(value, Mapping):
+                    self._index_table(key, value)
+        return self._cells
+
+    def _index_table(self, key: str, value: Mapping[str, Any]) -> None:
+        assert self._cells is not None
+        rows = [row for row in value.get("table") or [] if isinstance(row, list)]
+        table = _Table(key=key, caption=str(value.get("caption") or ""), n_rows=len(rows))
+        self._tables[key] = table
+        for r, row in enumerate(rows):
+            c = 0
+            for raw in row:
+                if not isinstance(raw, Mapping) or "id" not in raw:
+                    continue
+                while (r, c) in table.grid:
+                    c += 1
+                cell = _Cell(
+                    id=str(raw["id"]),
+                    value=str(raw.get("value") or ""),
+                    is_header=bool(raw.get("is_header")),
+                    table=key,
+                    row=r,
+                    col=c,
+                )
+                self._cells.setdefault(cell.id, cell)
+                width = _span(raw.get("column_span"))
+                for dr in range(min(_span(raw.get("row_span")), len(rows) - r)):
+                    for dc in range(width):
+                        table.grid.setdefault((r + dr, c + dc), cell.id)
+                c += width
+
+    def _item(self, local_id: str) -> tuple[str, str]:
+        if not self._items:
+            for key, value in self.data.items():
+                if key.startswith("list_") and isinstance(value, Mapping):
+                    for item in value.get("list") or []:
+                        if isinstance(item, Mapping) and "id" in item:
+                            self._items.setdefault(
+                                str(item["id"]), (key, str(item.get("value") or ""))
+                            )
+        found = self._items.get(local_id)
+        if found is None:
+            raise self._missing(local_id)
+        return found

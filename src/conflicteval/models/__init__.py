@@ -1,0 +1,134 @@
+"""The model layer: :func:`get_model`, the core :class:`Model` wrapper and providers.
+
+Specs:
+    ``openai/<model>``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
+        llama.cpp, TGI); options ``base_url``, ``api_key``, ``organization``.
+    ``scripted``: the test double; option ``replies`` (list, mapping or callable).
+
+Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
+(True: the default directory; False: off; a path: that directory),
+``max_attempts``, ``max_retry_time``, ``max_retry_wait``, ``backoff_initial``,
+``backoff_max``, ``prompt_version``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from conflicteval.cache import ResponseCache, open_cache
+from conflicteval.models.base import (
+    Provider,
+    ProviderError,
+    ProviderRequest,
+    ProviderResponse,
+)
+from conflicteval.models.core import Model, usage_scope
+from conflicteval.models.openai_provider import OpenAIProvider
+from conflicteval.models.scripted import ScriptedProvider
+
+ProviderFactory = Callable[[str, dict[str, Any]], Provider]
+
+_CORE_OPTIONS = (
+    "max_concurrency",
+    "timeout",
+    "max_attempts",
+    "max_retry_time",
+    "max_retry_wait",
+    "backoff_initial",
+    "backoff_max",
+    "prompt_version",
+)
+
+_REGISTRY: dict[str, tuple[ProviderFactory, bool]] = {}
+
+
+def register_provider(name: str, factory: ProviderFactory, *, cache_default: bool = True) -> None:
+    """Register a provider factory under ``name``.
+
+    ``factory(model_name, options)`` returns a Provider; it receives the
+    options left after the core options were taken out.
+    """
+    _REGISTRY[name] = (factory, cache_default)
+
+
+def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
+    if not model:
+        raise ValueError("openai spec needs a model name: 'openai/<model>'")
+    return OpenAIProvider(
+        model,
+        base_url=options.pop("base_url", None),
+        api_key=options.pop("api_key", None),
+        organization=options.pop("organization", None),
+        supports_schema=options.pop("supports_schema", True),
+    )
+
+
+def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
+    return ScriptedProvider(
+        options.pop("replies", None),
+        default=options.pop("default", None),
+        model=model or "scripted",
+        supports_schema=options.pop("supports_schema", False),
+    )
+
+
+register_provider("openai", _openai_factory)
+register_provider("scripted", _scripted_factory, cache_default=False)
+
+
+def _resolve_cache(value: Any) -> ResponseCache | None:
+    if value is False or value is None:
+        return None
+    if value is True:
+        return open_cache()
+    if isinstance(value, ResponseCache):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return open_cache(value)
+    raise TypeError("cache must be True, False, a directory path or a ResponseCache")
+
+
+def get_model(spec: str | Model, **options: Any) -> Model:
+    """Create a model from a spec such as ``"openai/gpt-4o-mini"`` or ``"scripted"``.
+
+    Args:
+        spec: ``provider/model`` (or a provider name alone), or a Model
+            (returned unchanged).
+        **options: Core options (see the module docs) and provider options.
+
+    Returns:
+        The core Model wrapper around the provider.
+
+    Raises:
+        ValueError: Unknown provider or unknown option.
+    """
+    if isinstance(spec, Model):
+        return spec
+    provider_name, _, model_name = spec.partition("/")
+    if provider_name not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY))
+        raise ValueError(f"unknown model provider {provider_name!r} in {spec!r} (known: {known})")
+    factory, cache_default = _REGISTRY[provider_name]
+    opts = dict(options)
+    core = {k: opts.pop(k) for k in _CORE_OPTIONS if k in opts}
+    cache = _resolve_cache(opts.pop("cache", cache_default))
+    provider = factory(model_name, opts)
+    if opts:
+        raise ValueError(f"unknown option(s) for {provider_name!r}: {', '.join(sorted(opts))}")
+    return Model(provider, cache=cache, **core)
+
+
+__all__ = [
+    "Model",
+    "OpenAIProvider",
+    "Provider",
+    "ProviderError",
+    "ProviderRequest",
+    "ProviderResponse",
+    "ScriptedProvider",
+    "get_model",
+    "register_provider",
+    "usage_scope",
+]

@@ -1,0 +1,92 @@
+"""The provider protocol: what a model backend must translate.
+
+A provider turns one :class:`ProviderRequest` into one :class:`ProviderResponse`
+or raises :class:`ProviderError`. It never retries, caches, or limits
+concurrency: the core :class:`~conflicteval.models.core.Model` wrapper does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from conflicteval.types import Message
+
+
+@dataclass
+class ProviderRequest:
+    """One chat completion request, as the core wrapper hands it to a provider."""
+
+    messages: list[Message]
+    temperature: float | None = 0.0
+    max_tokens: int | None = 250
+    seed: int | None = 5
+    response_schema: dict[str, Any] | None = None
+    schema_name: str = "response"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ProviderResponse:
+    """What a provider returns for one successful request."""
+
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ProviderError(Exception):
+    """A failed request, classified for the retry policy.
+
+    Attributes:
+        status: HTTP status, when there was one.
+        retryable: Whether retrying may help (408/409/429/5xx, connection
+            errors, timeouts, malformed bodies).
+        retry_after: Seconds the server asked us to wait (Retry-After), if any.
+        schema_rejected: The server refused the ``response_format`` parameter.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        schema_rejected: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.schema_rejected = schema_rejected
+
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+def status_is_retryable(status: int) -> bool:
+    """408, 409, 429 and every 5xx are worth retrying; other 4xx are not."""
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A model backend. Implementations only translate requests.
+
+    Attributes:
+        name: Provider name, e.g. ``"openai"`` (part of the cache key).
+        model: Model name sent to the backend.
+        base_url: Endpoint identity for the cache key and concurrency limit.
+        supports_schema: Whether ``response_format`` JSON schemas may be sent.
+    """
+
+    name: str
+    model: str
+    base_url: str
+    supports_schema: bool
+
+    async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
+        """Perform one request, raising ProviderError on failure."""
+        ...

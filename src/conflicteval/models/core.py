@@ -1,0 +1,413 @@
+"""The core model wrapper: cache, retries, concurrency limits and usage accounting.
+
+Providers only translate requests; everything that makes a long evaluation run
+cheap and robust lives here, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+import threading
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_random_exponential,
+)
+
+from conflicteval._sync import run_sync
+from conflicteval.cache import ResponseCache, cache_key
+from conflicteval.errors import ModelError
+from conflicteval.jsonparse import check_schema, extract_json
+from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.types import Completion, Message, Usage
+
+log = logging.getLogger("conflicteval.models")
+
+_item_usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar(
+    "conflicteval_item_usage", default=None
+)
+
+REASK_TEMPLATE = (
+    "Your previous reply could not be used: {error}. "
+    "Reply again with only one JSON object that follows the requested format."
+)
+
+
+class usage_scope:  # noqa: N801 - used like a function
+    """Context manager collecting the usage of every model call made inside it.
+
+    The runner opens one per item, so each item knows its own token usage even
+    when many items run concurrently.
+    """
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self._token: contextvars.Token[Usage | None] | None = None
+
+    def __enter__(self) -> Usage:
+        self._token = _item_usage.set(self.usage)
+        return self.usage
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _item_usage.reset(self._token)
+
+
+_semaphores: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, str, int], asyncio.Semaphore]
+] = weakref.WeakKeyDictionary()
+_sem_lock = threading.Lock()
+
+
+def _semaphore(base_url: str, model: str, limit: int) -> asyncio.Semaphore:
+    """The semaphore shared by all calls to (base URL, model) with this limit on this loop."""
+    loop = asyncio.get_running_loop()
+    with _sem_lock:
+        table = _semaphores.setdefault(loop, {})
+        key = (base_url, model, limit)
+        sem = table.get(key)
+        if sem is None:
+            sem = asyncio.Semaphore(limit)
+            table[key] = sem
+        return sem
+
+
+def _schema_of(schema: dict[str, Any] | type[BaseModel] | None) -> tuple[
+    dict[str, Any] | None, type[BaseModel] | None, str
+]:
+    if schema is None:
+        return None, None, "response"
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return schema.model_json_schema(), schema, schema.__name__
+    if isinstance(schema, dict):
+        return schema, None, str(schema.get("title") or "response")
+    raise TypeError("response_schema must be a JSON-schema dict or a pydantic model class")
+
+
+def _normalise_messages(messages: Sequence[Message] | str) -> list[Message]:
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    out: list[Message] = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or "role" not in m or "content" not in m:
+            raise ValueError(f"message {i} must be a mapping with 'role' and 'content'")
+        out.append({"role": str(m["role"]), "content": str(m["content"])})
+    return out
+
+
+class Model:
+    """A model behind one provider, with cache, retries, concurrency and usage.
+
+    Create it with :func:`conflicteval.get_model`. Attributes ``usage`` (totals),
+    ``cache`` (or None) and ``provider`` are public.
+
+    Args:
+        provider: The backend that translates requests.
+        cache: A ResponseCache, or None for no caching.
+        max_concurrency: Calls in flight at once per (base URL, model).
+        timeout: Seconds for one attempt.
+        max_attempts: Attempts per call, including the first.
+        max_retry_time: Give up retrying after this many seconds in all.
+        max_retry_wait: Cap on one wait, also on a server's Retry-After.
+        backoff_initial: First backoff (seconds) of the exponential jitter.
+        backoff_max: Cap of the exponential jitter.
+        prompt_version: Default prompt-template version (part of the cache key).
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        cache: ResponseCache | None = None,
+        max_concurrency: int = 16,
+        timeout: float | None = 60.0,
+        max_attempts: int = 6,
+        max_retry_time: float = 600.0,
+        max_retry_wait: float = 120.0,
+        backoff_initial: float = 1.0,
+        backoff_max: float = 60.0,
+        prompt_version: str | None = None,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.provider = provider
+        self.cache = cache
+        self.max_concurrency = max_concurrency
+        self.timeout = timeout
+        self.max_attempts = max_attempts
+        self.max_retry_time = max_retry_time
+        self.max_retry_wait = max_retry_wait
+        self.prompt_version = prompt_version
+        self.usage = Usage()
+        self.failures = 0
+        self._jitter = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
+
+    @property
+    def name(self) -> str:
+        """``provider/model``, e.g. ``openai/gpt-4o-mini``."""
+        return f"{self.provider.name}/{self.provider.model}"
+
+    def __repr__(self) -> str:
+        return f"Model({self.name!r}, base_url={self.provider.base_url!r})"
+
+    # -- keys ---------------------------------------------------------------
+    def key_components(
+        self,
+        messages: Sequence[Message] | str,
+        *,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = 250,
+        seed: int | None = 5,
+        response_schema: dict[str, Any] | type[BaseModel] | None = None,
+        prompt_version: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Everything that can change the answer, as it enters the cache key."""
+        schema, _, _ = _schema_of(response_schema)
+        return {
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "base_url": self.provider.base_url,
+            "messages": _normalise_messages(messages),
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "response_schema": schema,
+            "prompt_version": prompt_version if prompt_version is not None else self.prompt_version,
+            "extra": extra,
+        }
+
+    def cache_key(self, messages: Sequence[Message] | str, **settings: Any) -> str:
+        """The cache key of a call with these messages and settings."""
+        return cache_key(self.key_components(messages, **settings))
+
+    def is_cached(self, messages: Sequence[Message] | str, **settings: Any) -> bool:
+        """Whether this call would be served from the cache (no network)."""
+        if self.cache is None:
+            return False
+        return self.cache.contains(self.cache_key(messages, **settings))
+
+    # -- calls --------------------------------------------------------------
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, ProviderError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.max_retry_wait)
+        return min(float(self._jitter(state)), self.max_retry_wait)
+
+    async def _call(self, request: ProviderRequest) -> ProviderResponse:
+        sem = _semaphore(self.provider.base_url, self.provider.model, self.max_concurrency)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_attempts) | stop_after_delay(self.max_retry_time),
+            wait=self._wait,
+            retry=retry_if_exception(lambda e: isinstance(e, ProviderError) and e.retryable),
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    if attempts > 1:
+                        log.info("%s: retry %d", self.name, attempts - 1)
+                    async with sem:
+                        try:
+                            return await self.provider.complete(request, self.timeout)
+                        except ProviderError as exc:
+                            if exc.schema_rejected and request.response_schema is not None:
+                                log.warning(
+                                    "%s rejected response_format; extracting JSON from text",
+                                    self.name,
+                                )
+                                self.provider.supports_schema = False
+                                return await self.provider.complete(request, self.timeout)
+                            raise
+        except ProviderError as exc:
+            self.failures += 1
+            raise ModelError(
+                f"{self.name}: {exc} (after {attempts} attempt{'s' if attempts != 1 else ''})",
+                status=exc.status,
+                retryable=exc.retryable,
+                attempts=attempts,
+            ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _account(self, usage: Usage) -> None:
+        self.usage.add(usage)
+        scope = _item_usage.get()
+        if scope is not None:
+            scope.add(usage)
+
+    async def _raw(
+        self,
+        messages: list[Message],
+        settings: dict[str, Any],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        prompt_version: str | None,
+        extra: dict[str, Any],
+    ) -> Completion:
+        components = self.key_components(
+            messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
+        )
+        key = cache_key(components) if self.cache is not None else None
+        if self.cache is not None and key is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                usage = Usage(
+                    prompt_tokens=int(hit.get("prompt_tokens", 0)),
+                    completion_tokens=int(hit.get("completion_tokens", 0)),
+                    calls=1,
+                    cached_calls=1,
+                )
+                self._account(usage)
+                return Completion(
+                    text=hit["text"],
+                    finish_reason=hit.get("finish_reason"),
+                    usage=usage,
+                    cached=True,
+                    model=self.name,
+                )
+        request = ProviderRequest(
+            messages=messages,
+            temperature=settings["temperature"],
+            max_tokens=settings["max_tokens"],
+            seed=settings["seed"],
+            response_schema=schema,
+            schema_name=schema_name,
+            extra=extra,
+        )
+        resp = await self._call(request)
+        if not resp.text.strip():
+            self.failures += 1
+            raise ModelError(
+                f"{self.name}: empty completion (finish_reason={resp.finish_reason})",
+                retryable=False,
+            )
+        usage = Usage(
+            prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, calls=1
+        )
+        self._account(usage)
+        if self.cache is not None and key is not None:
+            self.cache.put(
+                key,
+                self.name,
+                {
+                    "text": resp.text,
+                    "finish_reason": resp.finish_reason,
+                    "prompt_tokens": resp.prompt_tokens,
+                    "completion_tokens": resp.completion_tokens,
+                },
+            )
+        return Completion(
+            text=resp.text, finish_reason=resp.finish_reason, usage=usage, model=self.name
+        )
+
+    async def generate(
+        self,
+        messages: Sequence[Message] | str,
+        *,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = 250,
+        seed: int | None = 5,
+        response_schema: dict[str, Any] | type[BaseModel] | None = None,
+        prompt_version: str | None = None,
+        **extra: Any,
+    ) -> Completion:
+        """Generate one completion.
+
+        Defaults follow the WikiContradict paper: temperature 0, at most 250
+        new tokens, seed 5.
+
+        Args:
+            messages: Chat messages (or a string, sent as one user message).
+            temperature: Sampling temperature (None: the server's default).
+            max_tokens: Maximum new tokens (None: the server's default).
+            seed: Sampling seed (None: not sent).
+            response_schema: A JSON schema dict or a pydantic model class. The
+                reply is parsed and validated into ``Completion.parsed``; a
+                reply that fails is re-asked once, then reported in
+                ``Completion.parse_error`` with the raw text in ``text``.
+            prompt_version: The prompt template's version (part of the cache key).
+            **extra: Further request parameters (``top_p``, ``stop``, ...),
+                passed to the provider and part of the cache key.
+
+        Returns:
+            The completion, with usage and whether it came from the cache.
+
+        Raises:
+            ModelError: The call failed for good, or the reply was empty.
+        """
+        msgs = _normalise_messages(messages)
+        schema, schema_model, schema_name = _schema_of(response_schema)
+        settings = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
+        out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra)
+        if schema is None:
+            return out
+        parsed, error = _parse_structured(out.text, schema, schema_model)
+        if error is None:
+            out.parsed = parsed
+            return out
+        reask = [
+            *msgs,
+            {"role": "assistant", "content": out.text},
+            {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
+        ]
+        second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra)
+        parsed2, error2 = _parse_structured(second.text, schema, schema_model)
+        usage = out.usage + second.usage
+        if error2 is None:
+            second.parsed = parsed2
+            second.usage = usage
+            return second
+        return Completion(
+            text=second.text,
+            finish_reason=second.finish_reason,
+            usage=usage,
+            cached=out.cached and second.cached,
+            model=self.name,
+            parse_error=f"{error2} (after one re-ask; first reply: {error})",
+        )
+
+    def generate_sync(self, messages: Sequence[Message] | str, **settings: Any) -> Completion:
+        """Synchronous :meth:`generate`; also works inside a running event loop."""
+        return run_sync(self.generate(messages, **settings))
+
+
+def _parse_structured(
+    text: str, schema: dict[str, Any], schema_model: type[BaseModel] | None
+) -> tuple[Any, str | None]:
+    """Extract and validate; returns (value, None) or (None, reason)."""
+    want: type = list if schema.get("type") == "array" else dict
+    try:
+        value = extract_json(text, want=want)
+    except ValueError as exc:
+        return None, str(exc)
+    if schema_model is not None:
+        try:
+            return schema_model.model_validate(value), None
+        except ValidationError as exc:
+            return None, "schema validation failed: " + "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            )
+    problems = check_schema(value, schema)
+    if problems:
+        return None, "schema validation failed: " + "; ".join(problems[:5])
+    return value, None
+
+
+def dumps_messages(messages: Sequence[Message]) -> str:
+    """Messages as canonical JSON (used by dry runs for token estimates)."""
+    return json.dumps(list(messages), ensure_ascii=False)

@@ -1,0 +1,170 @@
+"""The ``openai/<model>`` provider: any OpenAI-compatible chat completions server.
+
+Works with OpenAI itself and with vLLM, Ollama, llama.cpp's server and TGI via
+``base_url``. The SDK's own retries are switched off (``max_retries=0``): the
+core wrapper retries, so retries are never stacked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import time
+import weakref
+from typing import Any
+
+import openai
+
+from conflicteval.models.base import (
+    ProviderError,
+    ProviderRequest,
+    ProviderResponse,
+    status_is_retryable,
+)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_code(body: Any) -> str | None:
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            code = err.get("code") or err.get("type")
+            return str(code) if code else None
+    return None
+
+
+class OpenAIProvider:
+    """Translate requests to ``client.chat.completions.create``.
+
+    Args:
+        model: The model name the server knows.
+        base_url: Server URL; default ``$OPENAI_BASE_URL`` or OpenAI's.
+        api_key: Key; default ``$OPENAI_API_KEY`` (a placeholder is sent to
+            servers that need none). Never logged, cached or put in errors.
+        organization: Optional OpenAI organization id.
+        supports_schema: Send JSON schemas as ``response_format`` (switched
+            off automatically when the server rejects it).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        organization: str | None = None,
+        supports_schema: bool = True,
+    ) -> None:
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
+            "/"
+        )
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
+        self._organization = organization
+        self.supports_schema = supports_schema
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                organization=self._organization,
+                base_url=self.base_url,
+                max_retries=0,
+            )
+            self._clients[loop] = client
+        return client
+
+    def _scrub(self, text: str) -> str:
+        if self._api_key and self._api_key != "no-key":
+            text = text.replace(self._api_key, "***")
+        return text
+
+    async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
+        """Send one chat completion request; classify any failure."""
+        params: dict[str, Any] = {"model": self.model, "messages": request.messages}
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            params["max_tokens"] = request.max_tokens
+        if request.seed is not None:
+            params["seed"] = request.seed
+        if request.response_schema is not None and self.supports_schema:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": request.response_schema},
+            }
+        params.update(request.extra)
+        try:
+            resp = await self._client().chat.completions.create(**params, timeout=timeout)
+        except openai.APITimeoutError as exc:
+            raise ProviderError(f"request timed out after {timeout}s", retryable=True) from exc
+        except openai.APIConnectionError as exc:
+            raise ProviderError(
+                self._scrub(f"connection error: {exc.__cause__ or exc}"), retryable=True
+            ) from exc
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            code = _error_code(exc.body)
+            message = self._scrub(f"HTTP {status}: {exc.message}")
+            if status == 400 and "response_format" in str(exc.message):
+                raise ProviderError(message, status=status, schema_rejected=True) from exc
+            retryable = status_is_retryable(status) and code != "insufficient_quota"
+            raise ProviderError(
+                message,
+                status=status,
+                retryable=retryable,
+                retry_after=parse_retry_after(exc.response.headers) if retryable else None,
+            ) from exc
+        except (openai.APIError, ValueError, TypeError, KeyError) as exc:
+            raise ProviderError(
+                self._scrub(f"malformed response: {type(exc).__name__}: {exc}"), retryable=True
+            ) from exc
+        try:
+            choice = resp.choices[0]
+            text = choice.message.content or ""
+            finish = choice.finish_reason
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise ProviderError("malformed response: no choices", retryable=True) from exc
+        usage = getattr(resp, "usage", None)
+        return ProviderResponse(
+            text=text,
+            finish_reason=finish,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )

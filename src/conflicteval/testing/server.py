@@ -1,0 +1,485 @@
+"""A small, real OpenAI-compatible HTTP server for tests, examples and benchmarks.
+
+It serves ``POST /v1/chat/completions`` and ``GET /v1/models`` over real HTTP/1.1
+(keep-alive) on 127.0.0.1 with an ephemeral port, from its own thread and event
+loop, so clients talk to it through the real openai SDK and httpx. Replies come
+from a script; faults can be injected per request; every request is logged.
+
+Example:
+    >>> with OpenAICompatServer(replies=["Paris"], faults=[Fault.rate_limit(0.1)]) as srv:
+    ...     model = get_model("openai/test", base_url=srv.base_url, api_key="k")
+    ...     model.generate_sync("Capital of France?").text
+    'Paris'
+
+Run it as a process (used by the benchmarks)::
+
+    python -m conflicteval.testing.server --port 8765 --latency 0.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+ReplyFn = Callable[[dict[str, Any]], str]
+Replies = Union[Sequence[str], Mapping[str, str], ReplyFn, None]
+FaultFn = Callable[[int, dict[str, Any]], "Fault | None"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault to inject into one request.
+
+    Use the constructors: :meth:`rate_limit`, :meth:`status`, :meth:`quota`,
+    :meth:`slow`, :meth:`drop`, :meth:`malformed`, :meth:`truncate`.
+    """
+
+    kind: str
+    status: int = 200
+    retry_after: float | None = None
+    retry_after_ms: int | None = None
+    delay: float = 0.0
+
+    @classmethod
+    def rate_limit(cls, retry_after: float | None = 1.0, *, ms: int | None = None) -> Fault:
+        """429 with ``Retry-After: <seconds>`` (or ``retry-after-ms`` when ``ms`` is given)."""
+        return cls("rate_limit", status=429, retry_after=retry_after, retry_after_ms=ms)
+
+    @classmethod
+    def status_code(cls, status: int) -> Fault:
+        """An error status with an OpenAI-style error body (500, 503, 400, 401, ...)."""
+        return cls("status", status=status)
+
+    @classmethod
+    def quota(cls) -> Fault:
+        """429 with error code ``insufficient_quota`` (never worth retrying)."""
+        return cls("quota", status=429)
+
+    @classmethod
+    def slow(cls, delay: float) -> Fault:
+        """Answer normally, but only after ``delay`` seconds (beyond a client's timeout)."""
+        return cls("slow", delay=delay)
+
+    @classmethod
+    def drop(cls) -> Fault:
+        """Close the connection without answering."""
+        return cls("drop")
+
+    @classmethod
+    def malformed(cls) -> Fault:
+        """200 with a body that is not valid JSON."""
+        return cls("malformed")
+
+    @classmethod
+    def truncate(cls) -> Fault:
+        """A reply cut in half with ``finish_reason: "length"``."""
+        return cls("truncate")
+
+
+@dataclass
+class LoggedRequest:
+    """One request as the server saw it."""
+
+    n: int
+    time: float
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+    fault: str | None
+    status: int
+
+    @property
+    def prompt(self) -> str:
+        """The last message's content (empty when there is none)."""
+        msgs = (self.body or {}).get("messages") or []
+        return str(msgs[-1].get("content", "")) if msgs else ""
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+@dataclass
+class _Config:
+    replies: Replies = None
+    faults: Sequence[Fault | None] | FaultFn | None = None
+    latency: float = 0.0
+    reject_response_format: bool = False
+    log_bodies: bool = True
+    _reply_index: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class OpenAICompatServer:
+    """A real local OpenAI-compatible server with scripted replies and fault injection.
+
+    Args:
+        replies: A list (in order; the last repeats when it runs out), a
+            mapping from the last message's content to a reply (default reply
+            ``"OK"``), a callable ``(request_json) -> str``, or None (replies
+            ``"OK"``).
+        faults: A list applied to requests in arrival order (None = no fault),
+            or a callable ``(n, request_json) -> Fault | None``.
+        latency: Seconds to wait before answering every request.
+        reject_response_format: Answer 400 to requests carrying ``response_format``.
+        host: Interface to bind (loopback only).
+        port: Port (0: ephemeral).
+
+    Attributes:
+        requests: The request log (list of LoggedRequest), in arrival order.
+    """
+
+    def __init__(
+        self,
+        replies: Replies = None,
+        *,
+        faults: Sequence[Fault | None] | FaultFn | None = None,
+        latency: float = 0.0,
+        reject_response_format: bool = False,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_bodies: bool = True,
+    ) -> None:
+        if not host.startswith("127.") and host not in ("localhost", "::1"):
+            raise ValueError("the test server binds to loopback addresses only")
+        self.config = _Config(
+            replies=replies,
+            faults=faults,
+            latency=latency,
+            reject_response_format=reject_response_format,
+            log_bodies=log_bodies,
+        )
+        self.host = host
+        self.port = port
+        self.requests: list[LoggedRequest] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._ready = threading.Event()
+        self._count = 0
+
+    # -- configuration from tests -----------------------------------------
+    def set_replies(self, replies: Replies) -> None:
+        """Replace the reply script (and restart its position)."""
+        with self.config._lock:
+            self.config.replies = replies
+            self.config._reply_index = 0
+
+    def set_faults(self, faults: Sequence[Fault | None] | FaultFn | None) -> None:
+        """Replace the fault script; list positions count from the next request."""
+        with self.config._lock:
+            self.config.faults = list(faults) if isinstance(faults, Sequence) else faults
+            self._fault_base = self._count
+
+    _fault_base = 0
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    def completions(self) -> list[LoggedRequest]:
+        """Logged chat-completion requests only."""
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    # -- lifecycle ----------------------------------------------------------
+    def start(self) -> OpenAICompatServer:
+        """Start serving in a background thread; returns self once listening."""
+        self._thread = threading.Thread(target=self._run, name="openai-compat-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("test server did not start")
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and join the thread."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self) -> OpenAICompatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+
+        async def boot() -> None:
+            self._server = await asyncio.start_server(
+                self._handle, self.host, self.port, backlog=1024
+            )
+            self.port = self._server.sockets[0].getsockname()[1]
+
+        loop.run_until_complete(boot())
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            if self._server is not None:
+                self._server.close()
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+            loop.run_until_complete(asyncio.sleep(0))
+            loop.close()
+
+    # -- request handling ---------------------------------------------------
+    def _pick_fault(self, n: int, body: dict[str, Any]) -> Fault | None:
+        faults = self.config.faults
+        if faults is None:
+            return None
+        if callable(faults):
+            return faults(n, body)
+        idx = n - self._fault_base
+        return faults[idx] if 0 <= idx < len(faults) else None
+
+    def _reply_text(self, body: dict[str, Any]) -> str:
+        replies = self.config.replies
+        if replies is None:
+            return "OK"
+        if callable(replies):
+            return str(replies(body))
+        if isinstance(replies, Mapping):
+            msgs = body.get("messages") or []
+            prompt = msgs[-1].get("content", "") if msgs else ""
+            return str(replies.get(prompt, "OK"))
+        with self.config._lock:
+            if not replies:
+                return "OK"
+            i = min(self.config._reply_index, len(replies) - 1)
+            self.config._reply_index += 1
+            return str(replies[i])
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    break
+                parts = request_line.decode("latin-1").split()
+                if len(parts) < 2:
+                    break
+                method, path = parts[0], parts[1]
+                headers: dict[str, str] = {}
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length", "0") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                keep = await self._respond(method, path, headers, raw, writer)
+                if not keep:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        finally:
+            try:
+                writer.close()
+            except RuntimeError:
+                pass
+
+    async def _respond(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        raw: bytes,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        n = self._count
+        self._count += 1
+        body: dict[str, Any] | None = None
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = None
+        entry = LoggedRequest(
+            n=n,
+            time=time.monotonic(),
+            method=method,
+            path=path,
+            headers=headers,
+            body=body if self.config.log_bodies else None,
+            fault=None,
+            status=200,
+        )
+        self.requests.append(entry)
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            payload = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+            self._write(writer, 200, json.dumps(payload).encode())
+            return True
+        if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+            entry.status = 404
+            self._write(writer, 404, _error_body("not found", "not_found"))
+            return True
+        if body is None:
+            entry.status = 400
+            self._write(writer, 400, _error_body("request body is not JSON", "invalid_request"))
+            return True
+        fault = self._pick_fault(n, body)
+        entry.fault = fault.kind if fault else None
+        if self.config.latency:
+            await asyncio.sleep(self.config.latency)
+        if self.config.reject_response_format and "response_format" in body:
+            entry.status = 400
+            self._write(
+                writer,
+                400,
+                _error_body("response_format is not supported by this server", "invalid_request"),
+            )
+            return True
+        if fault is not None:
+            if fault.kind == "drop":
+                entry.status = 0
+                writer.transport.abort()
+                return False
+            if fault.kind == "rate_limit":
+                extra: dict[str, str] = {}
+                if fault.retry_after_ms is not None:
+                    extra["retry-after-ms"] = str(fault.retry_after_ms)
+                elif fault.retry_after is not None:
+                    extra["Retry-After"] = f"{fault.retry_after:g}"
+                entry.status = 429
+                self._write(writer, 429, _error_body("rate limited", "rate_limit_exceeded"), extra)
+                return True
+            if fault.kind == "quota":
+                entry.status = 429
+                self._write(
+                    writer, 429, _error_body("You exceeded your quota.", "insufficient_quota")
+                )
+                return True
+            if fault.kind == "status":
+                entry.status = fault.status
+                self._write(writer, fault.status, _error_body(f"error {fault.status}", "server"))
+                return True
+            if fault.kind == "malformed":
+                self._write(writer, 200, b'{"id": "chatcmpl-x", "object": "chat.completion", "choi')
+                return True
+            if fault.kind == "slow":
+                await asyncio.sleep(fault.delay)
+        text = self._reply_text(body)
+        finish = "stop"
+        if fault is not None and fault.kind == "truncate":
+            text = text[: max(1, len(text) // 2)]
+            finish = "length"
+        prompt_words = sum(_words(str(m.get("content", ""))) for m in body.get("messages", []))
+        payload = {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "test-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": finish,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_words,
+                "completion_tokens": _words(text),
+                "total_tokens": prompt_words + _words(text),
+            },
+        }
+        try:
+            self._write(writer, 200, json.dumps(payload).encode())
+        except (ConnectionError, RuntimeError):
+            return False
+        return True
+
+    @staticmethod
+    def _write(
+        writer: asyncio.StreamWriter,
+        status: int,
+        payload: bytes,
+        extra_headers: dict[str, str] | None = None,
+    ) -> None:
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}.get(
+            status, "Error"
+        )
+        head = [
+            f"HTTP/1.1 {status} {reason}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(payload)}",
+            "Connection: keep-alive",
+        ]
+        for k, v in (extra_headers or {}).items():
+            head.append(f"{k}: {v}")
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+
+
+def _error_body(message: str, code: str) -> bytes:
+    return json.dumps(
+        {"error": {"message": message, "type": code, "code": code, "param": None}}
+    ).encode()
+
+
+def random_faults(rate: float, seed: int, *, retry_after: float = 0.05, slow: float = 5.0) -> FaultFn:
+    """A fault function injecting each fault kind at random with a fixed seed.
+
+    About ``rate`` of requests get a fault, spread over 429 (with Retry-After),
+    500, 503, slow replies (``slow`` seconds), dropped connections, malformed
+    bodies and truncated replies.
+    """
+    rng = random.Random(seed)
+    lock = threading.Lock()
+    kinds = [
+        Fault.rate_limit(retry_after),
+        Fault.status_code(500),
+        Fault.status_code(503),
+        Fault.slow(slow),
+        Fault.drop(),
+        Fault.malformed(),
+        Fault.truncate(),
+    ]
+
+    def pick(n: int, body: dict[str, Any]) -> Fault | None:
+        with lock:
+            if rng.random() >= rate:
+                return None
+            return rng.choice(kinds)
+
+    return pick
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the server in the foreground (for benchmarks and manual tests)."""
+    parser = argparse.ArgumentParser(description="Local OpenAI-compatible test server")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--echo", action="store_true", help="reply with the last message")
+    args = parser.parse_args(argv)
+    replies: Replies = (lambda body: "echo: " + str(body["messages"][-1]["content"])) if args.echo else None
+    faults = random_faults(args.fault_rate, args.seed) if args.fault_rate else None
+    server = OpenAICompatServer(replies, faults=faults, latency=args.latency, port=args.port, log_bodies=False)
+    server.start()
+    print(json.dumps({"base_url": server.base_url, "port": server.port}), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""Loading WikiContradict from any of its three layouts, and Table 1 statistics.
+
+The layout is detected from the file's content, never its name:
+
+* text starting with ``[`` or ``{`` is JSON: a list of Label Studio tasks
+  (objects with ``annotations`` or ``data``) or of original nested records
+  (objects with ``annotationResult``);
+* anything else is the CSV release (``question_ID,question,context1,...``),
+  with or without a UTF-8 byte-order mark.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from conflicteval.errors import DataError
+from conflicteval.wikicontradict import fields
+from conflicteval.wikicontradict.fields import PathArg
+from conflicteval.wikicontradict.formats import read_label_studio, read_nested
+from conflicteval.wikicontradict.instance import WikiContradictInstance
+
+CSV_REQUIRED = (
+    "question_ID",
+    "question",
+    "context1",
+    "context2",
+    "answer1",
+    "answer2",
+    "contradictType",
+    "samepassage",
+    "WikipediaArticleTitle",
+    "url",
+)
+"""Columns a CSV file must have (``merged_context`` and ``ref_answer`` are not used)."""
+
+REVISED_FIELDS = ("revised_passage_1", "revised_passage_2")
+"""Optional columns/keys holding user-supplied conflict-free passages (templates 5.3/5.4)."""
+
+
+def load_wikicontradict(path: PathArg) -> list[WikiContradictInstance]:
+    """Load WikiContradict instances from a CSV release, nested JSON or Label Studio export.
+
+    Args:
+        path: The file to read. Its layout is detected from its content.
+
+    Returns:
+        The instances in file order.
+
+    Raises:
+        DataError: When the file is malformed: bad JSON, a missing column or
+            key, an empty question or answer, an unknown contradiction type,
+            or a duplicate id. The error names the file, the row or record
+            and the field.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise DataError(p, None, None, f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(p, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    stripped = text.lstrip()
+    if not stripped:
+        raise DataError(p, None, None, "file is empty")
+    if stripped[0] in "[{":
+        instances = _read_json(p, text)
+    else:
+        instances = _read_csv(p, text)
+    _check_unique(p, instances)
+    return instances
+
+
+def _read_json(path: Path, text: str) -> list[WikiContradictInstance]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            path, exc.lineno, None, f"bad JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from exc
+    records: list[Any] = data if isinstance(data, list) else [data]
+    if not records:
+        raise DataError(path, None, None, "the JSON list is empty")
+    first = records[0]
+    if not isinstance(first, dict):
+        raise DataError(path, 1, None, f"expected a JSON object, got {type(first).__name__}")
+    if "annotationResult" in first:
+        return read_nested(path, records)
+    if "annotations" in first or "data" in first:
+        return read_label_studio(path, records)
+    raise DataError(
+        path,
+        1,
+        None,
+        "unrecognised JSON layout: expected nested WikiContradict records (with "
+        "'annotationResult') or a Label Studio export (tasks with 'data' and 'annotations'); "
+        f"found keys {sorted(first)[:12]}",
+    )
+
+
+def _read_csv(path: Path, text: str) -> list[WikiContradictInstance]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing:
+        raise DataError(
+            path,
+            1,
+            missing[0],
+            f"missing column(s) {', '.join(missing)}; header is {','.join(header)}",
+        )
+    out: list[WikiContradictInstance] = []
+    try:
+        for n, row in enumerate(reader, start=1):
+            out.append(_csv_instance(path, n, row))
+    except csv.Error as exc:
+        raise DataError(path, reader.line_num, None, f"bad CSV: {exc}") from exc
+    if not out:
+        raise DataError(path, None, None, "the CSV file has a header but no rows")
+    return out
+
+
+def _csv_instance(path: Path, n: int, row: dict[str, Any]) -> WikiContradictInstance:
+    qid = (row.get("question_ID") or "").strip()
+    where: int | str = f"{n} (question_ID {qid})" if qid else n
+    if None in row:
+        raise DataError(path, where, None, "more fields than the header has columns")
+    if not qid:
+        raise DataError(path, where, "question_ID", "empty value")
+    return WikiContradictInstance(
+        id=qid,
+        question=fields.required_text(row["question"], path, where, "question"),
+        passage_1=fields.required_text(row["context1"], path, where, "context1"),
+        passage_2=fields.required_text(row["context2"], path, where, "context2"),
+        answer_1=fields.required_text(row["answer1"], path, where, "answer1"),
+        answer_2=fields.required_text(row["answer2"], path, where, "answer2"),
+        contradiction_type=fields.contradiction_type(
+            row["contradictType"], path, where, "contradictType"
+        ),
+        same_passage=fields.same_passage(row["samepassage"], path, where, "samepassage"),
+        title=row["WikipediaArticleTitle"] or "",
+        url=row["url"] or "",
+        revised_passage_1=fields.optional_text(row.get("revised_passage_1")),
+        revised_passage_2=fields.optional_text(row.get("revised_passage_2")),
+    )
+
+
+def _check_unique(path: Path, instances: Sequence[WikiContradictInstance]) -> None:
+    seen: set[str] = set()
+    for i, inst in enumerate(instances, start=1):
+        if inst.id in seen:
+            raise DataError(path, i, "id", f"duplicate instance id {inst.id!r}")
+        seen.add(inst.id)
+
+
+def load_revisions(path: PathArg) -> dict[str, tuple[str, str]]:
+    """Read user-written revised passages (templates 5.3/5.4) from JSONL or CSV.
+
+    Each row has ``id`` (or ``question_ID``), ``revised_passage_1`` and
+    ``revised_passage_2``.
+
+    Args:
+        path: A ``.jsonl``/``.json`` file (JSON lines) or a CSV file.
+
+    Returns:
+        Mapping from instance id to ``(revised_passage_1, revised_passage_2)``.
+
+    Raises:
+        DataError: On a missing or empty field, or unreadable content.
+    """
+    p = Path(path)
+    rows = _read_table(p)
+    out: dict[str, tuple[str, str]] = {}
+    for n, row in rows:
+        ident = row.get("id", row.get("question_ID"))
+        if ident is None or not str(ident).strip():
+            raise DataError(p, n, "id", "missing instance id")
+        r1 = fields.required_text(row.get("revised_passage_1"), p, n, "revised_passage_1")
+        r2 = fields.required_text(row.get("revised_passage_2"), p, n, "revised_passage_2")
+        out[str(ident).strip()] = (r1, r2)
+    return out
+
+
+def add_revisions(
+    instances: Iterable[WikiContradictInstance], revisions: dict[str, tuple[str, str]]
+) -> list[WikiContradictInstance]:
+    """Return copies of ``instances`` with revised passages attached where ``revisions`` has them."""
+    out = []
+    for inst in instances:
+        rev = revisions.get(inst.id)
+        if rev is None:
+            out.append(inst)
+        else:
+            out.append(
+                inst.model_copy(update={"revised_passage_1": rev[0], "revised_passage_2": rev[1]})
+            )
+    return out
+
+
+def _read_table(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Rows of a JSONL or CSV file as (1-based line/row number, mapping)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise DataError(path, None, None, f"cannot read file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, None, f"not UTF-8 text ({exc.reason})") from exc
+    if text.lstrip().startswith(("{", "[")):
+        stripped = text.strip()
+        if stripped.startswith("["):
+            try:
+                data = json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise DataError(path, exc.lineno, None, f"bad JSON: {exc.msg}") from exc
+            return [(i, _as_object(path, i, r)) for i, r in enumerate(data, start=1)]
+        rows = []
+        for i, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(path, i, None, f"bad JSON line: {exc.msg}") from exc
+            rows.append((i, _as_object(path, i, obj)))
+        return rows
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        return [(i, dict(r)) for i, r in enumerate(reader, start=1)]
+    except csv.Error as exc:
+        raise DataError(path, reader.line_num, None, f"bad CSV: {exc}") from exc
+
+
+def _as_object(path: Path, n: int, obj: Any) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise DataError(path, n, None, f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+_YES_NO = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.IGNORECASE)
+
+
+def is_yes_no(instance: WikiContradictInstance) -> bool:
+    """The yes/no-question heuristic: both gold answers are "Yes" or "No" (case, final period ignored).
+
+    The release has no question-type column; on it this heuristic counts 134
+    yes/no questions where the paper's Table 1 reports 133.
+    """
+    return bool(_YES_NO.match(instance.answer_1) and _YES_NO.match(instance.answer_2))
+
+
+def summary(instances: Sequence[WikiContradictInstance]) -> dict[str, int]:
+    """Table 1 counts the data supports.
+
+    Args:
+        instances: Loaded instances.
+
+    Returns:
+        ``total``, ``explicit``, ``implicit``, ``same_passage``,
+        ``different_passage``, ``yes_no`` and ``wh`` (by :func:`is_yes_no`),
+        ``same_passage_differing_text`` (annotated "Same" yet the two passage
+        texts differ beyond whitespace) and ``with_revised_passages``.
+    """
+    same = [i for i in instances if i.same_passage]
+    yes_no = sum(1 for i in instances if is_yes_no(i))
+    return {
+        "total": len(instances),
+        "explicit": sum(1 for i in instances if i.contradiction_type == "explicit"),
+        "implicit": sum(1 for i in instances if i.contradiction_type == "implicit"),
+        "same_passage": len(same),
+        "different_passage": len(instances) - len(same),
+        "same_passage_differing_text": sum(
+            1 for i in same if " ".join(i.passage_1.split()) != " ".join(i.passage_2.split())
+        ),
+        "yes_no": yes_no,
+        "wh": len(instances) - yes_no,
+        "with_revised_passages": sum(1 for i in instances if i.has_revised_passages),
+    }

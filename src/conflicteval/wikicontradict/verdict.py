@@ -1,0 +1,179 @@
+"""The WikiContradictEval judge prompt (supplement App. C) and parsing of its verdict.
+
+The prompt text is shipped verbatim in ``prompts/wikicontradict_judge.txt``:
+the instruction, eight worked examples and the testing instance ending at
+``comment:``. The judge writes a comment, then ``evaluation: <label>``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Verdict = Literal["correct", "partially correct", "incorrect"]
+"""A relaxed-evaluation label (paper §3.4)."""
+
+VERDICTS: tuple[Verdict, ...] = ("correct", "partially correct", "incorrect")
+
+JUDGE_PROMPT_FILE = "wikicontradict_judge.txt"
+JUDGE_PROMPT_VERSION = "wikicontradict-judge/1"
+"""Version of the shipped judge prompt (part of the judge model's cache key)."""
+
+_SLOTS = re.compile(r"\{Question\}|\{Answer1\} \| \{Answer2\}|\{LLM response\}")
+
+
+@lru_cache(maxsize=1)
+def judge_prompt_template() -> str:
+    """The judge prompt with its slots, ending at ``comment:`` (no trailing newline)."""
+    text = resources.files("conflicteval").joinpath("prompts", JUDGE_PROMPT_FILE).read_text("utf-8")
+    return text.rstrip("\n")
+
+
+def judge_prompt(question: str, answers: list[str] | tuple[str, ...], response: str) -> str:
+    """Build the paper's judge prompt for one response.
+
+    Args:
+        question: The instance's question.
+        answers: The gold answers the template expects (two for templates
+            1, 4, 5; one for 2 and 3). They are joined with ``" | "``.
+        response: The tested model's response.
+
+    Returns:
+        The instruction, ``Examples``, the eight worked examples and the
+        testing instance, ending with ``comment:``. Surrounding whitespace of
+        the answers and the response is trimmed; the question is kept raw.
+    """
+    values = {
+        "{Question}": question,
+        "{Answer1} | {Answer2}": " | ".join(a.strip() for a in answers),
+        "{LLM response}": response.strip(),
+    }
+    return _SLOTS.sub(lambda m: values[m.group(0)], judge_prompt_template())
+
+
+class WorkedExample(BaseModel):
+    """One of the judge prompt's eight worked examples."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    question: str
+    answers: list[str]
+    response: str
+    comment: str
+    evaluation: Verdict
+
+
+@lru_cache(maxsize=1)
+def _examples() -> tuple[WorkedExample, ...]:
+    text = judge_prompt_template()
+    body = text.split("\nExamples\n", 1)[1].split("\nTesting instance\n", 1)[0]
+    out = []
+    for block in re.split(r"\n(?=Example \d+\n)", body.strip()):
+        lines = block.strip().splitlines()
+        number = int(lines[0].split()[1])
+        found: dict[str, str] = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(": ")
+            found[name] = value
+        label = parse_verdict("evaluation: " + found["evaluation"])
+        if label is None:  # pragma: no cover - the shipped file is fixed
+            raise ValueError(f"example {number}: unreadable evaluation")
+        out.append(
+            WorkedExample(
+                number=number,
+                question=found["question"],
+                answers=found["correct_answers"].split(" | "),
+                response=found["response"],
+                comment=found["comment"],
+                evaluation=label,
+            )
+        )
+    return tuple(out)
+
+
+def worked_examples() -> list[WorkedExample]:
+    """The eight worked examples of the judge prompt, read from the shipped text."""
+    return list(_examples())
+
+
+_EVAL_LINE = re.compile(r"^[\s>*_#`\-]*evaluation[\s*_`]*[:：]", re.IGNORECASE)
+_NEW_INSTANCE = re.compile(r"^[\s>*_#`]*(example\s+\d+|testing instance|question\s*:)", re.I)
+_STRIP_CHARS = re.compile(r"[*_`#>\"'“”‘’\[\]()]")
+_LABEL = re.compile(
+    r"^(?:(?:the |this )?(?:response|answer) is |it is )?"
+    r"(partially correct|incorrect|not correct|correct)\b"
+)
+
+
+def _label_of(value: str) -> Verdict | None:
+    text = _STRIP_CHARS.sub(" ", value).lower()
+    text = re.sub(r"[-_‐‑–]", " ", text)
+    text = re.sub(r"\s+", " ", text).strip(" .,:;!")
+    match = _LABEL.match(text)
+    if match is None:
+        return None
+    word = match.group(1)
+    if word == "partially correct":
+        return "partially correct"
+    if word in ("incorrect", "not correct"):
+        return "incorrect"
+    return "correct"
+
+
+def _evaluation_lines(text: str) -> tuple[list[str], list[int]]:
+    """Lines of the judge's own answer, and the indexes of its ``evaluation:`` lines.
+
+    A reply that, after an evaluation, goes on to invent a further example or
+    testing instance is cut there: only the judge's own verdict counts.
+    """
+    lines = text.splitlines()
+    evals: list[int] = []
+    for i, line in enumerate(lines):
+        if evals and _NEW_INSTANCE.match(line):
+            lines = lines[:i]
+            break
+        if _EVAL_LINE.match(line):
+            evals.append(i)
+    return lines, evals
+
+
+def parse_verdict(text: str) -> Verdict | None:
+    """Read the label of the LAST ``evaluation:`` line of a judge reply.
+
+    Tolerates case, markdown (``**Evaluation:** *Partially correct*``),
+    ``partially-correct``, quotes and trailing punctuation, and a label on the
+    line after a bare ``evaluation:``. Never guesses: a reply without a
+    readable final label gives None.
+
+    Args:
+        text: The judge's reply.
+
+    Returns:
+        ``"correct"``, ``"partially correct"``, ``"incorrect"`` or None.
+    """
+    lines, evals = _evaluation_lines(text)
+    if not evals:
+        return None
+    last = evals[-1]
+    value = _EVAL_LINE.sub("", lines[last], count=1)
+    if not value.strip(" \t*_`"):
+        rest = [ln for ln in lines[last + 1 :] if ln.strip()]
+        value = rest[0] if rest else ""
+    return _label_of(value)
+
+
+def parse_comment(text: str) -> str:
+    """The judge's comment: its reply before the final ``evaluation:`` line.
+
+    A leading ``comment:`` is removed. Without an evaluation line the whole
+    reply (trimmed) is returned.
+    """
+    lines, evals = _evaluation_lines(text)
+    head = lines[: evals[-1]] if evals else lines
+    comment = "\n".join(head).strip()
+    return re.sub(r"^[\s*_]*comment[\s*_]*:[\s*_]*", "", comment, flags=re.IGNORECASE).strip()
