@@ -139,10 +139,9 @@ class _Writer:
         self.fh = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            needs_newline = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
+            if path.exists():
+                _drop_partial_last_line(path)
             self.fh = path.open("a", encoding="utf-8")
-            if needs_newline:
-                self.fh.write("\n")
 
     def write(self, record: Record) -> None:
         if self.fh is not None:
@@ -154,10 +153,27 @@ class _Writer:
             self.fh.close()
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as fh:
+def _drop_partial_last_line(path: Path) -> None:
+    """Cut a last line that a kill left without its newline (it was never a record)."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with path.open("rb+") as fh:
         fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+        if fh.read(1) == b"\n":
+            return
+        block = min(size, 1 << 20)
+        while True:
+            fh.seek(size - block)
+            data = fh.read(block)
+            cut = data.rfind(b"\n")
+            if cut != -1:
+                fh.truncate(size - block + cut + 1)
+                return
+            if block == size:
+                fh.truncate(0)
+                return
+            block = min(size, block * 2)
 
 
 def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:

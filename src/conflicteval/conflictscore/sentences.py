@@ -5,17 +5,17 @@ Rules (no model, no data files):
 * A sentence ends at ``.``, ``!``, ``?`` or an ellipsis, optionally followed by
   closing quotes or brackets, when whitespace and then an upper-case letter,
   a digit, or an opening quote/bracket follow.
-* No break after a known abbreviation (``Dr.``, ``e.g.``, ``U.S.``, ``Jan.``,
-  ``approx.``...), after a single capital letter (an initial: ``J. K. Rowling``),
-  or after a dotted acronym (``U.N.``).
+* No break after a known abbreviation (``Dr.``, ``e.g.``, ``Jan.``, ``approx.``,
+  ``No.`` before a number), after a single capital letter (an initial:
+  ``J. K. Rowling``), or after a dotted acronym (``U.S.``, ``U.N.``).
 * Decimals (``3.14``), version numbers and URLs have no space after the dot
   and never break.
 * Blank lines, and lines that start with a bullet or a number, always break;
   the bullet or number itself is removed.
 
 Blind spots: a sentence that really ends with an abbreviation or an initial
-("... moved to the U.S. Then ...") is not split, and a lower-case sentence
-start after a full stop is not recognised.
+("... moved to the U.S. Then ...") is not split; ``etc.`` before a capital
+does split; a lower-case sentence start after a full stop is not recognised.
 """
 
 from __future__ import annotations
@@ -24,14 +24,20 @@ import re
 
 __all__ = ["split_sentences"]
 
-ABBREVIATIONS = frozenset(
+TITLE_ABBREVIATIONS = frozenset(
     """
-    mr mrs ms dr prof sr jr st mt ft vs etc eg ie cf al approx est no nos vol vols
-    fig figs ed eds rev gen col lt sgt capt cmdr gov sen rep pres supt inc ltd co corp
-    dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed
-    thu fri sat sun op ch sec pp p ca c b d
+    Mr Mrs Ms Dr Prof Sr Jr St Mt Ft Gen Col Lt Sgt Capt Cmdr Gov Sen Rep Pres Supt Inc Ltd
+    Co Corp Dept Univ Bros Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu
+    Fri Sat Sun vs Vs
     """.split()
 )
+"""Abbreviations that never end a sentence (matched with this capitalisation)."""
+
+LOWER_ABBREVIATIONS = frozenset("vs eg ie cf al approx ca c".split())
+"""Lower-case abbreviations that never end a sentence (``e.g.``, ``et al.``, ``approx.``)."""
+
+NUMBER_ABBREVIATIONS = frozenset("no nos vol vols p pp fig figs ch sec op art b d".split())
+"""Abbreviations that do not end a sentence when a number follows (``No. 5``, ``b. 1950``)."""
 
 _BOUNDARY = re.compile(
     r"""(?:\.\.\.|…|[.!?]+)           # terminal punctuation
@@ -44,8 +50,11 @@ _LAST_TOKEN = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _LIST_LINE = re.compile(r"^\s*(?:[-*•·–—+]|\d{1,3}[.)]|\(\d{1,3}\))\s+")
 
 
-def _ends_with_abbreviation(text: str) -> bool:
-    """Whether ``text`` (ending with a full stop) ends with an abbreviation or initial."""
+def _ends_with_abbreviation(text: str, following: str) -> bool:
+    """Whether ``text`` (ending with a full stop) ends with an abbreviation or initial.
+
+    ``following`` is the text after the candidate boundary.
+    """
     match = _LAST_TOKEN.search(text)
     if not match:
         return False
@@ -53,8 +62,10 @@ def _ends_with_abbreviation(text: str) -> bool:
     if len(token) == 1 and token.isupper():
         return True  # an initial
     if re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", token):
-        return True  # dotted acronym: U.S., e.g., i.e.
-    return token.lower().replace(".", "") in ABBREVIATIONS
+        return True  # dotted acronym or e.g. / i.e.
+    if token in TITLE_ABBREVIATIONS or token in LOWER_ABBREVIATIONS:
+        return True
+    return token.lower() in NUMBER_ABBREVIATIONS and following.lstrip()[:1].isdigit()
 
 
 def _split_block(block: str) -> list[str]:
@@ -64,8 +75,10 @@ def _split_block(block: str) -> list[str]:
         end = match.end()
         piece = block[start:end]
         stripped = piece.rstrip("\"'”’)]")
-        if stripped.endswith(".") and not stripped.endswith("...") and _ends_with_abbreviation(
-            stripped
+        if (
+            stripped.endswith(".")
+            and not stripped.endswith("...")
+            and _ends_with_abbreviation(stripped, block[end:])
         ):
             continue
         sentences.append(piece.strip())

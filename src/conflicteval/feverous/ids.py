@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from conflicteval.errors import ConflictEvalError
+
 ELEMENT_TYPES: dict[str, int] = {
     "sentence": 1,
     "cell": 3,
@@ -45,7 +47,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
-class ElementIdError(ValueError):
+class ElementIdError(ConflictEvalError, ValueError):
     """A string is not a FEVEROUS element id (or a triple is malformed)."""
 
 

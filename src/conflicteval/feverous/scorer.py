@@ -34,6 +34,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval.errors import ConflictEvalError
+
 from .ids import CELL_TYPES, ElementIdError, as_element
 
 Triple = tuple[str, str, str]
@@ -98,7 +100,7 @@ class FeverousScore(BaseModel):
         return self.model_dump(exclude={"per_claim"})
 
 
-class ScoreInputError(ValueError):
+class ScoreInputError(ConflictEvalError, ValueError):
     """An instance handed to :func:`score` is malformed; names the instance and field."""
 
     def __init__(self, index: int, field: str, message: str) -> None:

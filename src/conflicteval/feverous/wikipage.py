@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conflicteval.errors import ConflictEvalError
+
 _LINK_RE = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
 
 
@@ -41,7 +43,7 @@ def strip_wiki_links(text: str) -> str:
     return _LINK_RE.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
 
 
-class ElementNotFoundError(LookupError):
+class ElementNotFoundError(ConflictEvalError, LookupError):
     """A page or element is not in the database."""
 
 

@@ -135,6 +135,7 @@ class OpenAICompatServer:
 
     Attributes:
         requests: The request log (list of LoggedRequest), in arrival order.
+        max_in_flight: The most requests the server was handling at once.
     """
 
     def __init__(
@@ -165,6 +166,8 @@ class OpenAICompatServer:
         self._server: asyncio.AbstractServer | None = None
         self._ready = threading.Event()
         self._count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
 
     # -- configuration from tests -----------------------------------------
     def set_replies(self, replies: Replies) -> None:
@@ -282,7 +285,12 @@ class OpenAICompatServer:
                     headers[name.strip().lower()] = value.strip()
                 length = int(headers.get("content-length", "0") or 0)
                 raw = await reader.readexactly(length) if length else b""
-                keep = await self._respond(method, path, headers, raw, writer)
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                try:
+                    keep = await self._respond(method, path, headers, raw, writer)
+                finally:
+                    self.in_flight -= 1
                 if not keep:
                     break
         except (ConnectionError, asyncio.IncompleteReadError):

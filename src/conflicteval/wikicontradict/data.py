@@ -66,7 +66,8 @@ def load_wikicontradict(path: PathArg) -> list[WikiContradictInstance]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DataError(p, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        msg = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        raise DataError(p, None, None, msg) from exc
     stripped = text.lstrip()
     if not stripped:
         raise DataError(p, None, None, "file is empty")
@@ -191,7 +192,7 @@ def load_revisions(path: PathArg) -> dict[str, tuple[str, str]]:
 def add_revisions(
     instances: Iterable[WikiContradictInstance], revisions: dict[str, tuple[str, str]]
 ) -> list[WikiContradictInstance]:
-    """Return copies of ``instances`` with revised passages attached where ``revisions`` has them."""
+    """Copies of ``instances`` with revised passages attached where ``revisions`` has them."""
     out = []
     for inst in instances:
         rev = revisions.get(inst.id)
@@ -247,7 +248,7 @@ _YES_NO = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.IGNORECASE)
 
 
 def is_yes_no(instance: WikiContradictInstance) -> bool:
-    """The yes/no-question heuristic: both gold answers are "Yes" or "No" (case, final period ignored).
+    """Yes/no-question heuristic: both gold answers are "Yes" or "No" (any case, final period).
 
     The release has no question-type column; on it this heuristic counts 134
     yes/no questions where the paper's Table 1 reports 133.

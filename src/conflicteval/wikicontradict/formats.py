@@ -43,7 +43,9 @@ def read_nested(path: Path, records: Sequence[Any]) -> list[WikiContradictInstan
         for key in ("revised_passage_1", "revised_passage_2"):
             if key in record and key not in ann:
                 ann = {**ann, key: record[key]}
-        out.extend(_from_annotation(path, n, rid, ann, meta, "annotationResult.", same_default=None))
+        out.extend(
+            _from_annotation(path, n, rid, ann, meta, "annotationResult.", same_default=None)
+        )
     return out
 
 

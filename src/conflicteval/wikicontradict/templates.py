@@ -124,7 +124,12 @@ class TemplateSet:
     @classmethod
     def default(cls) -> TemplateSet:
         """The shipped templates (``prompts/wikicontradict_templates.json``)."""
-        text = resources.files("conflicteval").joinpath("prompts", _DEFAULT_FILE).read_text("utf-8")
+        text = (
+            resources.files("conflicteval")
+            .joinpath("prompts")
+            .joinpath(_DEFAULT_FILE)
+            .read_text("utf-8")
+        )
         return cls._from_data(json.loads(text), _DEFAULT_FILE)
 
     @classmethod
@@ -266,7 +271,9 @@ def render(
                 "via load_revisions/add_revisions or --revised)"
             )
         values["revised_context"] = join_passages(
-            instance.revised_passage_1 or "", instance.revised_passage_2 or "", instance.same_passage
+            instance.revised_passage_1 or "",
+            instance.revised_passage_2 or "",
+            instance.same_passage,
         )
     prompt = _SLOT.sub(lambda m: values.get(m.group(1), m.group(0)), tpl.text)
     return RenderedPrompt(

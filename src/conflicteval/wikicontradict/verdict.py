@@ -29,7 +29,12 @@ _SLOTS = re.compile(r"\{Question\}|\{Answer1\} \| \{Answer2\}|\{LLM response\}")
 @lru_cache(maxsize=1)
 def judge_prompt_template() -> str:
     """The judge prompt with its slots, ending at ``comment:`` (no trailing newline)."""
-    text = resources.files("conflicteval").joinpath("prompts", JUDGE_PROMPT_FILE).read_text("utf-8")
+    text = (
+        resources.files("conflicteval")
+        .joinpath("prompts")
+        .joinpath(JUDGE_PROMPT_FILE)
+        .read_text("utf-8")
+    )
     return text.rstrip("\n")
 
 

@@ -18,8 +18,11 @@ Mapping of one record at level L:
 
 * a passage swapped at level L contributes its perturbed text, gold
   CONTRADICTS, id ``"<ctx id>#pert"`` (``synthetic=True``);
-* every other passage contributes its original text, gold SUPPORTS when it
-  contains an answer alias (whole words, case-insensitive), else IRRELEVANT;
+* every other passage contributes its original text, gold SUPPORTS when it is
+  answer-bearing, else IRRELEVANT. Answer-bearing is the source's own flag
+  ``pert_lbls[i] == 1`` (set exactly when the passage contains a gold answer
+  string); with ``answer_match="text"``, or when ``pert_lbls`` is absent, it is
+  whether the passage contains an answer alias as whole words (case-insensitive);
 * with ``keep_original=True`` a swapped passage also keeps its original text
   (graded like an unswapped one). At level ``100`` every answer-bearing passage
   is swapped, so conflict items need ``keep_original=True`` there.
@@ -31,7 +34,7 @@ import re
 from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from conflicteval.conflictbench._io import (
     get_list,
@@ -44,6 +47,7 @@ from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, SourceName, has_conflict
 from conflicteval.conflictbench.sources._common import contains_answer, normalize_question
 from conflicteval.errors import DataError
+from conflicteval.types import Relation
 
 _PREFIX = re.compile(r"^\s*title:\s*(?P<title>.*?)\s*context:\s*", re.IGNORECASE | re.DOTALL)
 _VARIANT = re.compile(r"(?:^|[^A-Z])(TQA|NQ)(?:[^A-Z]|$)")
@@ -104,6 +108,7 @@ def load_macnoise(
     level: str | int | None = "35",
     variant: str | None = None,
     keep_original: bool = False,
+    answer_match: Literal["pert_lbls", "text"] = "pert_lbls",
 ) -> Iterator[BenchItem]:
     """Yield one item per MacNoise record (id ``macnoise-<variant>:<list index>``).
 
@@ -113,6 +118,8 @@ def load_macnoise(
             swapped passages (``"35"``, ``"100"``, ...; None: ``pert_lbls``).
         variant: ``"nq"`` or ``"tqa"``; inferred from the file name when None.
         keep_original: Also keep the original text of swapped passages.
+        answer_match: How an original passage is judged answer-bearing
+            (SUPPORTS): the source's ``pert_lbls`` flags, or a text match.
 
     Raises:
         DataError: naming file, record and field of a malformed record.
@@ -132,6 +139,9 @@ def load_macnoise(
         answers = [str(a) for a in get_list(p, row, record, "answers")]
         ctxs = get_list(p, row, record, "ctxs")
         flags = _flags(p, row, record, field, len(ctxs))
+        bearing: list[bool] | None = None
+        if answer_match == "pert_lbls" and "pert_lbls" in record:
+            bearing = _flags(p, row, record, "pert_lbls", len(ctxs))
         docs: list[BenchDocument] = []
         for i, (ctx_raw, swapped) in enumerate(zip(ctxs, flags)):
             where = f"ctxs[{i}]"
@@ -147,7 +157,8 @@ def load_macnoise(
             meta = {"ctx_index": i, "ctx_id": ctx_id}
             if not swapped or keep_original:
                 title, text = strip_prefix(ctx_raw["text"])
-                gold = "SUPPORTS" if contains_answer(text, answers) else "IRRELEVANT"
+                hit = bearing[i] if bearing is not None else contains_answer(text, answers)
+                gold: Relation = "SUPPORTS" if hit else "IRRELEVANT"
                 docs.append(
                     BenchDocument(
                         id=ctx_id,

@@ -1,0 +1,149 @@
+"""AmbigDocs (Lee, Ye, Choi, COLM 2024).
+
+Release layout (``train.json``/``dev.json``/``test.json``; HF ``yoonsanglee/AmbigDocs``):
+one JSON array of records::
+
+    {"qid": str|int, "ambiguous_entity": str, "question": str,
+     "documents": [{"title", "text", "pid", "answer"}, ...]}
+
+A copy exported through the ``datasets`` library stores ``documents`` column-wise
+(``{"title": [...], "text": [...], "pid": [...], "answer": [...]}``), and a
+column-wise export of the whole table (``{"qid": [...], "question": [...], ...}``)
+or JSON lines are accepted too.
+
+Mapping: each document is about a *different* entity sharing the ambiguous
+name. The claimed document ``k`` (``claimed_index``, default 0) gives the claim
+(its ``answer``, about its disambiguated ``title``) and is SUPPORTS; every other
+document is CONTRADICTS (a same-name other entity, the paper's convention).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from conflicteval.conflictbench._io import get_str, iter_json_records, require_mapping
+from conflicteval.conflictbench.claims import ClaimRequest, template_claim
+from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
+from conflicteval.conflictbench.sources._common import normalize_question
+from conflicteval.errors import DataError
+
+DOC_FIELDS = ("title", "text", "pid", "answer")
+
+
+def _expand_columns(
+    path: Path, row: int | str, record: dict[str, Any]
+) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    """Turn a column-wise table (every value a list) into records."""
+    lengths = {k: len(v) for k, v in record.items() if isinstance(v, list)}
+    if len(set(lengths.values())) > 1:
+        raise DataError(path, row, None, f"column lengths differ: {lengths}")
+    n = next(iter(lengths.values()), 0)
+    for i in range(n):
+        yield f"[{i}]", {k: v[i] for k, v in record.items()}
+
+
+def _records(path: Path) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    for row, raw in iter_json_records(path):
+        record = require_mapping(path, row, raw)
+        if isinstance(record.get("question"), list):
+            yield from _expand_columns(path, row, record)
+        else:
+            yield row, record
+
+
+def _documents(path: Path, row: int | str, record: dict[str, Any]) -> list[dict[str, Any]]:
+    if "documents" not in record:
+        raise DataError(path, row, "documents", "missing field")
+    docs = record["documents"]
+    if isinstance(docs, dict):  # datasets export: dict of lists
+        lengths = {}
+        for key in DOC_FIELDS:
+            if not isinstance(docs.get(key), list):
+                raise DataError(path, row, f"documents.{key}", "missing or not a list")
+            lengths[key] = len(docs[key])
+        if len(set(lengths.values())) != 1:
+            raise DataError(path, row, "documents", f"column lengths differ: {lengths}")
+        return [{key: docs[key][i] for key in docs} for i in range(lengths["title"])]
+    if not isinstance(docs, list):
+        raise DataError(path, row, "documents", f"expected a list, got {type(docs).__name__}")
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, dict):
+            raise DataError(path, row, f"documents[{i}]", "expected a JSON object")
+    return docs
+
+
+def load_ambigdocs(
+    path: str | PathLike[str], *, claimed_index: int = 0, seed: int | None = None
+) -> Iterator[BenchItem]:
+    """Yield one item per AmbigDocs record (id ``ambigdocs:<qid>``).
+
+    Args:
+        path: An AmbigDocs JSON file (array, column-wise export, or JSON lines).
+        claimed_index: Which document gives the claim (the last one when a
+            record has fewer documents).
+        seed: When given, the claimed document is drawn per record with a
+            random generator seeded by ``(seed, qid)`` instead of ``claimed_index``.
+
+    Raises:
+        DataError: naming file, record and field of a malformed record.
+    """
+    p = Path(path)
+    for row, record in _records(p):
+        qid = get_str(p, row, record, "qid")
+        entity = get_str(p, row, record, "ambiguous_entity")
+        question = get_str(p, row, record, "question")
+        assert qid is not None and entity is not None and question is not None
+        raw_docs = _documents(p, row, record)
+        if not raw_docs:
+            raise DataError(p, row, "documents", "no documents")
+        if seed is not None:
+            k = random.Random(f"{seed}:{qid}").randrange(len(raw_docs))
+        else:
+            k = min(max(claimed_index, 0), len(raw_docs) - 1)
+        docs: list[BenchDocument] = []
+        seen: set[str] = set()
+        for i, doc in enumerate(raw_docs):
+            where = f"documents[{i}]"
+            values = {}
+            for key in DOC_FIELDS:
+                value = doc.get(key)
+                if value is None or isinstance(value, (dict, list)):
+                    raise DataError(p, row, f"{where}.{key}", "missing or not a string")
+                values[key] = str(value)
+            doc_id = values["pid"]
+            if doc_id in seen:
+                doc_id = f"{doc_id}#{i}"
+            seen.add(doc_id)
+            docs.append(
+                BenchDocument(
+                    id=doc_id,
+                    text=values["text"],
+                    title=values["title"],
+                    gold="SUPPORTS" if i == k else "CONTRADICTS",
+                    meta={"answer": values["answer"], "pid": values["pid"]},
+                )
+            )
+        claimed = docs[k]
+        request = ClaimRequest(
+            "ambigdocs", question, answer=claimed.meta["answer"], subject=claimed.title
+        )
+        yield BenchItem(
+            id=f"ambigdocs:{qid}",
+            source="ambigdocs",
+            question=question,
+            claim=template_claim(request),
+            answer=request.answer,
+            documents=docs,
+            conflict=has_conflict(d.gold for d in docs),
+            group=f"ambigdocs:{normalize_question(entity)}",
+            meta={
+                "ambiguous_entity": entity,
+                "qid": qid,
+                "claimed_index": k,
+                "claim_subject": claimed.title,
+            },
+        )

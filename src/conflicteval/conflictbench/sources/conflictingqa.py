@@ -1,0 +1,248 @@
+"""ConflictingQA (Wan, Wallace, Klein, ACL 2024).
+
+Release: ``data.pkl``, a pickled pandas DataFrame with one row per webpage::
+
+    category, search_query, search_engine_input, search_type, url, title,
+    text_raw, text_window, stance   (and likely answer_id)
+
+Unpickling runs arbitrary code, so the pickle is read only with an explicit
+``allow_pickle=True``; :func:`convert_conflictingqa_pickle` turns it once into
+JSON lines with the same columns. The same columns are accepted as JSON lines
+(streamed), a JSON array, CSV (streamed) or parquet (pandas + pyarrow).
+
+Mapping (one item per ``search_query``): each row is a document (``text_window``,
+the 512-token window of the paper, else ``text_raw``), id ``answer_id`` when
+present, else the url, else the row number. ``stance`` ``yes`` → SUPPORTS and
+``no`` → CONTRADICTS, against the *affirmative* claim. ``search_type``
+(``yes_statement``/``no_statement``) only says which search found the page: it
+is kept as provenance and never used as a stance.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from collections.abc import Iterator
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from conflicteval.conflictbench._io import iter_json_records, require_mapping
+from conflicteval.conflictbench.claims import ClaimRequest, template_claim
+from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
+from conflicteval.conflictbench.sources._common import normalize_question, short_hash
+from conflicteval.errors import ConflictEvalError, DataError, require
+from conflicteval.types import Relation
+
+COLUMNS = (
+    "category",
+    "search_query",
+    "search_engine_input",
+    "search_type",
+    "url",
+    "title",
+    "text_raw",
+    "text_window",
+    "stance",
+)
+"""The columns of the release DataFrame (an ``answer_id`` column is used when present)."""
+
+STANCES: dict[str, Relation] = {"yes": "SUPPORTS", "no": "CONTRADICTS"}
+
+PICKLE_SUFFIXES = (".pkl", ".pickle")
+
+
+def _clean(value: Any) -> Any:
+    """None for missing values (NaN, pandas NA); numpy scalars become Python values."""
+    if value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        try:
+            value = value.item()
+        except (ValueError, AttributeError):
+            pass
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value
+
+
+def _frame_rows(frame: Any) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    columns = [str(c) for c in frame.columns]
+    for index, values in zip(frame.index, frame.itertuples(index=False, name=None)):
+        yield f"index {index}", {c: _clean(v) for c, v in zip(columns, values)}
+
+
+def _csv_rows(path: Path) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        start = reader.line_num
+        for record in reader:
+            yield reader.line_num or start, {k: (v if v != "" else None) for k, v in record.items()}
+
+
+def _read_pickle(path: Path) -> Any:
+    pd: Any = require("pandas", "pandas")
+    frame = pd.read_pickle(path)
+    if not hasattr(frame, "columns"):
+        raise DataError(path, None, None, f"expected a pandas DataFrame, got {type(frame).__name__}")
+    return frame
+
+
+def iter_rows(
+    path: str | PathLike[str], *, allow_pickle: bool = False
+) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    """Yield ``(row, columns)`` from any supported ConflictingQA file.
+
+    Args:
+        path: ``.pkl``/``.pickle`` (needs ``allow_pickle=True``), ``.jsonl``/``.json``,
+            ``.csv`` or ``.parquet``.
+        allow_pickle: Permit unpickling (runs code from the file; only for trusted files).
+
+    Raises:
+        ConflictEvalError: for a pickle without ``allow_pickle=True``.
+        DataError: for a malformed file.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if not p.is_file():
+        raise DataError(p, None, None, "file not found")
+    if suffix in PICKLE_SUFFIXES:
+        if not allow_pickle:
+            raise ConflictEvalError(
+                f"{p}: reading a pickle runs code from the file; pass allow_pickle=True "
+                "(CLI: --allow-pickle) only for a file you trust, or convert it once "
+                "with convert_conflictingqa_pickle()"
+            )
+        return _frame_rows(_read_pickle(p))
+    if suffix == ".csv":
+        return _csv_rows(p)
+    if suffix == ".parquet":
+        pd: Any = require("pandas", "pandas")
+        return _frame_rows(pd.read_parquet(p))
+    return ((row, require_mapping(p, row, raw)) for row, raw in iter_json_records(p))
+
+
+def _text(value: Any) -> str | None:
+    value = _clean(value)
+    if value is None:
+        return None
+    if isinstance(value, (dict, list)):
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+def load_conflictingqa(
+    path: str | PathLike[str], *, allow_pickle: bool = False, text_field: str = "text_window"
+) -> Iterator[BenchItem]:
+    """Yield one item per ``search_query`` (id ``conflictingqa:<sha1(query)[:12]>``).
+
+    Rows of one query need not be adjacent; items come in order of each query's
+    first row. Only the fields used are kept in memory while grouping.
+
+    Args:
+        path: The release pickle (with ``allow_pickle=True``) or a JSONL/JSON/CSV/parquet copy.
+        allow_pickle: Permit reading a pickle.
+        text_field: ``"text_window"`` (default, falls back to ``text_raw``) or ``"text_raw"``.
+
+    Raises:
+        DataError: naming file, row and field of a malformed row.
+    """
+    p = Path(path)
+    groups: dict[str, list[BenchDocument]] = {}
+    hints: dict[str, str] = {}
+    categories: dict[str, str | None] = {}
+    fallback = "text_raw" if text_field == "text_window" else "text_window"
+    for row, record in iter_rows(p, allow_pickle=allow_pickle):
+        query = _text(record.get("search_query"))
+        if query is None:
+            raise DataError(p, row, "search_query", "missing or empty")
+        text = _text(record.get(text_field)) or _text(record.get(fallback))
+        if text is None:
+            raise DataError(p, row, text_field, f"missing or empty (and no {fallback})")
+        stance_raw = _text(record.get("stance"))
+        stance = (stance_raw or "").strip().lower()
+        if stance not in STANCES:
+            raise DataError(p, row, "stance", f"expected 'yes' or 'no', got {stance_raw!r}")
+        search_type = _text(record.get("search_type"))
+        search_input = _text(record.get("search_engine_input"))
+        url = _text(record.get("url"))
+        docs = groups.setdefault(query, [])
+        doc_id = _text(record.get("answer_id")) or url or f"row-{row}"
+        if any(d.id == doc_id for d in docs):
+            doc_id = f"{doc_id}#{len(docs)}"
+        docs.append(
+            BenchDocument(
+                id=doc_id,
+                text=text,
+                title=_text(record.get("title")),
+                url=url,
+                gold=STANCES[stance],
+                meta={
+                    "stance": stance,
+                    "search_type": search_type,
+                    "search_engine_input": search_input,
+                    "category": _text(record.get("category")),
+                },
+            )
+        )
+        categories.setdefault(query, _text(record.get("category")))
+        if search_type == "yes_statement" and search_input and query not in hints:
+            hints[query] = search_input
+    for query, docs in groups.items():
+        request = ClaimRequest("conflictingqa", query, hint=hints.get(query))
+        yield BenchItem(
+            id=f"conflictingqa:{short_hash(query)}",
+            source="conflictingqa",
+            question=query,
+            claim=template_claim(request),
+            documents=docs,
+            conflict=has_conflict(d.gold for d in docs),
+            group=f"conflictingqa:{normalize_question(query)}",
+            meta={
+                "category": categories.get(query),
+                "n_yes": sum(d.gold == "SUPPORTS" for d in docs),
+                "n_no": sum(d.gold == "CONTRADICTS" for d in docs),
+                "claim_hint": hints.get(query),
+            },
+        )
+
+
+def _json_default(value: Any) -> Any:
+    cleaned = _clean(value)
+    if cleaned is not value:
+        return cleaned
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def convert_conflictingqa_pickle(
+    pickle_path: str | PathLike[str], out_path: str | PathLike[str], *, allow_pickle: bool = False
+) -> int:
+    """Convert the release ``data.pkl`` to JSON lines with the same columns (one row per line).
+
+    Args:
+        pickle_path: The release pickle.
+        out_path: The JSONL file to write.
+        allow_pickle: Must be True: unpickling runs code from the file.
+
+    Returns:
+        The number of rows written.
+    """
+    rows = iter_rows(pickle_path, allow_pickle=allow_pickle)
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with out.open("w", encoding="utf-8") as fh:
+        for _row, record in rows:
+            fh.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
+            n += 1
+    return n

@@ -1,0 +1,452 @@
+"""Stage 2 of ConflictScore: label every claim against every document.
+
+Every labeler has ``name`` and ``async label(claims, documents) -> LabelResult``
+(plus ``label_sync``). The result is the full claims x documents table of
+:class:`~conflicteval.types.PairLabel`; a pair whose label could not be had has
+``label`` None, ``error`` and ``raw``: failed pairs are never IRRELEVANT.
+
+LLM labelers and their number of model calls for ``C`` claims and ``D``
+documents (a reply that fails the JSON check is re-asked once, which adds a
+call):
+
+* :class:`LLMLabeler` -- the paper's Table 7 prompt, one call per pair: ``C x D``.
+* :class:`PerDocumentLLMLabeler` -- all claims against one document per call: ``D``.
+* :class:`PerClaimLLMLabeler` -- all documents against one claim per call: ``C``.
+  The paper (Limitations) notes that showing all documents at once "often
+  reduces accuracy": contradictory details get merged or overlooked.
+
+The two batched prompts are the project's own, not the paper's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from conflicteval._sync import run_sync
+from conflicteval.dryrun import PlannedCall
+from conflicteval.errors import ModelError
+from conflicteval.models import Model, get_model
+from conflicteval.types import RELATIONS, Completion, Document, PairLabel, Relation, Usage
+
+from . import prompts
+from .aggregate import Aggregate, aggregate
+from .parse import Judgement, normalize_label, parse_indexed_labels, parse_judgement
+
+__all__ = [
+    "BaseLabeler",
+    "LLMLabeler",
+    "LabelResult",
+    "Labeler",
+    "PerClaimLLMLabeler",
+    "PerDocumentLLMLabeler",
+    "document_text",
+]
+
+
+class LabelResult(BaseModel):
+    """The labels of one response: claims x documents.
+
+    Attributes:
+        pairs: ``pairs[i][j]`` is claim ``i`` against document ``j``.
+        calls: Model calls made (re-asks and calls that failed included;
+            calls served from the cache included, see ``usage.cached_calls``).
+        usage: Token usage of those calls.
+    """
+
+    pairs: list[list[PairLabel]]
+    calls: int = 0
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def labels(self) -> list[list[Relation | None]]:
+        """The table of labels (None for a failed pair)."""
+        return [[p.label for p in row] for row in self.pairs]
+
+    @property
+    def n_failed(self) -> int:
+        """Pairs without a label."""
+        return sum(p.label is None for row in self.pairs for p in row)
+
+    def aggregate(self) -> Aggregate:
+        """CS-C, CS-R and their parts for this table."""
+        return aggregate(self.labels)
+
+
+@runtime_checkable
+class Labeler(Protocol):
+    """What ConflictScorer needs from a labeler."""
+
+    name: str
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """Label every claim against every document."""
+        ...
+
+
+def document_text(doc: Document) -> str:
+    """The text shown for a document: its title on a line of its own, then its text."""
+    if doc.title and not doc.text.lstrip().startswith(doc.title):
+        return f"{doc.title}\n{doc.text}"
+    return doc.text
+
+
+def _coerce_docs(documents: Sequence[Any]) -> list[Document]:
+    return [Document.coerce(d, i) for i, d in enumerate(documents)]
+
+
+class BaseLabeler:
+    """Shared parts: ``label_sync`` and the labeler protocol."""
+
+    name = "labeler"
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """Label every claim against every document."""
+        raise NotImplementedError
+
+    def label_sync(self, claims: Sequence[str], documents: Sequence[Any]) -> LabelResult:
+        """Synchronous :meth:`label`; also works inside a running event loop."""
+        return run_sync(self.label(list(claims), _coerce_docs(documents)))
+
+    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
+        """The model calls :meth:`label` would make (empty for offline labelers)."""
+        return []
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+class PairReply(BaseModel):
+    """The JSON object of the Table 7 prompt (sent as the response schema).
+
+    The answer is normalised leniently ("supported" -> SUPPORTS); an answer that
+    names no label fails validation, so the model layer re-asks once.
+    """
+
+    claim: str | None = None
+    document_snippet: str | None = None
+    reasoning: str | None = None
+    answer: str = Field(json_schema_extra={"enum": list(RELATIONS)})
+
+    @field_validator("answer")
+    @classmethod
+    def _label(cls, value: str) -> str:
+        label = normalize_label(value)
+        if label is None:
+            raise ValueError(f"answer must be one of {', '.join(RELATIONS)}")
+        return label
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"required": ["index", "answer"]})
+
+    index: Any = Field(default=None, json_schema_extra={"type": "integer"})
+    document_snippet: Any = Field(default=None, json_schema_extra={"type": "string"})
+    reasoning: Any = Field(default=None, json_schema_extra={"type": "string"})
+    answer: Any = Field(default=None, json_schema_extra={"type": "string", "enum": list(RELATIONS)})
+
+
+class BatchReply(BaseModel):
+    """The JSON object of the batched prompts: ``{"labels": [{"index": 1, ...}, ...]}``.
+
+    Validation is lenient on purpose: index and label problems are checked per
+    entry by :func:`~conflicteval.conflictscore.parse.parse_indexed_labels`, so
+    that one bad entry fails only its own pair.
+    """
+
+    labels: list[_Entry]
+
+
+# --------------------------------------------------------------------------- LLM labelers
+
+
+def _resolve(model: Model | str) -> Model:
+    return get_model(model) if isinstance(model, str) else model
+
+
+class _LLMBase(BaseLabeler):
+    def __init__(
+        self,
+        model: Model | str,
+        *,
+        structured: bool = True,
+        max_tokens: int | None = 512,
+        temperature: float | None = 0.0,
+        seed: int | None = 5,
+    ) -> None:
+        self.model = _resolve(model)
+        self.structured = structured
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+
+    def _settings(self, schema: type[BaseModel], max_tokens: int | None) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "max_tokens": max_tokens,
+            "seed": self.seed,
+            "response_schema": schema if self.structured else None,
+        }
+
+    async def _generate(
+        self, prompt: str, settings: dict[str, Any]
+    ) -> tuple[Completion | None, str | None, int]:
+        """One call: (completion, None, calls) or (None, error, calls)."""
+        try:
+            out = await self.model.generate(prompt, **settings)
+        except ModelError as exc:
+            return None, f"model error: {exc}", 1
+        return out, None, max(1, out.usage.calls)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.model.name!r})"
+
+
+def _pair(i: int, j: int, judgement: Judgement, raw: str | None) -> PairLabel:
+    if judgement.label is None:
+        return PairLabel(
+            claim_index=i,
+            doc_index=j,
+            snippet=judgement.snippet,
+            reasoning=judgement.reasoning,
+            error=judgement.problem or "no label",
+            raw=raw,
+        )
+    return PairLabel(
+        claim_index=i,
+        doc_index=j,
+        label=judgement.label,
+        snippet=judgement.snippet,
+        reasoning=judgement.reasoning,
+        raw=raw,
+    )
+
+
+class LLMLabeler(_LLMBase):
+    """The paper's labeler: the Table 7 prompt, one model call per (claim, document).
+
+    Args:
+        model: A :class:`~conflicteval.models.Model` or a spec such as ``"openai/gpt-4.1"``.
+        structured: Send the JSON object of the prompt as ``response_schema``
+            (as ``response_format`` where the provider supports it). The reply
+            is parsed by :func:`~conflicteval.conflictscore.parse_judgement`
+            either way.
+        max_tokens: Reply budget of one call (the JSON carries a snippet and
+            a justification).
+        temperature: Sampling temperature.
+        seed: Sampling seed.
+
+    Calls: claims x documents (plus one per re-asked reply).
+    """
+
+    name = "llm"
+
+    def prompt(self, claim: str, document: Document) -> str:
+        """The Table 7 prompt for one pair."""
+        return prompts.fill(
+            prompts.load_prompt(prompts.LABEL), claim=claim, document=document_text(document)
+        )
+
+    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
+        """One call per (claim, document)."""
+        docs = _coerce_docs(documents)
+        settings = self._settings(PairReply, self.max_tokens)
+        return [
+            PlannedCall([{"role": "user", "content": self.prompt(c, d)}], settings)
+            for c in claims
+            for d in docs
+        ]
+
+    async def _one(self, i: int, j: int, claim: str, doc: Document) -> tuple[PairLabel, int, Usage]:
+        out, error, calls = await self._generate(
+            self.prompt(claim, doc), self._settings(PairReply, self.max_tokens)
+        )
+        if out is None:
+            return PairLabel(claim_index=i, doc_index=j, error=error), calls, Usage()
+        if isinstance(out.parsed, PairReply):
+            parsed = out.parsed
+            judgement = Judgement(
+                label=normalize_label(parsed.answer),
+                snippet=parsed.document_snippet,
+                reasoning=parsed.reasoning,
+            )
+        else:
+            judgement = parse_judgement(out.text)
+            if judgement.label is None and out.parse_error:
+                judgement.problem = f"{judgement.problem}; {out.parse_error}"
+        return _pair(i, j, judgement, out.text), calls, out.usage
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """Label every pair with one call each (concurrency bounded by the model)."""
+        docs = _coerce_docs(documents)
+        jobs = [self._one(i, j, c, d) for i, c in enumerate(claims) for j, d in enumerate(docs)]
+        done = await asyncio.gather(*jobs)
+        usage = Usage()
+        calls = 0
+        flat: list[PairLabel] = []
+        for pair, n, u in done:
+            flat.append(pair)
+            calls += n
+            usage.add(u)
+        width = len(docs)
+        pairs = [flat[i * width : (i + 1) * width] for i in range(len(claims))]
+        return LabelResult(pairs=pairs, calls=calls, usage=usage)
+
+
+def _numbered(items: Sequence[str]) -> str:
+    return "\n\n".join(f"[{k}] {text}" for k, text in enumerate(items, start=1))
+
+
+def _indexed_judgements(out: Completion, n: int) -> tuple[dict[int, Judgement], str]:
+    if isinstance(out.parsed, BatchReply):
+        text = json.dumps(out.parsed.model_dump(mode="json"), ensure_ascii=False)
+    else:
+        text = out.text
+    parsed = parse_indexed_labels(text, n)
+    if parsed.error and out.parse_error:
+        for j in parsed.labels.values():
+            j.problem = f"{j.problem}; {out.parse_error}"
+    return parsed.labels, out.text
+
+
+class PerDocumentLLMLabeler(_LLMBase):
+    """All claims against one document in one call (the project's own prompt).
+
+    Calls: one per document. Trade-off: ``claims`` times fewer calls and the
+    document is sent once, but the model judges many claims in one reply, so
+    a long claim list may get shallower reasoning; a missing, duplicated or
+    out-of-range index fails only the pairs concerned.
+
+    Args: as :class:`LLMLabeler`; ``max_tokens`` is per claim (the budget of a
+    call is ``max_tokens_per_item * claims + 64``).
+    """
+
+    name = "llm-per-document"
+
+    def __init__(self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self.max_tokens_per_item = max_tokens_per_item
+
+    def prompt(self, claims: Sequence[str], document: Document) -> str:
+        """The batched prompt for one document."""
+        return prompts.fill(
+            prompts.load_prompt(prompts.LABEL_CLAIMS_PER_DOCUMENT),
+            document=document_text(document),
+            claims=_numbered(claims),
+            n=str(len(claims)),
+        )
+
+    def _budget(self, n: int) -> int:
+        return self.max_tokens_per_item * n + 64
+
+    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
+        """One call per document."""
+        if not claims:
+            return []
+        settings = self._settings(BatchReply, self._budget(len(claims)))
+        return [
+            PlannedCall([{"role": "user", "content": self.prompt(claims, d)}], settings)
+            for d in _coerce_docs(documents)
+        ]
+
+    async def _one(
+        self, j: int, claims: Sequence[str], doc: Document
+    ) -> tuple[list[PairLabel], int, Usage]:
+        n = len(claims)
+        out, error, calls = await self._generate(
+            self.prompt(claims, doc), self._settings(BatchReply, self._budget(n))
+        )
+        if out is None:
+            return [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)], calls, Usage()
+        judgements, raw = _indexed_judgements(out, n)
+        return [_pair(i, j, judgements[i], raw) for i in range(n)], calls, out.usage
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """One call per document; labels matched to claims by index."""
+        docs = _coerce_docs(documents)
+        if not claims:
+            return LabelResult(pairs=[])
+        done = await asyncio.gather(*(self._one(j, claims, d) for j, d in enumerate(docs)))
+        usage = Usage()
+        calls = 0
+        pairs: list[list[PairLabel]] = [[] for _ in claims]
+        for column, n, u in done:
+            calls += n
+            usage.add(u)
+            for i, pair in enumerate(column):
+                pairs[i].append(pair)
+        return LabelResult(pairs=pairs, calls=calls, usage=usage)
+
+
+class PerClaimLLMLabeler(_LLMBase):
+    """All documents against one claim in one call (the project's own prompt).
+
+    Calls: one per claim. Trade-off: ``documents`` times fewer calls, but every
+    call carries every document (long prompts), and the paper reports that
+    labelling with all documents at once "often reduces accuracy" because
+    models merge or overlook contradictory details. A missing, duplicated or
+    out-of-range index fails only the pairs concerned.
+    """
+
+    name = "llm-per-claim"
+
+    def __init__(self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self.max_tokens_per_item = max_tokens_per_item
+
+    def prompt(self, claim: str, documents: Sequence[Document]) -> str:
+        """The batched prompt for one claim."""
+        return prompts.fill(
+            prompts.load_prompt(prompts.LABEL_DOCUMENTS_PER_CLAIM),
+            claim=claim,
+            documents=_numbered([document_text(d) for d in documents]),
+            n=str(len(documents)),
+        )
+
+    def _budget(self, n: int) -> int:
+        return self.max_tokens_per_item * n + 64
+
+    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
+        """One call per claim."""
+        docs = _coerce_docs(documents)
+        if not docs:
+            return []
+        settings = self._settings(BatchReply, self._budget(len(docs)))
+        return [
+            PlannedCall([{"role": "user", "content": self.prompt(c, docs)}], settings)
+            for c in claims
+        ]
+
+    async def _one(
+        self, i: int, claim: str, docs: Sequence[Document]
+    ) -> tuple[list[PairLabel], int, Usage]:
+        n = len(docs)
+        out, error, calls = await self._generate(
+            self.prompt(claim, docs), self._settings(BatchReply, self._budget(n))
+        )
+        if out is None:
+            return [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)], calls, Usage()
+        judgements, raw = _indexed_judgements(out, n)
+        return [_pair(i, j, judgements[j], raw) for j in range(n)], calls, out.usage
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """One call per claim; labels matched to documents by index."""
+        docs = _coerce_docs(documents)
+        if not docs:
+            return LabelResult(pairs=[[] for _ in claims])
+        done = await asyncio.gather(*(self._one(i, c, docs) for i, c in enumerate(claims)))
+        usage = Usage()
+        calls = 0
+        pairs: list[list[PairLabel]] = []
+        for row, n, u in done:
+            calls += n
+            usage.add(u)
+            pairs.append(row)
+        return LabelResult(pairs=pairs, calls=calls, usage=usage)

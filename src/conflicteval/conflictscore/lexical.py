@@ -1,0 +1,279 @@
+"""LexicalLabeler: a transparent, offline baseline labeler (not a model).
+
+For each (claim, document) pair:
+
+1. **Relevance.** Content words (lower-cased, stop words removed, a plural
+   "s" dropped) of the claim are looked up in the document. The pair is
+   IRRELEVANT unless at least ``min_overlap`` of the claim's content words
+   (as a fraction) and at least ``min_shared`` words occur in the document.
+2. **Evidence sentence.** The document sentence sharing the most claim content
+   words is the evidence (it becomes the ``snippet``).
+3. **Contradiction.** A relevant pair is CONTRADICTS when any of these holds,
+   otherwise SUPPORTS:
+
+   * *number*: a number of the claim (digits, number words, ordinals; "fourth"
+     counts as 4) is nowhere in the document, and the evidence sentence has
+     another number of the same kind (year vs. other quantity);
+   * *date*: a month of the claim is nowhere in the document and the evidence
+     sentence names another month;
+   * *name*: a capitalised span of the claim ("Pittsburgh Steelers") is nowhere
+     in the document (case-insensitive), and the evidence sentence has a
+     capitalised span that is not in the claim;
+   * *negation*: exactly one of the claim and the evidence sentence is
+     negated ("not", "no", "never", "n't", ...).
+
+The ``reasoning`` of each label says which rule fired. Blind spots are listed
+in ``docs/conflictscore.md``: paraphrase and synonyms (no overlap, so
+IRRELEVANT), contradiction without a number, date, name or negation
+("was a scientist" vs "was a musician"), negation far from the evidence
+sentence, and documents that mention the claim's entity only to deny it in
+words the rules do not see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from conflicteval.types import Document, PairLabel, Relation, Usage
+
+from .labelers import BaseLabeler, LabelResult, document_text
+from .sentences import split_sentences
+
+__all__ = ["LexicalLabeler", "content_words"]
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself of off on once only or other our ours ourselves out
+    over own same she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when where which
+    while who whom whose why will with would you your yours yourself yourselves one many much
+    may might must shall us s t said says say according however although though yet thus
+    """.split()
+)
+
+NEGATIONS = frozenset("not no never none neither nor cannot nobody nothing nowhere".split())
+
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+                      "eighty": 80, "ninety": 90, "hundred": 100})
+_ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split()
+    )
+}
+MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+_MONTH_ABBR = {m[:3]: m for m in MONTHS} | {"sept": "september"}
+
+_WORD = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ÿ]+(?:[’'][A-Za-z]+)?")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:st|nd|rd|th)?\b")
+_CONNECTORS = frozenset("of the de da del von van and for la le".split())
+
+
+def _norm(word: str) -> str:
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    elif "'" in w:
+        w = w.split("'")[0]
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and not w.isdigit():
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased content words of ``text`` (stop words removed, plural "s" dropped)."""
+    out = set()
+    for match in _WORD.finditer(text):
+        raw = match.group(0).lower()
+        if raw in STOPWORDS:
+            continue
+        w = _norm(raw)
+        if w and w not in STOPWORDS and (len(w) > 1 or w.isdigit()):
+            out.add(w)
+    return out
+
+
+def _is_negated(text: str) -> bool:
+    for match in _WORD.finditer(text):
+        w = match.group(0).lower().replace("’", "'")
+        if w in NEGATIONS or w.endswith("n't"):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class _Num:
+    value: float
+    kind: str  # "year" or "quantity"
+
+
+def _numbers(text: str) -> set[_Num]:
+    out: set[_Num] = set()
+    for match in _NUMBER.finditer(text):
+        digits = match.group(1).replace(",", "")
+        value = float(digits)
+        is_year = re.fullmatch(r"1\d{3}|20\d{2}", digits) is not None and not match.group(0)[
+            len(match.group(1)) :
+        ]
+        out.add(_Num(value, "year" if is_year else "quantity"))
+    for match in _WORD.finditer(text):
+        w = match.group(0).lower()
+        if w in _NUMBER_WORDS:
+            out.add(_Num(float(_NUMBER_WORDS[w]), "quantity"))
+        elif w in _ORDINALS:
+            out.add(_Num(float(_ORDINALS[w]), "quantity"))
+    return out
+
+
+def _months(text: str) -> set[str]:
+    out = set()
+    for match in _WORD.finditer(text):
+        w = match.group(0).lower()
+        if w in MONTHS and (w != "may" or match.group(0)[0].isupper()):
+            out.add(w)
+        elif w in _MONTH_ABBR and match.group(0)[0].isupper():
+            out.add(_MONTH_ABBR[w])
+    return out
+
+
+def _named_spans(text: str) -> list[str]:
+    """Capitalised word sequences (with inner "of", "the", ...), minus lone stop words."""
+    spans: list[str] = []
+    words = list(_WORD.finditer(text))
+    current: list[str] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        if current:
+            span = " ".join(current)
+            if not (len(current) == 1 and current[0].lower() in STOPWORDS):
+                spans.append(span)
+        current.clear()
+        pending.clear()
+
+    for match in words:
+        w = match.group(0)
+        if w[0].isupper() and not w.isdigit():
+            if current and pending:
+                current.extend(pending)
+            pending.clear()
+            if not current and w.lower() in STOPWORDS:
+                continue  # a capitalised stop word does not start a span
+            current.append(w)
+        elif current and w.lower() in _CONNECTORS and not pending:
+            pending.append(w)
+        else:
+            flush()
+    flush()
+    return spans
+
+
+def _contains(haystack_lower: str, needle: str) -> bool:
+    pattern = r"(?<!\w)" + re.escape(needle.lower()) + r"(?!\w)"
+    return re.search(pattern, haystack_lower) is not None
+
+
+class LexicalLabeler(BaseLabeler):
+    """The offline baseline labeler (see the module docstring for its rules).
+
+    Args:
+        min_overlap: Fraction of the claim's content words that must occur in
+            the document for the pair to be relevant.
+        min_shared: Least number of shared content words for relevance.
+
+    Makes no model calls (``calls`` is 0, ``usage`` empty).
+    """
+
+    name = "lexical"
+
+    def __init__(self, min_overlap: float = 0.5, min_shared: int = 2) -> None:
+        self.min_overlap = min_overlap
+        self.min_shared = min_shared
+
+    def label_pair(self, claim: str, document: Document | str) -> PairLabel:
+        """Label one pair (claim_index/doc_index 0); see :meth:`label` for tables."""
+        doc = Document.coerce(document)
+        label, snippet, reasoning = self._decide(claim, document_text(doc))
+        return PairLabel(claim_index=0, doc_index=0, label=label, snippet=snippet,
+                         reasoning=reasoning)
+
+    def _decide(self, claim: str, text: str) -> tuple[Relation, str | None, str]:
+        claim_words = content_words(claim)
+        doc_words = content_words(text)
+        shared = claim_words & doc_words
+        if not claim_words:
+            return "IRRELEVANT", None, "claim has no content words"
+        ratio = len(shared) / len(claim_words)
+        need = min(self.min_shared, len(claim_words))
+        overlap = f"{len(shared)}/{len(claim_words)} claim content words in document"
+        if len(shared) < need or ratio < self.min_overlap:
+            return "IRRELEVANT", None, f"{overlap}: below the relevance threshold"
+        sentences = split_sentences(text) or [text]
+        evidence = max(sentences, key=lambda s: len(claim_words & content_words(s)))
+        lower = text.lower()
+        reasons: list[str] = []
+
+        doc_numbers = _numbers(text)
+        ev_numbers = _numbers(evidence)
+        for num in sorted(_numbers(claim), key=lambda n: n.value):
+            if num in doc_numbers:
+                continue
+            others = [n for n in ev_numbers if n.kind == num.kind and n != num]
+            if others:
+                reasons.append(
+                    f"number {num.value:g} of the claim is not in the document; the evidence "
+                    f"sentence has {', '.join(f'{n.value:g}' for n in others)}"
+                )
+                break
+        claim_months = _months(claim)
+        doc_months = _months(text)
+        for month in sorted(claim_months - doc_months):
+            other = _months(evidence) - claim_months
+            if other:
+                reasons.append(f"date: {month} vs {', '.join(sorted(other))}")
+                break
+        claim_spans = _named_spans(claim)
+        claim_lower = claim.lower()
+        for span in claim_spans:
+            if _contains(lower, span):
+                continue
+            others = [s for s in _named_spans(evidence) if not _contains(claim_lower, s)]
+            if others:
+                reasons.append(f"name {span!r} is not in the document; evidence names {others[0]!r}")
+                break
+        if _is_negated(claim) != _is_negated(evidence):
+            which = "claim" if _is_negated(claim) else "evidence sentence"
+            reasons.append(f"negation: only the {which} is negated")
+        if reasons:
+            return "CONTRADICTS", evidence, f"{overlap}; " + "; ".join(reasons)
+        return "SUPPORTS", evidence, f"{overlap}; no number, date, name or negation mismatch"
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """Label every (claim, document) pair; no model calls."""
+        docs = [Document.coerce(d, i) for i, d in enumerate(documents)]
+        texts = [document_text(d) for d in docs]
+        pairs = []
+        for i, claim in enumerate(claims):
+            row = []
+            for j, text in enumerate(texts):
+                label, snippet, reasoning = self._decide(claim, text)
+                row.append(PairLabel(claim_index=i, doc_index=j, label=label, snippet=snippet,
+                                     reasoning=reasoning))
+            pairs.append(row)
+        return LabelResult(pairs=pairs, calls=0, usage=Usage())

@@ -1,0 +1,169 @@
+"""``conflicteval feverous``: score prediction files and verify claims with a labeler."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import itertools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``feverous`` command and its ``score`` and ``verify`` sub-commands."""
+    parser = subparsers.add_parser(
+        "feverous",
+        help="FEVEROUS: the official score, and claim verification with a labeler",
+        description="FEVEROUS claim verification over Wikipedia sentences and table cells.",
+    )
+    sub = parser.add_subparsers(dest="feverous_command", metavar="ACTION", required=True)
+
+    sc = sub.add_parser(
+        "score",
+        help="FEVEROUS score, label accuracy and evidence P/R/F1 of a prediction file",
+        description=(
+            "Score predictions (JSON lines with predicted_label and predicted_evidence) "
+            "exactly as the official FEVEROUS scorer does."
+        ),
+    )
+    sc.add_argument("--pred", required=True, help="prediction file (JSON lines)")
+    sc.add_argument(
+        "--gold",
+        default=None,
+        help="gold claim file (e.g. feverous_dev_challenges.jsonl); omit when the "
+        "predictions carry label and evidence",
+    )
+    sc.add_argument("--max-sentences", type=int, default=5, help="sentence budget (default 5)")
+    sc.add_argument("--max-cells", type=int, default=25, help="cell budget (default 25)")
+    sc.add_argument("--per-claim", default=None, help="also write per-claim scores (JSON lines)")
+    sc.add_argument("--json", action="store_true", help="print JSON")
+    sc.set_defaults(func=_score)
+
+    ve = sub.add_parser(
+        "verify",
+        help="label claims against their evidence with a ConflictScore labeler",
+        description=(
+            "Label each claim against its gold evidence with a labeler and report label "
+            "accuracy and macro-F1. CLAIMS is a FEVEROUS JSON-lines file (needs --db) or a "
+            "FEVEROUS-S JSON array (evidence text included)."
+        ),
+    )
+    ve.add_argument("--claims", required=True, help="claim file (.jsonl release or FEVEROUS-S .json)")
+    ve.add_argument("--db", default=None, help="feverous_wikiv1.db (for .jsonl claim files)")
+    ve.add_argument(
+        "--labeler",
+        required=True,
+        help="'lexical' (offline) or a model spec such as openai/gpt-4o-mini",
+    )
+    ve.add_argument("--base-url", default=None, help="OpenAI-compatible server for a model spec")
+    ve.add_argument(
+        "--mode", choices=("concat", "per_element"), default="concat",
+        help="one document with all evidence (default) or one per element",
+    )
+    ve.add_argument(
+        "--evidence", choices=("gold_union", "gold_first"), default="gold_union",
+        help="which gold evidence to show (default: every set, merged)",
+    )
+    ve.add_argument("--limit", type=int, default=None, help="only the first N claims")
+    ve.add_argument("--concurrency", type=int, default=16, help="claims in flight (default 16)")
+    ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
+    ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
+    ve.add_argument("--json", action="store_true", help="print JSON")
+    ve.set_defaults(func=_verify)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from .scorefiles import score_files
+
+    result = score_files(
+        args.pred, args.gold, max_sentences=args.max_sentences, max_cells=args.max_cells
+    )
+    if args.per_claim:
+        from conflicteval.runner import write_json_lines
+
+        write_json_lines(args.per_claim, result.per_claim)
+    if args.json:
+        print(json.dumps(result.summary(), indent=2))
+    else:
+        print(f"claims: {result.n}")
+        for name in SCORE_NAMES:
+            print(f"{name}: {getattr(result, name):.4f}")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import verify_sync
+
+    items = _load_items(args)
+    if items is None:
+        print(
+            "error: --db is needed to resolve the evidence of a FEVEROUS .jsonl claim file",
+            file=sys.stderr,
+        )
+        return 2
+    labeler = _make_labeler(args.labeler, args.base_url)
+    out = Path(args.out) if args.out else None
+    result = verify_sync(
+        items,
+        labeler,
+        mode=args.mode,
+        checkpoint=out / "checkpoint.jsonl" if out else None,
+        concurrency=args.concurrency,
+    )
+    if out is not None:
+        from conflicteval.runner import write_json_lines
+
+        write_json_lines(out / "records.jsonl", result.records)
+        (out / "metrics.json").write_text(
+            json.dumps(result.model_dump(exclude={"records"}), indent=2) + "\n", encoding="utf-8"
+        )
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        for key, value in summary.items():
+            print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
+    return 0
+
+
+def _load_items(args: argparse.Namespace) -> list[Any] | None:
+    """Verification items from the claim file; None when a .jsonl file comes without --db."""
+    from .items import items_from_claims, load_feverous_s
+
+    path = Path(args.claims)
+    strip = not args.keep_links
+    if _is_json_array(path):
+        items = load_feverous_s(path, strip_links=strip)
+        return items[: args.limit] if args.limit is not None else items
+    if args.db is None:
+        return None
+    from .claims import iter_claims
+    from .wikidb import WikiDB
+
+    with WikiDB(args.db) as db:
+        claims = iter_claims(path)
+        if args.limit is not None:
+            claims = itertools.islice(claims, args.limit)
+        return items_from_claims(claims, db, evidence=args.evidence, strip_links=strip)
+
+
+def _is_json_array(path: Path) -> bool:
+    with path.open("r", encoding="utf-8") as fh:
+        while True:
+            ch = fh.read(1)
+            if not ch or not ch.isspace():
+                return ch == "["
+
+
+def _make_labeler(spec: str, base_url: str | None) -> Any:
+    """``lexical`` → ``LexicalLabeler()``; a model spec → ``LLMLabeler(get_model(spec))``."""
+    cs = importlib.import_module("conflicteval.conflictscore")
+    if spec == "lexical":
+        return cs.LexicalLabeler()
+    from conflicteval import get_model
+
+    return cs.LLMLabeler(get_model(spec, base_url=base_url))

@@ -1,0 +1,92 @@
+"""Verdict metrics: label accuracy and macro-F1 over FEVEROUS labels.
+
+Pure functions of gold and predicted labels. A prediction of ``None`` is a
+failed claim: it matches no gold label (so it lowers accuracy and the recall
+of its gold class) and is in no predicted class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from .claims import LABELS, Label
+
+FAILED = "FAILED"
+"""The column of the confusion matrix that counts failed claims."""
+
+TWO_CLASS: tuple[Label, Label] = ("SUPPORTS", "REFUTES")
+"""The classes averaged by the FEVEROUS-S macro-F1 (ProgramFC)."""
+
+
+class LabelMetrics(BaseModel):
+    """Verdict quality of a run.
+
+    Attributes:
+        n: Claims with a gold label.
+        n_answered: Of those, claims with a predicted label.
+        label_accuracy: Correct predictions over ``n`` (failed claims count as wrong).
+        label_accuracy_answered: Correct predictions over ``n_answered`` (0.0 when none).
+        macro_f1: Mean F1 of SUPPORTS and REFUTES (FEVEROUS-S); other predictions
+            (NOT ENOUGH INFO, failed) are wrong for both classes.
+        macro_f1_3class: Mean F1 over the three FEVEROUS labels.
+        f1: F1 of each of the three labels.
+        confusion: ``confusion[gold][predicted]`` counts; failed claims under ``"FAILED"``.
+    """
+
+    n: int
+    n_answered: int
+    label_accuracy: float
+    label_accuracy_answered: float
+    macro_f1: float
+    macro_f1_3class: float
+    f1: dict[str, float]
+    confusion: dict[str, dict[str, int]]
+
+
+def f1_for(gold: Sequence[str], predicted: Sequence[str | None], cls: str) -> float:
+    """F1 of one class: ``2TP / (2TP + FP + FN)``, 0.0 when the class is absent from both."""
+    tp = fp = fn = 0
+    for g, p in zip(gold, predicted):
+        if p == cls and g == cls:
+            tp += 1
+        elif p == cls:
+            fp += 1
+        elif g == cls:
+            fn += 1
+    denominator = 2 * tp + fp + fn
+    return 2 * tp / denominator if denominator else 0.0
+
+
+def label_metrics(gold: Sequence[Label], predicted: Sequence[Label | None]) -> LabelMetrics:
+    """Accuracy, two- and three-class macro-F1 and the confusion matrix.
+
+    Args:
+        gold: Gold labels.
+        predicted: Predicted labels, ``None`` for a failed claim (same length as ``gold``).
+
+    Raises:
+        ValueError: The sequences differ in length.
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
+    n = len(gold)
+    answered = [(g, p) for g, p in zip(gold, predicted) if p is not None]
+    correct = sum(1 for g, p in answered if g == p)
+    f1 = {cls: f1_for(gold, predicted, cls) for cls in LABELS}
+    confusion: dict[str, dict[str, int]] = {
+        g: {p: 0 for p in (*LABELS, FAILED)} for g in LABELS
+    }
+    for g, p in zip(gold, predicted):
+        confusion[g][p if p is not None else FAILED] += 1
+    return LabelMetrics(
+        n=n,
+        n_answered=len(answered),
+        label_accuracy=correct / n if n else 0.0,
+        label_accuracy_answered=correct / len(answered) if answered else 0.0,
+        macro_f1=sum(f1[c] for c in TWO_CLASS) / len(TWO_CLASS),
+        macro_f1_3class=sum(f1.values()) / len(f1),
+        f1=f1,
+        confusion=confusion,
+    )

@@ -1,0 +1,126 @@
+"""Scoring prediction files against a FEVEROUS claim file.
+
+A prediction file is JSON Lines (a leading all-empty header line is skipped
+when present), one object per claim with ``predicted_label`` and
+``predicted_evidence`` (element-id strings or ``[page, type, position]``
+triples). Predictions are matched to gold claims by ``id`` when every
+prediction has one, else by position (as the official leaderboard does).
+Without a gold file, each prediction must carry ``label`` and ``evidence``
+itself (the official ``evaluate.py`` input).
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from typing import Any
+
+from conflicteval.errors import DataError
+
+from .claims import iter_claims, iter_json_lines
+from .ids import ElementIdError, as_element
+from .scorer import MAX_CELLS, MAX_SENTENCES, FeverousScore, ScoreInputError, score
+
+
+def load_predictions(path: str | PathLike[str]) -> list[dict[str, Any]]:
+    """Read and check a prediction file.
+
+    Returns:
+        The prediction objects, each with a ``_line`` key (its 1-based line).
+
+    Raises:
+        DataError: A line is malformed (names the file, line and field).
+    """
+    out: list[dict[str, Any]] = []
+    for lineno, record in iter_json_lines(path):
+        for field in ("predicted_label", "predicted_evidence"):
+            if field not in record:
+                raise DataError(path, lineno, field, "missing")
+        if not isinstance(record["predicted_label"], str):
+            raise DataError(path, lineno, "predicted_label", "expected a string")
+        evidence = record["predicted_evidence"]
+        if not isinstance(evidence, list):
+            raise DataError(path, lineno, "predicted_evidence", "expected a list")
+        for j, element in enumerate(evidence):
+            try:
+                as_element(element)
+            except ElementIdError as exc:
+                raise DataError(path, lineno, f"predicted_evidence[{j}]", str(exc)) from None
+        out.append({**record, "_line": lineno})
+    return out
+
+
+def score_files(
+    pred_path: str | PathLike[str],
+    gold_path: str | PathLike[str] | None = None,
+    *,
+    max_sentences: int | None = MAX_SENTENCES,
+    max_cells: int | None = MAX_CELLS,
+) -> FeverousScore:
+    """Score a prediction file, against a gold claim file when given.
+
+    Args:
+        pred_path: Predictions (JSON Lines).
+        gold_path: The FEVEROUS claim file (``*_dev_challenges.jsonl``); None
+            when the predictions carry ``label`` and ``evidence``.
+        max_sentences: Sentence budget.
+        max_cells: Cell budget.
+
+    Raises:
+        DataError: A file is malformed, a prediction has no gold claim, or a
+            gold claim has no prediction.
+    """
+    predictions = load_predictions(pred_path)
+    # Gold files are checked by the claim loader, so what is left to fail
+    # here is always in the prediction file.
+    if gold_path is None:
+        instances = predictions
+    else:
+        instances = _join(predictions, pred_path, gold_path)
+    try:
+        return score(instances, max_sentences=max_sentences, max_cells=max_cells)
+    except ScoreInputError as exc:
+        line = instances[exc.index].get("_line", exc.index + 1)
+        raise DataError(pred_path, line, exc.field, str(exc).split(": ", 1)[-1]) from None
+
+
+def _join(
+    predictions: list[dict[str, Any]],
+    pred_path: str | PathLike[str],
+    gold_path: str | PathLike[str],
+) -> list[dict[str, Any]]:
+    gold = list(iter_claims(gold_path))
+    for claim in gold:
+        if claim.label is None:
+            raise DataError(gold_path, claim.line, "label", "gold claim has no label")
+    by_id = all("id" in p for p in predictions) and all(c.id is not None for c in gold)
+    instances: list[dict[str, Any]] = []
+    if by_id:
+        wanted = {c.id: c for c in gold}
+        seen: set[Any] = set()
+        for p in predictions:
+            claim = wanted.get(p["id"])
+            if claim is None:
+                raise DataError(pred_path, p["_line"], "id", f"no gold claim with id {p['id']!r}")
+            if p["id"] in seen:
+                raise DataError(pred_path, p["_line"], "id", f"duplicate prediction for {p['id']!r}")
+            seen.add(p["id"])
+            instances.append(_instance(p, claim.label, [s.content for s in claim.evidence]))
+        absent = [c for c in gold if c.id not in seen]
+        if absent:
+            raise DataError(
+                gold_path, absent[0].line, "id",
+                f"{len(absent)} gold claims have no prediction (first: id {absent[0].id})",
+            )
+        return instances
+    if len(predictions) != len(gold):
+        raise DataError(
+            pred_path, None, None,
+            f"{len(predictions)} predictions but {len(gold)} gold claims (matched by position)",
+        )
+    for p, claim in zip(predictions, gold):
+        instances.append(_instance(p, claim.label, [s.content for s in claim.evidence]))
+    return instances
+
+
+def _instance(prediction: dict[str, Any], label: Any, evidence: list[list[str]]) -> dict[str, Any]:
+    return {**prediction, "label": label, "evidence": evidence}

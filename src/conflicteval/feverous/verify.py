@@ -1,0 +1,331 @@
+"""Verifying FEVEROUS claims with a ConflictScore labeler.
+
+A labeler labels each (claim, document) pair SUPPORTS, CONTRADICTS or
+IRRELEVANT. Two ways to show it the evidence:
+
+* ``mode="concat"`` (default): all evidence pieces in one document, one pair
+  per claim; the pair's relation is the claim's relation.
+* ``mode="per_element"``: one document per evidence piece. The claim's
+  relation is CONTRADICTS if any pair is CONTRADICTS; otherwise, if any pair
+  failed, the claim is *undecided* (the failed pair might have been a
+  contradiction); otherwise SUPPORTS if any pair is SUPPORTS; otherwise
+  IRRELEVANT.
+
+The relation is then mapped to a FEVEROUS label, by default SUPPORTS →
+SUPPORTS, CONTRADICTS → REFUTES, IRRELEVANT → NOT ENOUGH INFO (configurable).
+NOT ENOUGH INFO claims in FEVEROUS always have partial, related evidence, so
+"irrelevant" is only an approximation of that class.
+
+A failed pair (``PairLabel.label is None``) is counted, never mapped to a
+label: a claim whose relation it leaves open ends ``undecided`` with no
+predicted label, and counts as wrong in accuracy and F1. A claim with no
+evidence text is not sent to the labeler and gets the label mapped from
+IRRELEVANT. Items run through :func:`conflicteval.runner.run_batch`, so a
+checkpoint makes a run resumable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from conflicteval._sync import run_sync
+from conflicteval.runner import BatchResult, Record, run_batch
+from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage
+
+from .claims import Label
+from .items import VerifyItem
+from .metrics import LabelMetrics, label_metrics
+from .scorer import MAX_CELLS, MAX_SENTENCES, FeverousScore, score
+
+DEFAULT_MAPPING: dict[Relation, Label] = {
+    "SUPPORTS": "SUPPORTS",
+    "CONTRADICTS": "REFUTES",
+    "IRRELEVANT": "NOT ENOUGH INFO",
+}
+"""Labeler relation → FEVEROUS label."""
+
+Mode = Literal["concat", "per_element"]
+ClaimStatus = Literal["ok", "undecided", "parse_error", "model_error"]
+
+
+class LabelResultLike(Protocol):
+    """What a labeler returns: ``pairs[claim][document]`` and the number of model calls."""
+
+    @property
+    def pairs(self) -> Sequence[Sequence[PairLabel]]: ...
+
+    @property
+    def calls(self) -> int: ...
+
+
+class Labeler(Protocol):
+    """Any ConflictScore labeler (``LexicalLabeler``, ``LLMLabeler``, ...)."""
+
+    async def label(
+        self, claims: Sequence[str], documents: Sequence[Document]
+    ) -> LabelResultLike: ...
+
+
+class VerifyRecord(BaseModel):
+    """The outcome for one claim.
+
+    Attributes:
+        id: The item id.
+        label: Gold label (None when unknown).
+        predicted_label: The mapped label; None unless ``status`` is ``ok``.
+        relation: The claim-level relation (None unless ``ok``).
+        status: ``ok``; ``undecided`` (failed pairs left the relation open);
+            or the runner's ``parse_error`` / ``model_error`` (the labeler raised).
+        pair_labels: One relation per document (None for a failed pair).
+        failed_pairs: How many pairs failed.
+        errors: The failed pairs' error messages (and the runner's, if any).
+        calls: Model calls the labeler reported.
+    """
+
+    id: str
+    label: Label | None = None
+    predicted_label: Label | None = None
+    relation: Relation | None = None
+    status: ClaimStatus
+    pair_labels: list[Relation | None] = Field(default_factory=list)
+    failed_pairs: int = 0
+    errors: list[str] = Field(default_factory=list)
+    calls: int = 0
+
+
+class VerifyResult(BaseModel):
+    """Records, verdict metrics and (with predicted evidence) the FEVEROUS score.
+
+    Attributes:
+        records: One :class:`VerifyRecord` per item, in input order.
+        metrics: Label accuracy and macro-F1 over the items with a gold label.
+        feverous: The FEVEROUS score over the items with gold and predicted
+            evidence, or None when no item has predicted evidence.
+        counts: Claims per status, plus ``failed_pairs``, ``pairs`` and ``total``.
+        usage: Token usage measured by the model layer.
+        mode: The evidence mode used.
+        mapping: The relation → label mapping used.
+    """
+
+    records: list[VerifyRecord]
+    metrics: LabelMetrics
+    feverous: FeverousScore | None = None
+    counts: dict[str, int]
+    usage: Usage = Field(default_factory=Usage)
+    mode: Mode = "concat"
+    mapping: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_MAPPING))
+
+    def summary(self) -> dict[str, Any]:
+        """The headline numbers as a plain dict."""
+        out: dict[str, Any] = {
+            "n": self.metrics.n,
+            "label_accuracy": self.metrics.label_accuracy,
+            "macro_f1": self.metrics.macro_f1,
+            **{k: v for k, v in self.counts.items()},
+        }
+        if self.feverous is not None:
+            out["feverous_score"] = self.feverous.strict
+            out["evidence_recall"] = self.feverous.recall
+        return out
+
+
+def documents_for(item: VerifyItem, mode: Mode) -> list[Document]:
+    """The documents a labeler sees for ``item`` in ``mode`` (none when it has no evidence)."""
+    if not item.evidence:
+        return []
+    if mode == "concat":
+        text = "\n".join(piece.render() for piece in item.evidence)
+        titles = list(dict.fromkeys(p.title for p in item.evidence if p.title))
+        return [Document(id=f"{item.id}:evidence", text=text, title="; ".join(titles) or None)]
+    if mode == "per_element":
+        return [Document(id=p.id, text=p.render(), title=p.title) for p in item.evidence]
+    raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")
+
+
+def combine_relations(relations: Sequence[Relation | None]) -> Relation | None:
+    """The claim-level relation of per-element pair relations (None: undecided).
+
+    CONTRADICTS wins; otherwise any failed pair (None) leaves the claim
+    undecided; otherwise SUPPORTS if any; otherwise IRRELEVANT.
+    """
+    if "CONTRADICTS" in relations:
+        return "CONTRADICTS"
+    if any(r is None for r in relations):
+        return None
+    if "SUPPORTS" in relations:
+        return "SUPPORTS"
+    return "IRRELEVANT"
+
+
+def _check_mapping(mapping: Mapping[str, str] | None) -> dict[Relation, Label]:
+    from .claims import normalize_label
+
+    if mapping is None:
+        return dict(DEFAULT_MAPPING)
+    out: dict[Relation, Label] = {}
+    for relation in RELATIONS:
+        if relation not in mapping:
+            raise ValueError(f"mapping has no entry for {relation}")
+        label = normalize_label(mapping[relation])
+        if label is None:
+            raise ValueError(f"mapping[{relation!r}] = {mapping[relation]!r} is not a FEVEROUS label")
+        out[relation] = label
+    return out
+
+
+async def verify(
+    items: Sequence[VerifyItem],
+    labeler: Labeler,
+    *,
+    mode: Mode = "concat",
+    mapping: Mapping[str, str] | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    concurrency: int = 16,
+    progress: bool | None = None,
+    max_sentences: int | None = MAX_SENTENCES,
+    max_cells: int | None = MAX_CELLS,
+) -> VerifyResult:
+    """Label every claim against its evidence and score the verdicts.
+
+    Args:
+        items: Claims with evidence text (:func:`items_from_claims`, :func:`load_feverous_s`).
+        labeler: Any object with ``async label(claims, documents)`` returning
+            ``pairs`` (claims × documents of :class:`~conflicteval.types.PairLabel`)
+            and ``calls``.
+        mode: ``"concat"`` or ``"per_element"`` (see the module docstring).
+        mapping: Relation → FEVEROUS label (default :data:`DEFAULT_MAPPING`).
+        checkpoint: JSONL file for :func:`~conflicteval.runner.run_batch`;
+            finished claims are skipped on a re-run.
+        concurrency: Claims in flight at once.
+        progress: Show a progress bar (None: only on a terminal).
+        max_sentences: Sentence budget of the FEVEROUS score.
+        max_cells: Cell budget of the FEVEROUS score.
+
+    Returns:
+        A :class:`VerifyResult`.
+    """
+    if mode not in ("concat", "per_element"):
+        raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")
+    relation_to_label = _check_mapping(mapping)
+
+    async def work(item: VerifyItem) -> dict[str, Any]:
+        return await _label_item(item, labeler, mode)
+
+    batch = await run_batch(
+        work,
+        list(items),
+        key=lambda it: it.id,
+        checkpoint=checkpoint,
+        concurrency=concurrency,
+        progress=progress,
+        desc="verifying",
+    )
+    return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
+
+
+def verify_sync(items: Sequence[VerifyItem], labeler: Labeler, **options: Any) -> VerifyResult:
+    """Synchronous :func:`verify`; also works inside a running event loop (notebooks)."""
+    return run_sync(verify(items, labeler, **options))
+
+
+async def _label_item(item: VerifyItem, labeler: Labeler, mode: Mode) -> dict[str, Any]:
+    documents = documents_for(item, mode)
+    if not documents:
+        return {"pair_labels": [], "errors": [], "calls": 0}
+    result = await labeler.label([item.claim], documents)
+    row: Sequence[PairLabel] = result.pairs[0] if result.pairs else []
+    labels: list[Relation | None] = []
+    errors: list[str] = []
+    for j in range(len(documents)):
+        pair = row[j] if j < len(row) else None
+        if pair is None:
+            labels.append(None)
+            errors.append(f"document {j}: labeler returned no pair")
+        elif pair.label is None or pair.label not in RELATIONS:
+            labels.append(None)
+            errors.append(f"document {j}: {pair.error or f'no valid label ({pair.label!r})'}")
+        else:
+            labels.append(pair.label)
+    return {"pair_labels": labels, "errors": errors, "calls": int(result.calls)}
+
+
+def _collect(
+    items: Sequence[VerifyItem],
+    batch: BatchResult,
+    relation_to_label: Mapping[Relation, Label],
+    mode: Mode,
+    max_sentences: int | None,
+    max_cells: int | None,
+) -> VerifyResult:
+    records = [_record(item, rec, relation_to_label) for item, rec in zip(items, batch.records)]
+    counts = {"ok": 0, "undecided": 0, "parse_error": 0, "model_error": 0}
+    for r in records:
+        counts[r.status] += 1
+    counts["failed_pairs"] = sum(r.failed_pairs for r in records)
+    counts["pairs"] = sum(len(r.pair_labels) for r in records)
+    counts["total"] = len(records)
+
+    labeled = [r for r in records if r.label is not None]
+    metrics = label_metrics(
+        [r.label for r in labeled if r.label is not None],
+        [r.predicted_label for r in labeled],
+    )
+    feverous = None
+    scored = [
+        (item, r)
+        for item, r in zip(items, records)
+        if item.predicted_evidence is not None and item.gold_evidence is not None and r.label
+    ]
+    if scored:
+        feverous = score(
+            [
+                {
+                    "id": item.id,
+                    "label": r.label,
+                    "evidence": item.gold_evidence,
+                    # A failed claim predicts no label, which matches no gold label.
+                    "predicted_label": r.predicted_label or "",
+                    "predicted_evidence": item.predicted_evidence,
+                }
+                for item, r in scored
+            ],
+            max_sentences=max_sentences,
+            max_cells=max_cells,
+        )
+    return VerifyResult(
+        records=records,
+        metrics=metrics,
+        feverous=feverous,
+        counts=counts,
+        usage=batch.usage,
+        mode=mode,
+        mapping=dict(relation_to_label),
+    )
+
+
+def _record(item: VerifyItem, rec: Record, relation_to_label: Mapping[Relation, Label]) -> VerifyRecord:
+    if rec.status != "ok":
+        return VerifyRecord(
+            id=item.id,
+            label=item.label,
+            status=rec.status,
+            errors=[rec.error or rec.status],
+        )
+    result = rec.result or {}
+    pair_labels: list[Relation | None] = list(result.get("pair_labels", []))
+    relation = combine_relations(pair_labels) if pair_labels else "IRRELEVANT"
+    return VerifyRecord(
+        id=item.id,
+        label=item.label,
+        predicted_label=relation_to_label[relation] if relation is not None else None,
+        relation=relation,
+        status="ok" if relation is not None else "undecided",
+        pair_labels=pair_labels,
+        failed_pairs=sum(1 for r in pair_labels if r is None),
+        errors=list(result.get("errors", [])),
+        calls=int(result.get("calls", 0)),
+    )

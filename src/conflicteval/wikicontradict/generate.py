@@ -1,0 +1,283 @@
+"""Generation: instances × templates × models through the runner, into ``generations.jsonl``.
+
+``<out>/generations.jsonl`` is the runner's checkpoint: one JSON line per
+(model, template, instance) as it finishes, ``{"id", "status", "result",
+"error", "raw", "usage"}``, where ``result`` holds the row (instance id,
+template, model, prompt, expected answers, response, ...). A re-run with the
+same ``out`` sends no request for a finished row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
+from conflicteval.errors import ConflictEvalError
+from conflicteval.models import Model, get_model
+from conflicteval.runner import BatchResult, read_checkpoint, run_batch, write_json_lines
+from conflicteval.wikicontradict.instance import WikiContradictInstance
+from conflicteval.wikicontradict.templates import (
+    MissingRevisedPassages,
+    TemplateSet,
+    default_templates,
+    render,
+)
+
+GENERATIONS_FILE = "generations.jsonl"
+PLAN_FILE = "plan.jsonl"
+PAPER_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
+"""Decoding of the paper (supplement App. D): greedy, at most 250 new tokens, seed 5."""
+
+
+class GenerationItem(BaseModel):
+    """One planned request: a rendered template for one instance and one model."""
+
+    id: str
+    model: str
+    instance_id: str
+    template: str
+    template_version: str
+    question: str
+    answers: list[str]
+    contradiction_type: str
+    prompt: str
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """The paper's messages: an empty system turn, then the prompt."""
+        return [{"role": "system", "content": ""}, {"role": "user", "content": self.prompt}]
+
+
+def generation_id(model: str, template: str, instance_id: str) -> str:
+    """The row id: ``<model>|t<template>|<instance id>``."""
+    return f"{model}|t{template}|{instance_id}"
+
+
+def _as_models(models: Sequence[Model | str] | Model | str) -> list[Model]:
+    items = [models] if isinstance(models, (Model, str)) else list(models)
+    out = [get_model(m) for m in items]
+    names = [m.name for m in out]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise ValueError(f"two models with the same name {sorted(dupes)}: give distinct models")
+    return out
+
+
+def plan(
+    instances: Sequence[WikiContradictInstance],
+    templates: Sequence[str],
+    models: Sequence[Model | str] | Model | str,
+    *,
+    template_set: TemplateSet | None = None,
+) -> list[GenerationItem]:
+    """Render every (model, template, instance) request, in that order.
+
+    Raises:
+        MissingRevisedPassages: Template 5.3/5.4 was asked and some instances
+            have no revised passages (none is rendered, no request is made).
+        KeyError: An unknown template name.
+    """
+    tset = template_set or default_templates()
+    for name in templates:
+        tset[name]
+    need_revised = [t for t in templates if "{revised_context}" in tset[t].text]
+    if need_revised:
+        missing = [i.id for i in instances if not i.has_revised_passages]
+        if missing:
+            raise MissingRevisedPassages(
+                f"template(s) {', '.join(need_revised)} need revised passages, missing for "
+                f"{len(missing)} of {len(instances)} instances (first: {', '.join(missing[:5])}); "
+                "add 'revised_passage_1'/'revised_passage_2' columns or pass --revised FILE"
+            )
+    items: list[GenerationItem] = []
+    for model in _as_models(models):
+        for name in templates:
+            for inst in instances:
+                r = render(inst, name, tset)
+                items.append(
+                    GenerationItem(
+                        id=generation_id(model.name, name, inst.id),
+                        model=model.name,
+                        instance_id=inst.id,
+                        template=name,
+                        template_version=r.template_version,
+                        question=inst.question,
+                        answers=r.answers,
+                        contradiction_type=inst.contradiction_type,
+                        prompt=r.prompt,
+                    )
+                )
+    return items
+
+
+async def generate(
+    instances: Sequence[WikiContradictInstance],
+    templates: Sequence[str],
+    models: Sequence[Model | str] | Model | str,
+    out: str | Path,
+    *,
+    template_set: TemplateSet | None = None,
+    concurrency: int = 16,
+    progress: bool | None = None,
+    retry_failed: bool = False,
+    settings: dict[str, Any] | None = None,
+) -> BatchResult:
+    """Generate responses for every (model, template, instance) into ``<out>/generations.jsonl``.
+
+    Args:
+        instances: The instances.
+        templates: Template names, e.g. ``["1", "2", "3", "4", "5"]``.
+        models: Models (or model specs) to test.
+        out: The run directory (created).
+        template_set: Templates to use (default: the shipped ones).
+        concurrency: Requests in flight at once (each model also has its own limit).
+        progress: Show a progress bar (None: when stderr is a terminal).
+        retry_failed: Send rows that ended ``model_error`` again.
+        settings: Decoding settings (default: :data:`PAPER_SETTINGS`).
+
+    Returns:
+        The runner's BatchResult (records in plan order, counts, usage).
+    """
+    model_list = _as_models(models)
+    by_name = {m.name: m for m in model_list}
+    items = plan(instances, templates, model_list, template_set=template_set)
+    decoding = dict(PAPER_SETTINGS if settings is None else settings)
+
+    async def work(item: GenerationItem) -> dict[str, Any]:
+        model = by_name[item.model]
+        out_ = await model.generate(item.messages, prompt_version=item.template_version, **decoding)
+        row = item.model_dump()
+        row.update(response=out_.text, finish_reason=out_.finish_reason, cached=out_.cached)
+        return row
+
+    run_dir = Path(out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _write_plan(run_dir, items)
+    return await run_batch(
+        work,
+        items,
+        key=lambda it: it.id,
+        checkpoint=run_dir / GENERATIONS_FILE,
+        concurrency=concurrency,
+        progress=progress,
+        desc="generating",
+        retry_failed=retry_failed,
+    )
+
+
+def dry_run_generation(
+    instances: Sequence[WikiContradictInstance],
+    templates: Sequence[str],
+    models: Sequence[Model | str] | Model | str,
+    out: str | Path | None = None,
+    *,
+    template_set: TemplateSet | None = None,
+    settings: dict[str, Any] | None = None,
+    retry_failed: bool = False,
+) -> list[DryRunReport]:
+    """Count the requests, cache hits and prompt tokens a generation would make, per model.
+
+    Rows already finished in ``<out>/generations.jsonl`` are left out (failed
+    ones too, unless ``retry_failed``).
+    """
+    model_list = _as_models(models)
+    items = plan(instances, templates, model_list, template_set=template_set)
+    done: set[str] = set()
+    if out is not None:
+        records = read_checkpoint(Path(out) / GENERATIONS_FILE)
+        done = {k for k, r in records.items() if r.status != "model_error" or not retry_failed}
+    decoding = dict(PAPER_SETTINGS if settings is None else settings)
+    reports = []
+    for model in model_list:
+        mine = [it for it in items if it.model == model.name and it.id not in done]
+        skipped = sum(1 for it in items if it.model == model.name and it.id in done)
+        notes = [f"{skipped} rows already finished in the checkpoint"] if skipped else []
+        calls = [
+            PlannedCall(it.messages, {**decoding, "prompt_version": it.template_version})
+            for it in mine
+        ]
+        reports.append(dry_run(model, calls, notes))
+    return reports
+
+
+class GenerationRow(BaseModel):
+    """One row of ``generations.jsonl``, flattened."""
+
+    id: str
+    status: str
+    error: str | None = None
+    model: str = ""
+    instance_id: str = ""
+    template: str = ""
+    question: str = ""
+    answers: list[str] = []
+    contradiction_type: str = ""
+    prompt: str = ""
+    response: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def _write_plan(run_dir: Path, items: Sequence[GenerationItem]) -> None:
+    """Merge ``items`` into ``<run>/plan.jsonl`` (so failed rows keep their metadata)."""
+    merged = {it.id: it for it in _read_plan(run_dir)}
+    merged.update({it.id: it for it in items})
+    write_json_lines(run_dir / PLAN_FILE, merged.values())
+
+
+def _read_plan(run_dir: Path) -> list[GenerationItem]:
+    path = run_dir / PLAN_FILE
+    if not path.exists():
+        return []
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if line.strip():
+                try:
+                    out.append(GenerationItem.model_validate_json(line))
+                except ValueError as exc:
+                    raise ConflictEvalError(f"{path}: line {n}: not a plan row: {exc}") from exc
+    return out
+
+
+def read_generations(run: str | Path) -> list[GenerationRow]:
+    """Read a run's ``generations.jsonl`` into flat rows, in plan order.
+
+    Every row has its model, template, instance, question, answers,
+    contradiction type and prompt (failed rows take them from ``plan.jsonl``),
+    its status, response (None when failed), error and token usage.
+
+    Raises:
+        ConflictEvalError: When the run has no generations file.
+    """
+    run_dir = Path(run)
+    path = run_dir / GENERATIONS_FILE
+    if not path.exists():
+        raise ConflictEvalError(f"{path}: no generations file (run 'generate' first)")
+    planned = {it.id: it for it in _read_plan(run_dir)}
+    records = read_checkpoint(path)
+    order = [i for i in planned if i in records] + [i for i in records if i not in planned]
+    rows = []
+    for rid in order:
+        rec = records[rid]
+        data: dict[str, Any] = {}
+        if rid in planned:
+            data.update(planned[rid].model_dump())
+        if isinstance(rec.result, dict):
+            data.update(rec.result)
+        data.pop("id", None)
+        rows.append(
+            GenerationRow(
+                id=rid,
+                status=rec.status,
+                error=rec.error,
+                prompt_tokens=rec.usage.prompt_tokens,
+                completion_tokens=rec.usage.completion_tokens,
+                **{k: v for k, v in data.items() if k in GenerationRow.model_fields},
+            )
+        )
+    return rows

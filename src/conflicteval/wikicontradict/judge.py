@@ -1,0 +1,196 @@
+"""Grading responses: the paper's LLM judge (WikiContradictEval) or the ``lexical`` baseline.
+
+``Judge(model)`` grades one response, or a whole run's ``generations.jsonl``
+into ``judgements.jsonl`` (the runner's checkpoint: resumable, one line per
+graded row, failures kept with the judge's raw reply).
+
+Templates 2 and 3 have a single expected answer and are reported, as in the
+paper's Table 2, as correct/incorrect only: a judge label "partially
+correct" there (the one answer found, with something extra) maps to
+"correct". The judge's own label is kept as ``judge_label``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from conflicteval.errors import ConflictEvalError, ParseFailure
+from conflicteval.models import Model, get_model
+from conflicteval.runner import BatchResult, read_checkpoint, run_batch
+from conflicteval.wikicontradict.generate import GenerationRow, read_generations
+from conflicteval.wikicontradict.lexical import LEXICAL_VERSION, lexical_judge
+from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
+from conflicteval.wikicontradict.verdict import (
+    JUDGE_PROMPT_VERSION,
+    Verdict,
+    judge_prompt,
+    parse_comment,
+    parse_verdict,
+)
+
+JUDGEMENTS_FILE = "judgements.jsonl"
+JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
+"""The judge's decoding: the paper's settings (greedy, 250 new tokens, seed 5)."""
+
+
+def map_label(label: Verdict, template: str) -> Verdict:
+    """The label as reported for ``template``: "partially correct" → "correct" for 2 and 3."""
+    if template in SINGLE_ANSWER_TEMPLATES and label == "partially correct":
+        return "correct"
+    return label
+
+
+class Judgement(BaseModel):
+    """One graded response.
+
+    Attributes:
+        label: The reported label (after :func:`map_label`).
+        judge_label: The judge's own label.
+        comment: The judge's comment (the lexical baseline: its reasoning).
+        raw: The judge's full reply (None for the lexical baseline).
+        judge: Which judge graded.
+    """
+
+    label: Verdict
+    judge_label: Verdict
+    comment: str
+    raw: str | None = None
+    judge: str
+
+
+class Judge:
+    """A judge: an LLM with the paper's few-shot prompt, or ``"lexical"``.
+
+    Args:
+        model: A Model, a model spec such as ``"openai/gpt-4o"``, or
+            ``"lexical"`` for the offline baseline.
+        settings: Decoding settings for an LLM judge (default: the paper's).
+    """
+
+    def __init__(self, model: Model | str, settings: dict[str, Any] | None = None) -> None:
+        self.model: Model | None = None if model == "lexical" else get_model(model)
+        self.settings = dict(JUDGE_SETTINGS if settings is None else settings)
+
+    @property
+    def name(self) -> str:
+        """``"lexical"`` or the judge model's name."""
+        return "lexical" if self.model is None else self.model.name
+
+    @property
+    def version(self) -> str:
+        """The judge prompt's (or the baseline's) version."""
+        return LEXICAL_VERSION if self.model is None else JUDGE_PROMPT_VERSION
+
+    async def grade(
+        self, question: str, answers: Sequence[str], response: str, template: str = "5"
+    ) -> Judgement:
+        """Grade one response.
+
+        Args:
+            question: The question.
+            answers: The gold answers the template expects.
+            response: The tested model's response.
+            template: The template the response answered (for the label mapping).
+
+        Returns:
+            The Judgement.
+
+        Raises:
+            ParseFailure: The judge's reply has no readable final label (raw kept).
+            ModelError: The judge call failed for good.
+        """
+        if self.model is None:
+            lex = lexical_judge(question, list(answers), response, template)
+            return Judgement(
+                label=map_label(lex.label, template),
+                judge_label=lex.label,
+                comment=lex.explanation,
+                judge=self.name,
+            )
+        prompt = judge_prompt(question, list(answers), response)
+        messages = [{"role": "system", "content": ""}, {"role": "user", "content": prompt}]
+        out = await self.model.generate(messages, prompt_version=self.version, **self.settings)
+        label = parse_verdict(out.text)
+        if label is None:
+            raise ParseFailure("no readable 'evaluation:' label in the judge's reply", raw=out.text)
+        return Judgement(
+            label=map_label(label, template),
+            judge_label=label,
+            comment=parse_comment(out.text),
+            raw=out.text,
+            judge=self.name,
+        )
+
+    def grade_sync(
+        self, question: str, answers: Sequence[str], response: str, template: str = "5"
+    ) -> Judgement:
+        """Synchronous :meth:`grade`."""
+        from conflicteval._sync import run_sync
+
+        return run_sync(self.grade(question, answers, response, template))
+
+    async def grade_run(
+        self,
+        run: str | Path,
+        *,
+        output: str | Path | None = None,
+        concurrency: int = 16,
+        progress: bool | None = None,
+        retry_failed: bool = False,
+    ) -> BatchResult:
+        """Grade every finished generation of a run into ``judgements.jsonl``.
+
+        Generations that failed are not graded (the report counts them as
+        failed). A re-run grades only what is not yet in the output file.
+
+        Args:
+            run: The run directory holding ``generations.jsonl``.
+            output: The judgements file (default ``<run>/judgements.jsonl``).
+            concurrency: Judge calls in flight at once.
+            progress: Show a progress bar (None: when stderr is a terminal).
+            retry_failed: Grade rows that ended ``model_error`` again.
+
+        Returns:
+            The runner's BatchResult.
+
+        Raises:
+            ConflictEvalError: The output file holds another judge's grades.
+        """
+        out_path = Path(output) if output is not None else Path(run) / JUDGEMENTS_FILE
+        self._check_same_judge(out_path)
+        rows = [r for r in read_generations(run) if r.status == "ok" and r.response is not None]
+
+        async def work(row: GenerationRow) -> dict[str, Any]:
+            j = await self.grade(row.question, row.answers, row.response or "", row.template)
+            return {
+                "generation_id": row.id,
+                "model": row.model,
+                "template": row.template,
+                "instance_id": row.instance_id,
+                "contradiction_type": row.contradiction_type,
+                **j.model_dump(),
+            }
+
+        return await run_batch(
+            work,
+            rows,
+            key=lambda r: r.id,
+            checkpoint=out_path,
+            concurrency=concurrency,
+            progress=progress,
+            desc=f"judging ({self.name})",
+            retry_failed=retry_failed,
+        )
+
+    def _check_same_judge(self, path: Path) -> None:
+        for rec in read_checkpoint(path).values():
+            other = rec.result.get("judge") if isinstance(rec.result, dict) else None
+            if other is not None and other != self.name:
+                raise ConflictEvalError(
+                    f"{path} holds grades by judge {other!r}, not {self.name!r}: "
+                    "write to another file (--output) or remove it"
+                )

@@ -1,0 +1,33 @@
+"""The command line front end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import conflicteval
+from conflicteval.cli import main
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"conflicteval {conflicteval.__version__}"
+    assert main([]) == 0
+    assert "cache" in capsys.readouterr().out
+
+
+def test_python_dash_m_entry_point() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "conflicteval", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and "usage: conflicteval" in out.stdout
+
+
+def test_unknown_command_is_an_argparse_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["no-such-command"])
+    assert info.value.code == 2

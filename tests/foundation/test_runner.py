@@ -1,0 +1,256 @@
+"""The runner: every item accounted for, checkpoints, resume, sync entry points, dry runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conflicteval import ParseFailure, dry_run, get_model, run_batch, run_batch_sync
+from conflicteval.dryrun import PlannedCall
+from conflicteval.errors import ConflictEvalError, ModelError
+from conflicteval.runner import read_checkpoint
+from conflicteval.testing import Fault, OpenAICompatServer, random_faults
+
+SCHEMA = {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}}
+
+
+def labeller(server: OpenAICompatServer, **opts: object):
+    model = get_model(
+        "openai/m",
+        base_url=server.base_url,
+        api_key="k",
+        cache=False,
+        backoff_initial=0.005,
+        backoff_max=0.02,
+        timeout=1.0,
+        max_attempts=3,
+        **opts,
+    )
+
+    async def work(item: dict[str, str]) -> dict[str, str]:
+        out = await model.generate(item["prompt"], response_schema=SCHEMA)
+        if out.parse_error:
+            raise ParseFailure(out.parse_error, raw=out.text)
+        return {"label": out.parsed["label"]}
+
+    return model, work
+
+
+def reply_for(body: dict) -> str:
+    prompt = body["messages"][0]["content"]
+    n = int(prompt.split()[-1])
+    return "garbage without json" if n % 17 == 0 else json.dumps({"label": f"L{n}"})
+
+
+def test_batch_with_faults_accounts_for_every_item(tmp_path: Path) -> None:
+    items = [{"id": f"i{n}", "prompt": f"item {n}"} for n in range(300)]
+    with OpenAICompatServer(replies=reply_for, faults=random_faults(0.2, seed=7, slow=2.0)) as s:
+        _, work = labeller(s)
+        result = run_batch_sync(work, items, checkpoint=tmp_path / "ck.jsonl", concurrency=32)
+    c = result.counts
+    assert c["total"] == 300
+    assert c["ok"] + c["parse_error"] + c["model_error"] == 300
+    assert c["parse_error"] >= 300 // 17  # the scripted garbage replies
+    assert c["ok"] > 200
+    for rec in result.records:
+        if rec.status == "ok":
+            assert rec.result == {"label": "L" + rec.id[1:]}
+        else:
+            assert rec.error
+    for rec in result.records:
+        if rec.status == "parse_error":
+            assert rec.raw is not None
+    ck = read_checkpoint(tmp_path / "ck.jsonl")
+    assert set(ck) == {it["id"] for it in items}
+    assert [r.id for r in result.records] == [it["id"] for it in items]
+    assert "parse errors" in result.summary()
+
+
+def test_resume_after_interruption_makes_no_request_for_finished_items(tmp_path: Path) -> None:
+    items = [{"id": f"i{n}", "prompt": f"item {n}"} for n in range(200)]
+    ck = tmp_path / "ck.jsonl"
+    with OpenAICompatServer(replies=reply_for, latency=0.01) as s:
+        _, work = labeller(s)
+
+        async def interrupted() -> None:
+            await asyncio.wait_for(run_batch(work, items, checkpoint=ck, concurrency=8), 0.4)
+
+        with pytest.raises(asyncio.TimeoutError):
+            asyncio.run(interrupted())
+        finished = read_checkpoint(ck)
+        assert 0 < len(finished) < 200
+        before = len(s.completions())
+        result = run_batch_sync(work, items, checkpoint=ck, concurrency=8)
+        again = [(r.body or {})["messages"][0]["content"] for r in s.completions()[before:]]
+    assert result.counts["total"] == 200
+    assert result.resumed == len(finished)
+    assert not {f"item {i[1:]}" for i in finished} & set(again)
+    # every unfinished item is asked once more (twice when its reply needs a re-ask)
+    assert len(set(again)) == 200 - len(finished)
+
+
+def test_failed_items_never_stop_the_batch_and_unexpected_errors_are_recorded() -> None:
+    async def work(item: int) -> int:
+        if item == 3:
+            raise ModelError("server gave up")
+        if item == 4:
+            raise ParseFailure("no label", raw="??")
+        if item == 5:
+            raise KeyError("bug")
+        return item * 2
+
+    result = run_batch_sync(work, range(8), key=str)
+    assert result.counts == {"ok": 5, "parse_error": 1, "model_error": 2, "total": 8}
+    statuses = {r.id: (r.status, r.error) for r in result.records}
+    assert statuses["3"] == ("model_error", "server gave up")
+    assert statuses["4"] == ("parse_error", "no label")
+    assert statuses["5"][0] == "model_error" and "KeyError" in str(statuses["5"][1])
+
+
+def test_duplicate_ids_are_rejected() -> None:
+    async def work(item: int) -> int:
+        return item
+
+    with pytest.raises(ValueError, match="duplicate item id"):
+        run_batch_sync(work, [1, 1], key=str)
+
+
+def test_partial_last_checkpoint_line_is_ignored_other_damage_is_an_error(tmp_path: Path) -> None:
+    ck = tmp_path / "ck.jsonl"
+    ck.write_text('{"id": "a", "status": "ok", "result": 1}\n{"id": "b", "sta')
+    assert set(read_checkpoint(ck)) == {"a"}
+
+    async def work(item: str) -> str:
+        return item
+
+    result = run_batch_sync(work, ["a", "b"], key=str, checkpoint=ck)
+    assert result.counts["ok"] == 2 and result.resumed == 1
+    assert set(read_checkpoint(ck)) == {"a", "b"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('not json\n{"id": "a", "status": "ok"}\n')
+    with pytest.raises(ConflictEvalError, match="line 1"):
+        read_checkpoint(bad)
+
+
+def test_run_batch_sync_inside_running_loop_and_usage_per_item() -> None:
+    model = get_model("scripted", replies=lambda msgs: "word " * len(msgs[-1]["content"]))
+
+    async def work(item: str) -> str:
+        out = await model.generate(item)
+        return out.text
+
+    async def notebook_cell():
+        return run_batch_sync(work, ["a", "bbbb"], key=str, progress=False)
+
+    result = asyncio.run(notebook_cell())
+    assert result.counts["ok"] == 2
+    assert [r.usage.calls for r in result.records] == [1, 1]
+    assert result.records[1].usage.completion_tokens > result.records[0].usage.completion_tokens
+    assert result.usage.calls == 2
+
+
+def test_to_pandas() -> None:
+    pytest.importorskip("pandas")
+
+    async def work(item: int) -> dict[str, int]:
+        if item == 1:
+            raise ParseFailure("bad")
+        return {"value": item}
+
+    df = run_batch_sync(work, [0, 1, 2], key=str).to_pandas()
+    assert list(df["status"]) == ["ok", "parse_error", "ok"]
+    assert df.loc[2, "value"] == 2
+
+
+def test_dry_run_counts_calls_cache_hits_and_tokens(tmp_path: Path) -> None:
+    with OpenAICompatServer() as s:
+        model = get_model("openai/m", base_url=s.base_url, api_key="k", cache=tmp_path)
+        model.generate_sync("already asked")
+        calls = [PlannedCall([{"role": "user", "content": p}]) for p in ["already asked", "new one"]]
+        report = dry_run(model, calls)
+        assert len(s.completions()) == 1  # the dry run made no request
+    assert report.calls == 2 and report.cached == 1 and report.uncached == 1
+    assert report.prompt_tokens > 0
+    assert ("estimated" in report.summary()) == report.tokens_estimated
+
+
+def test_api_key_appears_nowhere(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    secret = "sk-test-VERY-SECRET-0123456789"
+    caplog.set_level(logging.DEBUG)
+    cache_dir = tmp_path / "cache"
+    ck = tmp_path / "ck.jsonl"
+    with OpenAICompatServer(faults=[None, Fault.status_code(401)]) as s:
+        model = get_model("openai/m", base_url=s.base_url, api_key=secret, cache=cache_dir)
+
+        async def work(item: str) -> str:
+            return (await model.generate(item)).text
+
+        result = run_batch_sync(work, ["one", "two"], key=str, checkpoint=ck, concurrency=1)
+        assert s.completions()[0].headers["authorization"] == f"Bearer {secret}"
+    errors = [r.error or "" for r in result.records]
+    assert any("401" in e for e in errors)
+    texts = [
+        (cache_dir / "responses.sqlite3").read_bytes().decode("latin-1"),
+        ck.read_text(),
+        caplog.text,
+        " ".join(errors),
+        repr(model),
+        repr(model.provider),
+    ]
+    for path in cache_dir.glob("*"):
+        texts.append(path.read_bytes().decode("latin-1"))
+    for text in texts:
+        assert secret not in text
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from conflicteval import get_model, run_batch_sync
+    base_url, ck = sys.argv[1], sys.argv[2]
+    model = get_model("openai/m", base_url=base_url, api_key="k", cache=False)
+    async def work(item):
+        return (await model.generate(item)).text
+    items = [f"item {i}" for i in range(120)]
+    r = run_batch_sync(work, items, key=str, checkpoint=ck, concurrency=4, progress=False)
+    print(r.counts["ok"])
+    """
+)
+
+
+def test_sigkill_and_resume_repeats_no_finished_request(tmp_path: Path) -> None:
+    script = tmp_path / "job.py"
+    script.write_text(KILL_SCRIPT)
+    ck = tmp_path / "ck.jsonl"
+    with OpenAICompatServer(replies=lambda b: "done " + b["messages"][-1]["content"], latency=0.02) as s:
+        proc = subprocess.Popen([sys.executable, str(script), s.base_url, str(ck)])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if ck.exists() and ck.read_text().count("\n") >= 30:
+                break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        finished = read_checkpoint(ck)
+        assert 0 < len(finished) < 120
+        before = len(s.completions())
+        out = subprocess.run(
+            [sys.executable, str(script), s.base_url, str(ck)], capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == "120"
+        later = [r.prompt for r in s.completions()[before:]]
+    assert not set(finished) & set(later)
+    final = read_checkpoint(ck)
+    assert len(final) == 120
+    assert all(r.result == "done " + r.id for r in final.values())
