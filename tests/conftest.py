@@ -38,7 +38,9 @@ def openai_server() -> Iterator[object]:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every test gets its own default cache directory; no test touches the user's cache."""
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -82,9 +82,9 @@ class ResponseCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key``, or None (counted as a hit or a miss)."""
-        row = self._connect().execute(
-            "SELECT value FROM responses WHERE key = ?", (key,)
-        ).fetchone()
+        row = (
+            self._connect().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        )
         if row is None:
             self.misses += 1
             return None
@@ -94,9 +94,7 @@ class ResponseCache:
 
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored (not counted as a hit or miss)."""
-        row = self._connect().execute(
-            "SELECT 1 FROM responses WHERE key = ?", (key,)
-        ).fetchone()
+        row = self._connect().execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
         return row is not None
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
@@ -113,9 +111,7 @@ class ResponseCache:
         per_model = dict(
             conn.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall()
         )
-        size = sum(
-            p.stat().st_size for p in self.directory.glob(DB_NAME + "*") if p.is_file()
-        )
+        size = sum(p.stat().st_size for p in self.directory.glob(DB_NAME + "*") if p.is_file())
         return {
             "path": str(self.path),
             "entries": entries,

@@ -59,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"conflicteval {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     cache = sub.add_parser("cache", help="inspect or clear the response cache")
@@ -70,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(func=_cache_info)
     clear = cache_sub.add_parser("clear", help="delete cached responses")
     clear.add_argument("--dir", default=None, help="cache directory (default: the user cache dir)")
-    clear.add_argument("--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)")
+    clear.add_argument(
+        "--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)"
+    )
     clear.set_defaults(func=_cache_clear)
 
     for module_name in AREAS:

@@ -48,7 +48,8 @@ class DryRunReport:
         kind = "estimated" if self.tokens_estimated else "counted"
         text = (
             f"dry run for {self.model}: {self.calls} model calls, {self.cached} already cached, "
-            f"{self.uncached} to send; {self.prompt_tokens} prompt tokens ({kind}, {self.tokenizer})"
+            f"{self.uncached} to send; "
+            f"{self.prompt_tokens} prompt tokens ({kind}, {self.tokenizer})"
         )
         for note in self.notes:
             text += f"\nnote: {note}"
@@ -78,7 +79,7 @@ def _tokenizer(model_name: str) -> tuple[Any, str] | None:
             enc = tiktoken.encoding_for_model(model_name)
         except KeyError:
             enc = tiktoken.get_encoding("cl100k_base")
-    except Exception:  # noqa: BLE001 - encodings may need a download; fall back
+    except Exception:
         return None
     return enc, f"tiktoken {enc.name}"
 

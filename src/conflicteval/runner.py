@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -94,7 +94,7 @@ class BatchResult(BaseModel):
         pd: Any = require("pandas", "pandas")
         rows = []
         for r in self.records:
-            row = {"id": r.id, "status": r.status, "error": r.error}
+            row: dict[str, Any] = {"id": r.id, "status": r.status, "error": r.error}
             if isinstance(r.result, dict):
                 row.update({k: v for k, v in r.result.items() if k not in row})
             else:
@@ -231,7 +231,7 @@ async def run_batch(
     done = read_checkpoint(path) if path is not None else {}
     if retry_failed:
         done = {k: v for k, v in done.items() if v.status != "model_error"}
-    todo = [(i, it) for i, it in zip(ids, item_list) if i not in done]
+    todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     results: dict[str, Record] = {i: done[i] for i in ids if i in done}
     resumed = len(results)
     writer = _Writer(path)

@@ -25,7 +25,9 @@ def cached_model(server: OpenAICompatServer, cache_dir: Path, name: str = "m1", 
 
 
 def test_second_identical_run_is_served_from_cache(tmp_path: Path) -> None:
-    with OpenAICompatServer(replies=lambda body: "reply to " + body["messages"][-1]["content"]) as s:
+    with OpenAICompatServer(
+        replies=lambda body: "reply to " + body["messages"][-1]["content"]
+    ) as s:
         prompts = [f"question {i}" for i in range(20)]
         first = [cached_model(s, tmp_path).generate_sync(p) for p in prompts]
         assert len(s.completions()) == 20
@@ -85,7 +87,9 @@ def test_cache_disabled_never_stores(tmp_path: Path) -> None:
         assert m.cache is None
 
 
-def test_default_cache_dir_comes_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_cache_dir_comes_from_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "envcache"))
     with OpenAICompatServer() as s:
         get_model("openai/m", base_url=s.base_url, api_key="k", cache=True).generate_sync("q")

@@ -178,7 +178,7 @@ def test_structured_output_reasks_once_with_the_error() -> None:
 
 def test_structured_output_records_parse_failure_with_raw_text() -> None:
     schema = {"type": "object", "required": ["label"]}
-    with OpenAICompatServer(replies=["no json here", '{"label": "A"'] ) as server:
+    with OpenAICompatServer(replies=["no json here", '{"label": "A"']) as server:
         out = fast_model(server).generate_sync("q", response_schema=schema)
         assert out.parsed is None
         assert out.parse_error is not None and "truncated" in out.parse_error

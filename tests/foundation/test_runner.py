@@ -176,7 +176,9 @@ def test_dry_run_counts_calls_cache_hits_and_tokens(tmp_path: Path) -> None:
     with OpenAICompatServer() as s:
         model = get_model("openai/m", base_url=s.base_url, api_key="k", cache=tmp_path)
         model.generate_sync("already asked")
-        calls = [PlannedCall([{"role": "user", "content": p}]) for p in ["already asked", "new one"]]
+        calls = [
+            PlannedCall([{"role": "user", "content": p}]) for p in ["already asked", "new one"]
+        ]
         report = dry_run(model, calls)
         assert len(s.completions()) == 1  # the dry run made no request
     assert report.calls == 2 and report.cached == 1 and report.uncached == 1
@@ -232,7 +234,9 @@ def test_sigkill_and_resume_repeats_no_finished_request(tmp_path: Path) -> None:
     script = tmp_path / "job.py"
     script.write_text(KILL_SCRIPT)
     ck = tmp_path / "ck.jsonl"
-    with OpenAICompatServer(replies=lambda b: "done " + b["messages"][-1]["content"], latency=0.02) as s:
+    with OpenAICompatServer(
+        replies=lambda b: "done " + b["messages"][-1]["content"], latency=0.02
+    ) as s:
         proc = subprocess.Popen([sys.executable, str(script), s.base_url, str(ck)])
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -245,7 +249,10 @@ def test_sigkill_and_resume_repeats_no_finished_request(tmp_path: Path) -> None:
         assert 0 < len(finished) < 120
         before = len(s.completions())
         out = subprocess.run(
-            [sys.executable, str(script), s.base_url, str(ck)], capture_output=True, text=True, timeout=120
+            [sys.executable, str(script), s.base_url, str(ck)],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == "120"

@@ -210,6 +210,7 @@ class _LLMBase(BaseLabeler):
 
 
 def _pair(i: int, j: int, judgement: Judgement, raw: str | None) -> PairLabel:
+    """A PairLabel from a judgement; the raw reply is kept only for a failed pair."""
     if judgement.label is None:
         return PairLabel(
             claim_index=i,
@@ -225,7 +226,6 @@ def _pair(i: int, j: int, judgement: Judgement, raw: str | None) -> PairLabel:
         label=judgement.label,
         snippet=judgement.snippet,
         reasoning=judgement.reasoning,
-        raw=raw,
     )
 
 
@@ -324,8 +324,8 @@ class PerDocumentLLMLabeler(_LLMBase):
     a long claim list may get shallower reasoning; a missing, duplicated or
     out-of-range index fails only the pairs concerned.
 
-    Args: as :class:`LLMLabeler`; ``max_tokens`` is per claim (the budget of a
-    call is ``max_tokens_per_item * claims + 64``).
+    Args: as :class:`LLMLabeler`, but the reply budget of a call is
+    ``max_tokens_per_item * claims + 64`` (``max_tokens`` is not used).
     """
 
     name = "llm-per-document"
@@ -393,6 +393,9 @@ class PerClaimLLMLabeler(_LLMBase):
     labelling with all documents at once "often reduces accuracy" because
     models merge or overlook contradictory details. A missing, duplicated or
     out-of-range index fails only the pairs concerned.
+
+    Args: as :class:`LLMLabeler`, but the reply budget of a call is
+    ``max_tokens_per_item * documents + 64`` (``max_tokens`` is not used).
     """
 
     name = "llm-per-claim"

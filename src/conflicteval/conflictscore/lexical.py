@@ -3,9 +3,11 @@
 For each (claim, document) pair:
 
 1. **Relevance.** Content words (lower-cased, stop words removed, a plural
-   "s" dropped) of the claim are looked up in the document. The pair is
-   IRRELEVANT unless at least ``min_overlap`` of the claim's content words
-   (as a fraction) and at least ``min_shared`` words occur in the document.
+   "s" dropped) of the claim's *frame* -- the claim without its names and
+   numbers, which are the slots checked in step 3 -- are looked up in the
+   document. The pair is IRRELEVANT unless at least ``min_overlap`` of them
+   (as a fraction) and at least ``min_shared`` occur in the document. A claim
+   that is all names and numbers uses all its content words.
 2. **Evidence sentence.** The document sentence sharing the most claim content
    words is the evidence (it becomes the ``snippet``).
 3. **Contradiction.** A relevant pair is CONTRADICTS when any of these holds,
@@ -152,35 +154,37 @@ def _months(text: str) -> set[str]:
     return out
 
 
+_CLAUSE = re.compile(r"[,.;:!?()\[\]\"“”]|\s[-–—]\s")
+
+
 def _named_spans(text: str) -> list[str]:
-    """Capitalised word sequences (with inner "of", "the", ...), minus lone stop words."""
+    """Capitalised word sequences (with inner "of", "the", ...) within one clause.
+
+    A span that is only the first word of a clause ("However", "Despite") and
+    a lone capitalised stop word are not names.
+    """
     spans: list[str] = []
-    words = list(_WORD.finditer(text))
-    current: list[str] = []
-    pending: list[str] = []
-
-    def flush() -> None:
-        if current:
-            span = " ".join(current)
-            if not (len(current) == 1 and current[0].lower() in STOPWORDS):
-                spans.append(span)
-        current.clear()
-        pending.clear()
-
-    for match in words:
-        w = match.group(0)
-        if w[0].isupper() and not w.isdigit():
-            if current and pending:
+    for clause in _CLAUSE.split(text):
+        words = [m.group(0) for m in _WORD.finditer(clause)]
+        current: list[str] = []
+        pending: list[str] = []
+        starts_clause = False
+        for k, w in enumerate(words + [""]):
+            if w and w[0].isupper() and not w.isdigit():
+                if not current:
+                    if w.lower() in STOPWORDS:
+                        continue
+                    starts_clause = k == 0
                 current.extend(pending)
-            pending.clear()
-            if not current and w.lower() in STOPWORDS:
-                continue  # a capitalised stop word does not start a span
-            current.append(w)
-        elif current and w.lower() in _CONNECTORS and not pending:
-            pending.append(w)
-        else:
-            flush()
-    flush()
+                pending = []
+                current.append(w)
+                continue
+            if current and w and w.lower() in _CONNECTORS and not pending:
+                pending = [w]
+                continue
+            if current and not (starts_clause and len(current) == 1):
+                spans.append(" ".join(current))
+            current, pending = [], []
     return spans
 
 
@@ -215,13 +219,21 @@ class LexicalLabeler(BaseLabeler):
 
     def _decide(self, claim: str, text: str) -> tuple[Relation, str | None, str]:
         claim_words = content_words(claim)
-        doc_words = content_words(text)
-        shared = claim_words & doc_words
         if not claim_words:
             return "IRRELEVANT", None, "claim has no content words"
-        ratio = len(shared) / len(claim_words)
-        need = min(self.min_shared, len(claim_words))
-        overlap = f"{len(shared)}/{len(claim_words)} claim content words in document"
+        claim_spans = _named_spans(claim)
+        claim_numbers = _numbers(claim)
+        # Relevance is judged on the claim's frame: its words outside names and
+        # numbers, which are the slots the contradiction rules then check.
+        slot_words = content_words(" ".join(claim_spans)) | {
+            w for w in claim_words if w.isdigit() or w in _NUMBER_WORDS or w in _ORDINALS
+        }
+        frame = (claim_words - slot_words) or claim_words
+        doc_words = content_words(text)
+        shared = frame & doc_words
+        ratio = len(shared) / len(frame)
+        need = min(self.min_shared, len(frame))
+        overlap = f"{len(shared)}/{len(frame)} claim frame words in document"
         if len(shared) < need or ratio < self.min_overlap:
             return "IRRELEVANT", None, f"{overlap}: below the relevance threshold"
         sentences = split_sentences(text) or [text]
@@ -231,7 +243,7 @@ class LexicalLabeler(BaseLabeler):
 
         doc_numbers = _numbers(text)
         ev_numbers = _numbers(evidence)
-        for num in sorted(_numbers(claim), key=lambda n: n.value):
+        for num in sorted(claim_numbers, key=lambda n: n.value):
             if num in doc_numbers:
                 continue
             others = [n for n in ev_numbers if n.kind == num.kind and n != num]
@@ -248,7 +260,6 @@ class LexicalLabeler(BaseLabeler):
             if other:
                 reasons.append(f"date: {month} vs {', '.join(sorted(other))}")
                 break
-        claim_spans = _named_spans(claim)
         claim_lower = claim.lower()
         for span in claim_spans:
             if _contains(lower, span):

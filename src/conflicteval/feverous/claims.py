@@ -29,9 +29,7 @@ Label = Literal["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
 
 LABELS: tuple[Label, ...] = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 
-_KNOWN_KEYS = frozenset(
-    {"id", "claim", "label", "evidence", "challenge", "annotator_operations"}
-)
+_KNOWN_KEYS = frozenset({"id", "claim", "label", "evidence", "challenge", "annotator_operations"})
 
 
 class EvidenceSet(BaseModel):
@@ -95,8 +93,9 @@ def is_header_record(record: object) -> bool:
     return (
         isinstance(record, dict)
         and len(record) > 0
-        and all(v is None or (isinstance(v, (str, list, dict)) and len(v) == 0)
-                for v in record.values())
+        and all(
+            v is None or (isinstance(v, (str, list, dict)) and len(v) == 0) for v in record.values()
+        )
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``feverous`` command and its ``score`` and ``verify`` sub-commands."""
     parser = subparsers.add_parser(
         "feverous",
@@ -52,7 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "FEVEROUS-S JSON array (evidence text included)."
         ),
     )
-    ve.add_argument("--claims", required=True, help="claim file (.jsonl release or FEVEROUS-S .json)")
+    ve.add_argument(
+        "--claims", required=True, help="claim file (.jsonl release or FEVEROUS-S .json)"
+    )
     ve.add_argument("--db", default=None, help="feverous_wikiv1.db (for .jsonl claim files)")
     ve.add_argument(
         "--labeler",
@@ -61,11 +63,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     ve.add_argument("--base-url", default=None, help="OpenAI-compatible server for a model spec")
     ve.add_argument(
-        "--mode", choices=("concat", "per_element"), default="concat",
+        "--mode",
+        choices=("concat", "per_element"),
+        default="concat",
         help="one document with all evidence (default) or one per element",
     )
     ve.add_argument(
-        "--evidence", choices=("gold_union", "gold_first"), default="gold_union",
+        "--evidence",
+        choices=("gold_union", "gold_first"),
+        default="gold_union",
         help="which gold evidence to show (default: every set, merged)",
     )
     ve.add_argument("--limit", type=int, default=None, help="only the first N claims")

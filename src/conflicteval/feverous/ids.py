@@ -39,9 +39,7 @@ CELL_TYPES: frozenset[str] = frozenset({"cell", "header_cell", "table_caption", 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (
         etype,
-        re.compile(
-            rf"(?P<page>.+)_{etype}(?P<pos>{'(?:_[0-9]+)' * arity})", re.DOTALL
-        ),
+        re.compile(rf"(?P<page>.+)_{etype}(?P<pos>{'(?:_[0-9]+)' * arity})", re.DOTALL),
     )
     for etype, arity in sorted(ELEMENT_TYPES.items(), key=lambda kv: -len(kv[0]))
 )

@@ -160,7 +160,7 @@ def _resolve(
         # The first context element is the page title, shown as the title.
         extra = [
             norm(t)
-            for cid, t in zip(resolved.context, resolved.context_text)
+            for cid, t in zip(resolved.context, resolved.context_text, strict=True)
             if not cid.endswith("_title") and t
         ]
         pieces.append(

@@ -48,7 +48,7 @@ class LabelMetrics(BaseModel):
 def f1_for(gold: Sequence[str], predicted: Sequence[str | None], cls: str) -> float:
     """F1 of one class: ``2TP / (2TP + FP + FN)``, 0.0 when the class is absent from both."""
     tp = fp = fn = 0
-    for g, p in zip(gold, predicted):
+    for g, p in zip(gold, predicted, strict=True):
         if p == cls and g == cls:
             tp += 1
         elif p == cls:
@@ -72,13 +72,11 @@ def label_metrics(gold: Sequence[Label], predicted: Sequence[Label | None]) -> L
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
     n = len(gold)
-    answered = [(g, p) for g, p in zip(gold, predicted) if p is not None]
+    answered = [(g, p) for g, p in zip(gold, predicted, strict=True) if p is not None]
     correct = sum(1 for g, p in answered if g == p)
-    f1 = {cls: f1_for(gold, predicted, cls) for cls in LABELS}
-    confusion: dict[str, dict[str, int]] = {
-        g: {p: 0 for p in (*LABELS, FAILED)} for g in LABELS
-    }
-    for g, p in zip(gold, predicted):
+    f1: dict[str, float] = {cls: f1_for(gold, predicted, cls) for cls in LABELS}
+    confusion: dict[str, dict[str, int]] = {g: {p: 0 for p in (*LABELS, FAILED)} for g in LABELS}
+    for g, p in zip(gold, predicted, strict=True):
         confusion[g][p if p is not None else FAILED] += 1
     return LabelMetrics(
         n=n,

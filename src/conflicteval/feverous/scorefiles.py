@@ -98,26 +98,32 @@ def _join(
         wanted = {c.id: c for c in gold}
         seen: set[Any] = set()
         for p in predictions:
-            claim = wanted.get(p["id"])
-            if claim is None:
+            match = wanted.get(p["id"])
+            if match is None:
                 raise DataError(pred_path, p["_line"], "id", f"no gold claim with id {p['id']!r}")
             if p["id"] in seen:
-                raise DataError(pred_path, p["_line"], "id", f"duplicate prediction for {p['id']!r}")
+                raise DataError(
+                    pred_path, p["_line"], "id", f"duplicate prediction for {p['id']!r}"
+                )
             seen.add(p["id"])
-            instances.append(_instance(p, claim.label, [s.content for s in claim.evidence]))
+            instances.append(_instance(p, match.label, [s.content for s in match.evidence]))
         absent = [c for c in gold if c.id not in seen]
         if absent:
             raise DataError(
-                gold_path, absent[0].line, "id",
+                gold_path,
+                absent[0].line,
+                "id",
                 f"{len(absent)} gold claims have no prediction (first: id {absent[0].id})",
             )
         return instances
     if len(predictions) != len(gold):
         raise DataError(
-            pred_path, None, None,
+            pred_path,
+            None,
+            None,
             f"{len(predictions)} predictions but {len(gold)} gold claims (matched by position)",
         )
-    for p, claim in zip(predictions, gold):
+    for p, claim in zip(predictions, gold, strict=True):
         instances.append(_instance(p, claim.label, [s.content for s in claim.evidence]))
     return instances
 

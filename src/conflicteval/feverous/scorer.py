@@ -191,7 +191,9 @@ def score_claim(
 ) -> ClaimScore:
     """Score one instance (see :func:`score`)."""
     if not isinstance(instance, Mapping):
-        raise ScoreInputError(index, "<instance>", f"expected a mapping, got {type(instance).__name__}")
+        raise ScoreInputError(
+            index, "<instance>", f"expected a mapping, got {type(instance).__name__}"
+        )
     label = _label(instance, index, "label")
     predicted_label = _label(instance, index, "predicted_label")
     gold_sets = gold_evidence_sets(instance.get("evidence", _MISSING), index)

@@ -117,7 +117,9 @@ class VerifyResult(BaseModel):
     counts: dict[str, int]
     usage: Usage = Field(default_factory=Usage)
     mode: Mode = "concat"
-    mapping: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_MAPPING))
+    mapping: dict[str, str] = Field(
+        default_factory=lambda: {str(k): str(v) for k, v in DEFAULT_MAPPING.items()}
+    )
 
     def summary(self) -> dict[str, Any]:
         """The headline numbers as a plain dict."""
@@ -172,7 +174,9 @@ def _check_mapping(mapping: Mapping[str, str] | None) -> dict[Relation, Label]:
             raise ValueError(f"mapping has no entry for {relation}")
         label = normalize_label(mapping[relation])
         if label is None:
-            raise ValueError(f"mapping[{relation!r}] = {mapping[relation]!r} is not a FEVEROUS label")
+            raise ValueError(
+                f"mapping[{relation!r}] = {mapping[relation]!r} is not a FEVEROUS label"
+            )
         out[relation] = label
     return out
 
@@ -261,7 +265,10 @@ def _collect(
     max_sentences: int | None,
     max_cells: int | None,
 ) -> VerifyResult:
-    records = [_record(item, rec, relation_to_label) for item, rec in zip(items, batch.records)]
+    records = [
+        _record(item, rec, relation_to_label)
+        for item, rec in zip(items, batch.records, strict=True)
+    ]
     counts = {"ok": 0, "undecided": 0, "parse_error": 0, "model_error": 0}
     for r in records:
         counts[r.status] += 1
@@ -277,7 +284,7 @@ def _collect(
     feverous = None
     scored = [
         (item, r)
-        for item, r in zip(items, records)
+        for item, r in zip(items, records, strict=True)
         if item.predicted_evidence is not None and item.gold_evidence is not None and r.label
     ]
     if scored:
@@ -303,11 +310,13 @@ def _collect(
         counts=counts,
         usage=batch.usage,
         mode=mode,
-        mapping=dict(relation_to_label),
+        mapping={str(k): str(v) for k, v in relation_to_label.items()},
     )
 
 
-def _record(item: VerifyItem, rec: Record, relation_to_label: Mapping[Relation, Label]) -> VerifyRecord:
+def _record(
+    item: VerifyItem, rec: Record, relation_to_label: Mapping[Relation, Label]
+) -> VerifyRecord:
     if rec.status != "ok":
         return VerifyRecord(
             id=item.id,

@@ -87,9 +87,11 @@ class WikiPage:
         self.data = data
         self.title: str = str(data.get("title") or title or "")
         order = data.get("order")
-        self.order: list[str] = [str(k) for k in order] if isinstance(order, list) else [
-            k for k in data if k not in ("title", "order")
-        ]
+        self.order: list[str] = (
+            [str(k) for k in order]
+            if isinstance(order, list)
+            else [k for k in data if k not in ("title", "order")]
+        )
         self._cells: dict[str, _Cell] | None = None
         self._tables: dict[str, _Table] = {}
         self._items: dict[str, tuple[str, str]] = {}  # item id -> (list key, value)
@@ -115,15 +117,15 @@ class WikiPage:
         if local_id.startswith("item_"):
             return self._item(local_id)[1].strip()
         if local_id.startswith("table_caption_"):
-            table = self.data.get("table_" + local_id[len("table_caption_"):])
+            table = self.data.get("table_" + local_id[len("table_caption_") :])
             if not isinstance(table, Mapping):
                 raise self._missing(local_id)
             return str(table.get("caption") or "")
-        value = self.data.get(local_id)
-        if local_id.startswith("sentence_") and isinstance(value, str):
-            return value.strip()
-        if local_id.startswith("section_") and isinstance(value, Mapping):
-            return str(value.get("value", ""))
+        raw = self.data.get(local_id)
+        if local_id.startswith("sentence_") and isinstance(raw, str):
+            return raw.strip()
+        if local_id.startswith("section_") and isinstance(raw, Mapping):
+            return str(raw.get("value", ""))
         raise self._missing(local_id)
 
     def __contains__(self, local_id: object) -> bool:
@@ -148,11 +150,9 @@ class WikiPage:
                 for row in value.get("table") or []:
                     out.extend(str(c["id"]) for c in row if isinstance(c, Mapping) and "id" in c)
                 if value.get("caption"):
-                    out.append("table_caption_" + key[len("table_"):])
+                    out.append("table_caption_" + key[len("table_") :])
             elif key.startswith("list_") and isinstance(value, Mapping):
-                out.extend(
-                    str(i["id"]) for i in value.get("list") or [] if isinstance(i, Mapping)
-                )
+                out.extend(str(i["id"]) for i in value.get("list") or [] if isinstance(i, Mapping))
             elif key in self.data:
                 out.append(key)
         return out
@@ -185,7 +185,7 @@ class WikiPage:
         if local_id.startswith("item_"):
             return ["title", *self._sections_before(self._item(local_id)[0])]
         if local_id.startswith("table_caption_"):
-            key = "table_" + local_id[len("table_caption_"):]
+            key = "table_" + local_id[len("table_caption_") :]
             if key not in self.data:
                 raise self._missing(local_id)
             return ["title", *self._sections_before(key)]

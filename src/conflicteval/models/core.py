@@ -44,7 +44,7 @@ REASK_TEMPLATE = (
 )
 
 
-class usage_scope:  # noqa: N801 - used like a function
+class usage_scope:
     """Context manager collecting the usage of every model call made inside it.
 
     The runner opens one per item, so each item knows its own token usage even
@@ -83,9 +83,9 @@ def _semaphore(base_url: str, model: str, limit: int) -> asyncio.Semaphore:
         return sem
 
 
-def _schema_of(schema: dict[str, Any] | type[BaseModel] | None) -> tuple[
-    dict[str, Any] | None, type[BaseModel] | None, str
-]:
+def _schema_of(
+    schema: dict[str, Any] | type[BaseModel] | None,
+) -> tuple[dict[str, Any] | None, type[BaseModel] | None, str]:
     if schema is None:
         return None, None, "response"
     if isinstance(schema, type) and issubclass(schema, BaseModel):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any
 
 from conflicteval.models.base import ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.types import Message
 
-Reply = Union[str, ProviderResponse, BaseException]
-ReplySource = Union[Sequence[Reply], Mapping[str, Reply], Callable[[list[Message]], Any]]
+Reply = str | ProviderResponse | BaseException
+ReplySource = Sequence[Reply] | Mapping[str, Reply] | Callable[[list[Message]], Any]
 
 
 def estimate_tokens(text: str) -> int:

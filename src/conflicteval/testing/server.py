@@ -26,10 +26,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 ReplyFn = Callable[[dict[str, Any]], str]
-Replies = Union[Sequence[str], Mapping[str, str], ReplyFn, None]
+Replies = Sequence[str] | Mapping[str, str] | ReplyFn | None
 FaultFn = Callable[[int, dict[str, Any]], "Fault | None"]
 
 
@@ -331,8 +331,8 @@ class OpenAICompatServer:
         )
         self.requests.append(entry)
         if method == "GET" and path.rstrip("/").endswith("/models"):
-            payload = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
-            self._write(writer, 200, json.dumps(payload).encode())
+            listing = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+            self._write(writer, 200, json.dumps(listing).encode())
             return True
         if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
             entry.status = 404
@@ -389,7 +389,7 @@ class OpenAICompatServer:
             text = text[: max(1, len(text) // 2)]
             finish = "length"
         prompt_words = sum(_words(str(m.get("content", ""))) for m in body.get("messages", []))
-        payload = {
+        payload: dict[str, Any] = {
             "id": f"chatcmpl-{n}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -440,7 +440,9 @@ def _error_body(message: str, code: str) -> bytes:
     ).encode()
 
 
-def random_faults(rate: float, seed: int, *, retry_after: float = 0.05, slow: float = 5.0) -> FaultFn:
+def random_faults(
+    rate: float, seed: int, *, retry_after: float = 0.05, slow: float = 5.0
+) -> FaultFn:
     """A fault function injecting each fault kind at random with a fixed seed.
 
     About ``rate`` of requests get a fault, spread over 429 (with Retry-After),
@@ -477,9 +479,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--echo", action="store_true", help="reply with the last message")
     args = parser.parse_args(argv)
-    replies: Replies = (lambda body: "echo: " + str(body["messages"][-1]["content"])) if args.echo else None
+    replies: Replies = (
+        (lambda body: "echo: " + str(body["messages"][-1]["content"])) if args.echo else None
+    )
     faults = random_faults(args.fault_rate, args.seed) if args.fault_rate else None
-    server = OpenAICompatServer(replies, faults=faults, latency=args.latency, port=args.port, log_bodies=False)
+    server = OpenAICompatServer(
+        replies, faults=faults, latency=args.latency, port=args.port, log_bodies=False
+    )
     server.start()
     print(json.dumps({"base_url": server.base_url, "port": server.port}), flush=True)
     try:

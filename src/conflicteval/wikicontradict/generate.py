@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ConflictEvalError
 from conflicteval.models import Model, get_model
 from conflicteval.runner import BatchResult, read_checkpoint, run_batch, write_json_lines
+from conflicteval.types import Usage
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.templates import (
     MissingRevisedPassages,
@@ -218,8 +219,7 @@ class GenerationRow(BaseModel):
     contradiction_type: str = ""
     prompt: str = ""
     response: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    usage: Usage = Field(default_factory=Usage)
 
 
 def _write_plan(run_dir: Path, items: Sequence[GenerationItem]) -> None:
@@ -275,8 +275,7 @@ def read_generations(run: str | Path) -> list[GenerationRow]:
                 id=rid,
                 status=rec.status,
                 error=rec.error,
-                prompt_tokens=rec.usage.prompt_tokens,
-                completion_tokens=rec.usage.completion_tokens,
+                usage=rec.usage,
                 **{k: v for k, v in data.items() if k in GenerationRow.model_fields},
             )
         )

@@ -1,0 +1,407 @@
+"""Building ConflictBench from its five sources (paper Appendix A).
+
+* **ConflictingQA** keeps its own labels and documents "as they are": a query
+  whose pages hold both stances is a conflict item, a one-sided query a
+  no-conflict item.
+* **AmbigDocs, ContraQA, MacNoise-NQ/-TQA**: a conflict item keeps its record's
+  documents. A no-conflict item is the claim's supporting document plus two
+  documents of *other* queries (gold IRRELEVANT), drawn with a random generator
+  seeded by ``(seed, source)``. "Other" means: a different group (AmbigDocs:
+  another ambiguous name; ContraQA: another article; MacNoise: another question),
+  a different document id, a different text, and never a synthetic
+  (perturbed/fake) passage. The three documents are shuffled with the same generator.
+* Each source record is used at most once. Records are shuffled (seeded); the
+  first ``n_conf`` conflict-capable ones become conflict items, and the next
+  ``n_noconf`` of the rest that have a supporting document become no-conflict
+  items. Without explicit ``sizes``, every usable record is used, split in the
+  conflict/no-conflict proportion of the paper's Table 1 for that source.
+
+Claims are written by a :class:`~conflicteval.conflictbench.claims.ClaimWriter`
+after the split (so only used records cost calls), through the model layer and
+:func:`conflicteval.runner.run_batch` (cached, checkpointed). A record whose
+claim could not be written keeps its template claim, is flagged in
+``meta["claim_error"]`` and counted.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from conflicteval.conflictbench.claims import ClaimWriter, claim_request
+from conflicteval.conflictbench.items import (
+    SOURCE_LABELS,
+    SOURCES,
+    BenchDocument,
+    BenchItem,
+    write_items,
+)
+from conflicteval.conflictbench.loader import load
+from conflicteval.types import Usage
+
+PAPER_TABLE1: dict[str, tuple[int, int]] = {
+    "contraqa": (424, 374),
+    "macnoise-nq": (94, 105),
+    "macnoise-tqa": (116, 95),
+    "ambigdocs": (291, 360),
+    "conflictingqa": (355, 79),
+}
+"""ConflictBench sizes in the paper's Table 1: (conflict, no-conflict) per source."""
+
+NATURAL_SOURCES = frozenset({"conflictingqa"})
+"""Sources whose no-conflict items are their own one-sided records."""
+
+OTHER_DOCS = 2
+"""Documents of other queries added to a no-conflict item (Appendix A)."""
+
+
+@dataclass
+class SourceSpec:
+    """One source to build from.
+
+    Attributes:
+        source: Loader name (``"macnoise-nq"`` etc. allowed).
+        path: Release file or directory.
+        options: Loader options (see :func:`conflicteval.conflictbench.load`).
+    """
+
+    source: str
+    path: str | PathLike[str]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class BuildResult:
+    """What :func:`build_conflictbench` produced.
+
+    Attributes:
+        items: The built items, by source (Table 1 order), conflict items first.
+        counts: ``{source: (n_conflict, n_no_conflict)}``.
+        available: ``{source: (records able to be conflict, able to be no-conflict)}``.
+        shortfalls: Human-readable notes where requested sizes could not be met.
+        claim_failures: Ids of items whose claim could not be written by the model.
+        usage: Token usage of claim writing.
+        output: The JSONL file written, if any.
+    """
+
+    items: list[BenchItem]
+    counts: dict[str, tuple[int, int]]
+    available: dict[str, tuple[int, int]] = field(default_factory=dict)
+    shortfalls: list[str] = field(default_factory=list)
+    claim_failures: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    output: Path | None = None
+
+    def table(self) -> str:
+        """Markdown table of the built counts next to the paper's Table 1."""
+        return table1(self.counts)
+
+    def summary(self) -> str:
+        """A few lines: item counts, failures, tokens."""
+        lines = [
+            f"{len(self.items)} items built"
+            + (f" -> {self.output}" if self.output is not None else ""),
+            f"claim writing: {len(self.claim_failures)} failures (template claim kept); "
+            f"{self.usage.calls} model calls ({self.usage.cached_calls} cached), "
+            f"{self.usage.prompt_tokens} prompt + {self.usage.completion_tokens} completion tokens",
+        ]
+        lines += [f"shortfall: {s}" for s in self.shortfalls]
+        return "\n".join(lines)
+
+
+def table1(counts: Mapping[str, tuple[int, int]]) -> str:
+    """Markdown table: built (conf / no-conf / total) beside the paper's Table 1."""
+    head = "| Category | #Conf | #No-conf | Total | Paper #Conf | Paper #No-conf | Paper Total |"
+    rows = [head, "|---|---:|---:|---:|---:|---:|---:|"]
+    tot = [0, 0, 0, 0]
+    for src in SOURCES:
+        c, n = counts.get(src, (0, 0))
+        pc, pn = PAPER_TABLE1[src]
+        tot = [tot[0] + c, tot[1] + n, tot[2] + pc, tot[3] + pn]
+        rows.append(f"| {SOURCE_LABELS[src]} | {c} | {n} | {c + n} | {pc} | {pn} | {pc + pn} |")
+    c, n, pc, pn = tot
+    rows.append(f"| Overall | {c} | {n} | {c + n} | {pc:,} | {pn:,} | {pc + pn:,} |")
+    return "\n".join(rows)
+
+
+def _default_sizes(source: str, usable: int, n_conf_ok: int) -> tuple[int, int]:
+    pc, pn = PAPER_TABLE1.get(source, (1, 1))
+    want_c = round(usable * pc / (pc + pn))
+    n_c = min(want_c, n_conf_ok)
+    return n_c, usable - n_c
+
+
+def _norm_text(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def draw_other_documents(
+    item: BenchItem,
+    pool: Sequence[tuple[str, str, BenchDocument]],
+    rng: random.Random,
+    k: int = OTHER_DOCS,
+) -> list[BenchDocument]:
+    """Draw ``k`` documents of other queries for a no-conflict item.
+
+    Args:
+        item: The item the documents are for.
+        pool: ``(group, item id, document)`` for every non-synthetic document of the source.
+        rng: The seeded generator.
+        k: How many to draw.
+
+    Returns:
+        Copies of the drawn documents with gold IRRELEVANT and
+        ``meta["drawn_from"]`` naming their item. Fewer than ``k`` only when
+        the pool has no more eligible documents.
+    """
+    own_ids = {d.id for d in item.documents}
+    own_texts = {_norm_text(d.text) for d in item.documents}
+
+    def eligible(entry: tuple[str, str, BenchDocument], chosen: list[BenchDocument]) -> bool:
+        group, owner, doc = entry
+        if group == item.group or owner == item.id or doc.synthetic:
+            return False
+        if doc.id in own_ids or _norm_text(doc.text) in own_texts:
+            return False
+        return all(c.id != doc.id and _norm_text(c.text) != _norm_text(doc.text) for c in chosen)
+
+    chosen: list[BenchDocument] = []
+    owners: list[str] = []
+    for _ in range(50 * k):
+        if len(chosen) == k or not pool:
+            break
+        entry = pool[rng.randrange(len(pool))]
+        if eligible(entry, chosen):
+            chosen.append(entry[2])
+            owners.append(entry[1])
+    if len(chosen) < k:  # rare: fall back to a scan in seeded order
+        order = list(range(len(pool)))
+        rng.shuffle(order)
+        for i in order:
+            if len(chosen) == k:
+                break
+            if eligible(pool[i], chosen):
+                chosen.append(pool[i][2])
+                owners.append(pool[i][1])
+    return [
+        d.model_copy(
+            update={"gold": "IRRELEVANT", "meta": {**d.meta, "drawn_from": o, "source_gold": d.gold}}
+        )
+        for d, o in zip(chosen, owners)
+    ]
+
+
+def assemble(
+    source: str,
+    loaded: Sequence[BenchItem],
+    *,
+    seed: int = 0,
+    sizes: tuple[int | None, int | None] | None = None,
+) -> tuple[list[BenchItem], list[BenchItem], list[str]]:
+    """Split one source's loaded items into conflict and no-conflict items (Appendix A).
+
+    Args:
+        source: The source name (e.g. ``"ambigdocs"``, ``"macnoise-nq"``).
+        loaded: The loader's items for that source, in file order.
+        seed: Seed of the source's random generator (mixed with the source name).
+        sizes: ``(n_conflict, n_no_conflict)``; None (or a None entry) for the default.
+
+    Returns:
+        ``(conflict_items, no_conflict_items, shortfall_notes)``.
+    """
+    rng = random.Random(f"{seed}:{source}")
+    order = list(loaded)
+    rng.shuffle(order)
+    notes: list[str] = []
+    natural = source in NATURAL_SOURCES
+    conf_ok = [it for it in order if it.conflict]
+    if natural:
+        noconf_ok = [it for it in order if not it.conflict]
+        usable = len(conf_ok) + len(noconf_ok)
+    else:
+        noconf_ok = [it for it in order if it.supporting()]
+        usable = len({it.id for it in conf_ok} | {it.id for it in noconf_ok})
+    want_c, want_n = sizes if sizes is not None else (None, None)
+    if want_c is None or want_n is None:
+        if natural:
+            dc, dn = len(conf_ok), len(noconf_ok)
+        else:
+            dc, dn = _default_sizes(source, usable, len(conf_ok))
+        want_c = dc if want_c is None else want_c
+        want_n = dn if want_n is None else want_n
+    chosen_c = conf_ok[:want_c]
+    used = {it.id for it in chosen_c}
+    rest = [it for it in noconf_ok if it.id not in used]
+    chosen_n = rest[:want_n]
+    if len(chosen_c) < want_c:
+        notes.append(f"{source}: {len(chosen_c)} of {want_c} conflict items available")
+    if len(chosen_n) < want_n:
+        notes.append(f"{source}: {len(chosen_n)} of {want_n} no-conflict items available")
+
+    conflict_items = [
+        it.model_copy(update={"id": f"{it.id}:conf", "kind": "conflict"}) for it in chosen_c
+    ]
+    if natural:
+        noconf_items = [
+            it.model_copy(update={"id": f"{it.id}:noconf", "kind": "no-conflict"})
+            for it in chosen_n
+        ]
+        return conflict_items, noconf_items, notes
+    pool = [(it.group, it.id, d) for it in loaded for d in it.documents if not d.synthetic]
+    noconf_items = []
+    for it in chosen_n:
+        support = it.supporting()[0]
+        others = draw_other_documents(it, pool, rng)
+        if len(others) < OTHER_DOCS:
+            notes.append(f"{it.id}: only {len(others)} other documents available")
+        docs = [support, *others]
+        rng.shuffle(docs)
+        noconf_items.append(
+            BenchItem.model_validate(
+                {
+                    **it.model_dump(),
+                    "id": f"{it.id}:noconf",
+                    "kind": "no-conflict",
+                    "documents": [d.model_dump() for d in docs],
+                    "conflict": False,
+                }
+            )
+        )
+    return conflict_items, noconf_items, notes
+
+
+async def write_claims(
+    items: list[BenchItem],
+    writer: ClaimWriter,
+    *,
+    checkpoint: str | PathLike[str] | None = None,
+    concurrency: int = 8,
+    progress: bool | None = None,
+) -> tuple[list[BenchItem], list[str], Usage]:
+    """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
+
+    Returns:
+        ``(items, failed_ids, usage)``; a failed item keeps its template claim
+        and records the reason in ``meta["claim_error"]``.
+    """
+    from conflicteval.runner import run_batch
+
+    async def work(item: BenchItem) -> dict[str, str]:
+        return {"claim": await writer.write(claim_request(item))}
+
+    result = await run_batch(
+        work,
+        items,
+        key=lambda it: it.id,
+        checkpoint=checkpoint,
+        concurrency=concurrency,
+        progress=progress,
+        desc="writing claims",
+    )
+    out: list[BenchItem] = []
+    failed: list[str] = []
+    for item, rec in zip(items, result.records):
+        if rec.status == "ok":
+            out.append(item.model_copy(update={"claim": rec.result["claim"], "claim_method": writer.name}))
+        else:
+            failed.append(item.id)
+            out.append(item.model_copy(update={"meta": {**item.meta, "claim_error": rec.error}}))
+    return out, failed, result.usage
+
+
+def _spec(value: SourceSpec | tuple[Any, ...]) -> SourceSpec:
+    if isinstance(value, SourceSpec):
+        return value
+    if len(value) == 2:
+        return SourceSpec(value[0], value[1])
+    return SourceSpec(value[0], value[1], dict(value[2]))
+
+
+async def abuild_conflictbench(
+    specs: Iterable[SourceSpec | tuple[Any, ...]],
+    *,
+    output: str | PathLike[str] | None = None,
+    seed: int = 0,
+    sizes: Mapping[str, tuple[int | None, int | None]] | None = None,
+    claim_writer: ClaimWriter | None = None,
+    checkpoint: str | PathLike[str] | None = None,
+    concurrency: int = 8,
+    progress: bool | None = None,
+) -> BuildResult:
+    """Async :func:`build_conflictbench`."""
+    by_source: dict[str, list[BenchItem]] = {}
+    for spec in map(_spec, specs):
+        for item in load(spec.source, spec.path, **spec.options):
+            by_source.setdefault(item.source, []).append(item)
+    built: dict[str, tuple[list[BenchItem], list[BenchItem]]] = {}
+    result = BuildResult(items=[], counts={})
+    for src in [s for s in SOURCES if s in by_source]:
+        loaded = by_source[src]
+        conf, noconf, notes = assemble(src, loaded, seed=seed, sizes=(sizes or {}).get(src))
+        built[src] = (conf, noconf)
+        result.shortfalls += notes
+        n_conf = sum(it.conflict for it in loaded)
+        if src in NATURAL_SOURCES:
+            result.available[src] = (n_conf, len(loaded) - n_conf)
+        else:
+            result.available[src] = (n_conf, sum(bool(it.supporting()) for it in loaded))
+    items = [it for src in built for part in built[src] for it in part]
+    if claim_writer is not None and getattr(claim_writer, "name", "") != "template":
+        items, result.claim_failures, result.usage = await write_claims(
+            items, claim_writer, checkpoint=checkpoint, concurrency=concurrency, progress=progress
+        )
+    result.items = items
+    for src, (conf, noconf) in built.items():
+        result.counts[src] = (len(conf), len(noconf))
+    if output is not None:
+        write_items(items, output)
+        result.output = Path(output)
+    return result
+
+
+def build_conflictbench(
+    specs: Iterable[SourceSpec | tuple[Any, ...]],
+    *,
+    output: str | PathLike[str] | None = None,
+    seed: int = 0,
+    sizes: Mapping[str, tuple[int | None, int | None]] | None = None,
+    claim_writer: ClaimWriter | None = None,
+    checkpoint: str | PathLike[str] | None = None,
+    concurrency: int = 8,
+    progress: bool | None = None,
+) -> BuildResult:
+    """Build ConflictBench items from source files and optionally write them as JSONL.
+
+    Args:
+        specs: Sources to read: :class:`SourceSpec` or ``(source, path[, options])``.
+        output: JSONL file to write (the unified schema, one item a line).
+        seed: Seed of the record split and of the "other documents" draw.
+        sizes: ``{source: (n_conflict, n_no_conflict)}``, e.g. :data:`PAPER_TABLE1`
+            to aim at the paper's sizes; default: every usable record.
+        claim_writer: Claim writer (e.g. ``LLMClaimWriter(model)``); default:
+            the deterministic template claims.
+        checkpoint: JSONL checkpoint for claim writing (resumable).
+        concurrency: Claims written at once.
+        progress: Show a progress bar (None: when stderr is a terminal).
+
+    Returns:
+        A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
+    """
+    from conflicteval._sync import run_sync
+
+    return run_sync(
+        abuild_conflictbench(
+            specs,
+            output=output,
+            seed=seed,
+            sizes=sizes,
+            claim_writer=claim_writer,
+            checkpoint=checkpoint,
+            concurrency=concurrency,
+            progress=progress,
+        )
+    )

@@ -1,0 +1,205 @@
+"""Conflict-detection metrics (paper §4.1, Table 2): pure functions, no model calls.
+
+A prediction is *Conflict* iff at least one document was labelled SUPPORTS and
+at least one CONTRADICTS. Failures are counted, never folded into a class:
+
+* an item whose labelling failed as a whole has no prediction (failed item);
+* an item with some failed pairs keeps its prediction only when the failed
+  pairs could not change it: a Conflict prediction always stands; a
+  No-conflict prediction stands only when there are fewer failed pairs than
+  relations (of SUPPORTS / CONTRADICTS) still missing. Otherwise the item is
+  *undetermined* and counted as failed.
+
+Failed items are left out of precision, recall, F1 and the accuracies and
+reported beside them; failed pairs are left out of the per-relation accuracy.
+Undefined ratios (0/0) are None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+from conflicteval.conflictbench.items import SOURCE_LABELS, SOURCES
+from conflicteval.types import RELATIONS, Relation
+
+PAPER_TABLE2: dict[str, tuple[float, float, float, float, float, float]] = {
+    "contraqa": (0.9971, 0.8208, 0.9004, 0.9035, 0.8208, 0.9973),
+    "macnoise-nq": (0.8763, 0.9043, 0.8901, 0.8945, 0.9043, 0.8857),
+    "macnoise-tqa": (0.9655, 0.9655, 0.9655, 0.9621, 0.9655, 0.9579),
+    "ambigdocs": (0.9962, 0.8935, 0.9420, 0.9508, 0.8935, 0.9972),
+    "conflictingqa": (0.9720, 0.9775, 0.9747, 0.9585, 0.9775, 0.8734),
+    "overall": (0.9763, 0.9000, 0.9366, 0.932, 0.9000, 0.9724),
+}
+"""GPT-4.1 results of the paper's Table 2: (P, R, F1, Acc, Acc_conf, Acc_noConf)."""
+
+
+class DetectionOutcome(BaseModel):
+    """The labels of one item's claim against each of its documents.
+
+    Attributes:
+        id: Item id.
+        source: Item source.
+        gold_conflict: Gold conflict label.
+        gold: Gold relation of each document.
+        labels: Predicted relation of each document (None for a failed pair),
+            or None when the item's labelling failed as a whole.
+        error: Why the item failed, if it did.
+    """
+
+    id: str
+    source: str
+    gold_conflict: bool
+    gold: list[Relation]
+    labels: list[Relation | None] | None = None
+    error: str | None = None
+
+
+def predict_conflict(labels: Sequence[Relation | None] | None) -> bool | None:
+    """Conflict iff ≥1 SUPPORTS and ≥1 CONTRADICTS; None when failures leave it undetermined."""
+    if labels is None:
+        return None
+    valid = {lab for lab in labels if lab is not None}
+    if "SUPPORTS" in valid and "CONTRADICTS" in valid:
+        return True
+    failed = sum(lab is None for lab in labels)
+    missing = ("SUPPORTS" not in valid) + ("CONTRADICTS" not in valid)
+    return None if failed >= missing else False
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+class DetectionMetrics(BaseModel):
+    """Table 2 metrics for one source (or overall), with failure counts.
+
+    Attributes:
+        n_items: Items in the group.
+        failed_items: Items without a prediction (labelling failed or undetermined).
+        tp / fp / fn / tn: Confusion counts over scored items (Conflict = positive).
+        precision, recall, f1, accuracy, acc_conf, acc_noconf: Table 2 columns
+            (None when undefined).
+        n_pairs / failed_pairs: Claim-document pairs and how many failed.
+        relation_total / relation_correct: Valid pairs per gold relation, and
+            how many of them were labelled with the gold relation.
+        relation_accuracy: Per gold relation, plus ``"all"``.
+    """
+
+    n_items: int = 0
+    failed_items: int = 0
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    accuracy: float | None = None
+    acc_conf: float | None = None
+    acc_noconf: float | None = None
+    n_pairs: int = 0
+    failed_pairs: int = 0
+    relation_total: dict[str, int] = Field(default_factory=dict)
+    relation_correct: dict[str, int] = Field(default_factory=dict)
+    relation_accuracy: dict[str, float | None] = Field(default_factory=dict)
+
+    @property
+    def scored_items(self) -> int:
+        """Items with a prediction."""
+        return self.tp + self.fp + self.fn + self.tn
+
+
+def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
+    """Table 2 metrics of one group of outcomes."""
+    m = DetectionMetrics()
+    total = dict.fromkeys(RELATIONS, 0)
+    correct = dict.fromkeys(RELATIONS, 0)
+    for o in outcomes:
+        m.n_items += 1
+        m.n_pairs += len(o.gold)
+        if o.labels is None:
+            m.failed_pairs += len(o.gold)
+        else:
+            if len(o.labels) != len(o.gold):
+                raise ValueError(f"item {o.id!r}: {len(o.labels)} labels for {len(o.gold)} documents")
+            for gold, lab in zip(o.gold, o.labels):
+                if lab is None:
+                    m.failed_pairs += 1
+                    continue
+                total[gold] += 1
+                correct[gold] += lab == gold
+        pred = predict_conflict(o.labels)
+        if pred is None:
+            m.failed_items += 1
+        elif pred and o.gold_conflict:
+            m.tp += 1
+        elif pred:
+            m.fp += 1
+        elif o.gold_conflict:
+            m.fn += 1
+        else:
+            m.tn += 1
+    m.precision = _ratio(m.tp, m.tp + m.fp)
+    m.recall = _ratio(m.tp, m.tp + m.fn)
+    if m.precision is not None and m.recall is not None and (m.precision + m.recall) > 0:
+        m.f1 = 2 * m.precision * m.recall / (m.precision + m.recall)
+    elif m.precision is not None and m.recall is not None:
+        m.f1 = 0.0
+    m.accuracy = _ratio(m.tp + m.tn, m.scored_items)
+    m.acc_conf = _ratio(m.tp, m.tp + m.fn)
+    m.acc_noconf = _ratio(m.tn, m.tn + m.fp)
+    m.relation_total = dict(total)
+    m.relation_correct = dict(correct)
+    m.relation_accuracy = {r: _ratio(correct[r], total[r]) for r in RELATIONS}
+    m.relation_accuracy["all"] = _ratio(sum(correct.values()), sum(total.values()))
+    return m
+
+
+def detection_metrics(outcomes: Iterable[DetectionOutcome]) -> dict[str, DetectionMetrics]:
+    """Metrics per source (Table 2 row order, sources present only) and ``"overall"``."""
+    items = list(outcomes)
+    by_source: dict[str, list[DetectionOutcome]] = {}
+    for o in items:
+        by_source.setdefault(o.source, []).append(o)
+    order = [s for s in SOURCES if s in by_source] + sorted(s for s in by_source if s not in SOURCES)
+    out = {s: compute_metrics(by_source[s]) for s in order}
+    out["overall"] = compute_metrics(items)
+    return out
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> str:
+    """Markdown table in the layout of Table 2, plus relation accuracy and failures.
+
+    Args:
+        metrics: Output of :func:`detection_metrics`.
+        paper: Add a row with the paper's GPT-4.1 numbers under each group.
+    """
+    head = (
+        "| Category | Prec | Rec | F1 | Acc | Acc_conf | Acc_noConf "
+        "| RelAcc S | RelAcc C | RelAcc I | Items | Failed items | Pairs | Failed pairs |"
+    )
+    rows = [head, "|---" + "|---:" * 14 + "|"]
+    for key, m in metrics.items():
+        label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
+        ra = m.relation_accuracy
+        rows.append(
+            f"| {label} | {_fmt(m.precision)} | {_fmt(m.recall)} | {_fmt(m.f1)} "
+            f"| {_fmt(m.accuracy)} | {_fmt(m.acc_conf)} | {_fmt(m.acc_noconf)} "
+            f"| {_fmt(ra.get('SUPPORTS'))} | {_fmt(ra.get('CONTRADICTS'))} "
+            f"| {_fmt(ra.get('IRRELEVANT'))} | {m.n_items} | {m.failed_items} "
+            f"| {m.n_pairs} | {m.failed_pairs} |"
+        )
+        if paper and key in PAPER_TABLE2:
+            p = PAPER_TABLE2[key]
+            rows.append(
+                f"| {label} (paper, GPT-4.1) | "
+                + " | ".join(f"{v:.4f}" for v in p)
+                + " | | | | | | | |"
+            )
+    return "\n".join(rows)

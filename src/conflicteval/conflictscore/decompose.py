@@ -1,0 +1,181 @@
+"""Stage 1 of ConflictScore: break a response into claims.
+
+Every decomposer has ``name`` and ``async decompose(response) -> Decomposition``
+(plus ``decompose_sync``). An empty result is a recorded failure
+(``Decomposition.error``), never silently zero claims.
+
+* :class:`LLMDecomposer` -- the paper's Table 6 prompt, one model call per response.
+* :class:`SentenceDecomposer` -- offline: one claim per sentence.
+* :class:`WholeResponse` -- offline: the whole response is one unit (the paper's
+  cheapest variant, Limitations): ``documents`` labelling calls per response
+  with an LLM labeler, but no claim-level granularity.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from conflicteval._sync import run_sync
+from conflicteval.dryrun import PlannedCall
+from conflicteval.models import Model, get_model
+from conflicteval.types import Usage
+
+from . import prompts
+from .parse import parse_claims
+from .sentences import split_sentences
+
+__all__ = [
+    "Decomposer",
+    "Decomposition",
+    "LLMDecomposer",
+    "SentenceDecomposer",
+    "WholeResponse",
+]
+
+
+class Decomposition(BaseModel):
+    """The claims of one response.
+
+    Attributes:
+        claims: The claims, in order ([] on failure).
+        calls: Model calls made (0 for offline decomposers).
+        usage: Token usage of those calls.
+        error: Why no claim was found (None on success).
+        raw: The model's reply (LLM decomposer only).
+    """
+
+    claims: list[str]
+    calls: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+    raw: str | None = None
+
+
+@runtime_checkable
+class Decomposer(Protocol):
+    """What ConflictScorer needs from a decomposer."""
+
+    name: str
+
+    async def decompose(self, response: str) -> Decomposition:
+        """Break ``response`` into claims."""
+        ...
+
+
+class _Base:
+    name = "decomposer"
+
+    async def decompose(self, response: str) -> Decomposition:
+        raise NotImplementedError
+
+    def decompose_sync(self, response: str) -> Decomposition:
+        """Synchronous :meth:`decompose`; also works inside a running event loop."""
+        return run_sync(self.decompose(response))
+
+    def planned_calls(self, response: str) -> list[PlannedCall]:
+        """The model calls :meth:`decompose` would make (none for offline decomposers)."""
+        return []
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class WholeResponse(_Base):
+    """The whole response is one claim (no decomposition)."""
+
+    name = "whole"
+
+    async def decompose(self, response: str) -> Decomposition:
+        """Return the stripped response as the single claim."""
+        text = response.strip()
+        if not text:
+            return Decomposition(claims=[], error="empty response")
+        return Decomposition(claims=[text])
+
+
+class SentenceDecomposer(_Base):
+    """One claim per sentence (offline, deterministic).
+
+    Segmentation survives abbreviations, initials, decimals, quotes and
+    bullet lists; see :func:`~conflicteval.conflictscore.sentences.split_sentences`.
+
+    Args:
+        min_words: Sentences with fewer words are dropped (headings, "Yes.").
+    """
+
+    name = "sentence"
+
+    def __init__(self, min_words: int = 1) -> None:
+        self.min_words = min_words
+
+    async def decompose(self, response: str) -> Decomposition:
+        """Split ``response`` into sentences."""
+        claims = [s for s in split_sentences(response) if len(s.split()) >= self.min_words]
+        if not claims:
+            return Decomposition(claims=[], error="no sentence in response")
+        return Decomposition(claims=claims)
+
+
+class LLMDecomposer(_Base):
+    """The paper's decomposer: the Table 6 prompt, one model call per response.
+
+    Args:
+        model: A :class:`~conflicteval.models.Model` or a spec such as ``"openai/gpt-4.1"``.
+        max_tokens: Reply budget (a claim list is longer than the model
+            layer's default of 250 tokens).
+        temperature: Sampling temperature.
+        seed: Sampling seed.
+        max_claims: Keep only the first ``max_claims`` claims (None: all).
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        model: Model | str,
+        *,
+        max_tokens: int | None = 1024,
+        temperature: float | None = 0.0,
+        seed: int | None = 5,
+        max_claims: int | None = None,
+    ) -> None:
+        self.model = get_model(model) if isinstance(model, str) else model
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+        self.max_claims = max_claims
+
+    def prompt(self, response: str) -> str:
+        """The Table 6 prompt for ``response``."""
+        return prompts.fill(prompts.load_prompt(prompts.DECOMPOSE), report=response)
+
+    def _settings(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+
+    def planned_calls(self, response: str) -> list[PlannedCall]:
+        """One call per response."""
+        return [PlannedCall([{"role": "user", "content": self.prompt(response)}], self._settings())]
+
+    async def decompose(self, response: str) -> Decomposition:
+        """Ask the model for the claims and parse its "Claims:" list.
+
+        Raises:
+            ModelError: The call failed for good.
+        """
+        if not response.strip():
+            return Decomposition(claims=[], error="empty response")
+        out = await self.model.generate(self.prompt(response), **self._settings())
+        claims = parse_claims(out.text)
+        if self.max_claims is not None:
+            claims = claims[: self.max_claims]
+        error = None if claims else "no claims in the decomposition reply"
+        if error and out.finish_reason == "length":
+            error += " (reply cut at max_tokens)"
+        return Decomposition(
+            claims=claims, calls=max(1, out.usage.calls), usage=out.usage, error=error, raw=out.text
+        )
+
+    def __repr__(self) -> str:
+        return f"LLMDecomposer({self.model.name!r})"

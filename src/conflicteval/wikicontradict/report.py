@@ -1,0 +1,388 @@
+"""Reports in the layout of the paper's Table 2 / Table 5.
+
+For each model × template and each subset (all, explicit, implicit): the
+count and percentage of correct / partially correct / incorrect responses,
+and the failed items (generation failed, judge failed, not graded yet) in a
+column of their own. Percentages are over *all* items of the cell, failures
+included, so C + PC + IC + failed = 100 and a failure is never folded into a
+class.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from conflicteval.errors import require
+from conflicteval.runner import read_checkpoint
+from conflicteval.types import Usage
+from conflicteval.wikicontradict.generate import read_generations
+from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
+from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES, TEMPLATE_NAMES
+from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
+
+Subset = Literal["all", "explicit", "implicit"]
+SUBSETS: tuple[Subset, ...] = ("all", "explicit", "implicit")
+Failure = Literal["generation", "judge", "ungraded"]
+_SHORT = {"correct": "C", "partially correct": "PC", "incorrect": "IC"}
+
+
+class LabelledRow(BaseModel):
+    """One response's outcome: a label, or why there is none."""
+
+    model: str
+    template: str
+    instance_id: str
+    contradiction_type: str
+    label: Verdict | None = None
+    failure: Failure | None = None
+
+
+class ReportCell(BaseModel):
+    """Counts for one model × template × subset."""
+
+    model: str
+    template: str
+    subset: Subset
+    n: int = 0
+    correct: int = 0
+    partially_correct: int = 0
+    incorrect: int = 0
+    failed_generation: int = 0
+    failed_judge: int = 0
+    ungraded: int = 0
+
+    @property
+    def failed(self) -> int:
+        """Items without a label, for any reason."""
+        return self.failed_generation + self.failed_judge + self.ungraded
+
+    def count(self, label: Verdict) -> int:
+        """The count of one label."""
+        return int(getattr(self, label.replace(" ", "_")))
+
+    def pct(self, value: Verdict | Literal["failed"]) -> float | None:
+        """Percentage of all items of the cell (None when the cell is empty)."""
+        if not self.n:
+            return None
+        num = self.failed if value == "failed" else self.count(value)
+        return 100.0 * num / self.n
+
+
+def _template_order(name: str) -> tuple[int, str]:
+    return (TEMPLATE_NAMES.index(name) if name in TEMPLATE_NAMES else len(TEMPLATE_NAMES), name)
+
+
+def _fmt(cell: ReportCell, value: Verdict | Literal["failed"], template: str) -> str:
+    if value == "partially correct" and template in SINGLE_ANSWER_TEMPLATES:
+        return "–"
+    pct = cell.pct(value)
+    if pct is None:
+        return "–"
+    num = cell.failed if value == "failed" else cell.count(value)
+    return f"{pct:.1f} ({num})"
+
+
+class WikiContradictReport(BaseModel):
+    """A WikiContradict results table.
+
+    Attributes:
+        cells: One cell per model × template × subset.
+        judge: The judge(s) that graded.
+        generation_usage: Token usage of the generations.
+        judge_usage: Token usage of the judge.
+    """
+
+    cells: list[ReportCell]
+    judge: str = ""
+    generation_usage: Usage = Field(default_factory=Usage)
+    judge_usage: Usage = Field(default_factory=Usage)
+
+    def cell(self, model: str, template: str, subset: Subset = "all") -> ReportCell:
+        """The cell of one model × template × subset.
+
+        Raises:
+            KeyError: No such cell.
+        """
+        for c in self.cells:
+            if (c.model, c.template, c.subset) == (model, template, subset):
+                return c
+        raise KeyError((model, template, subset))
+
+    @property
+    def models(self) -> list[str]:
+        """Models in order of appearance."""
+        return list(dict.fromkeys(c.model for c in self.cells))
+
+    @property
+    def templates(self) -> list[str]:
+        """Templates in the paper's order."""
+        return sorted({c.template for c in self.cells}, key=_template_order)
+
+    def to_markdown(self, layout: Literal["table5", "table2"] = "table5") -> str:
+        """Markdown tables, one per template: "percent (count)" per label.
+
+        Args:
+            layout: ``"table5"`` (rows: models; columns: C/PC/IC per subset)
+                or ``"table2"`` (rows: labels; columns: subsets per model).
+        """
+        parts = []
+        for template in self.templates:
+            parts.append(f"### Template {template}\n")
+            if layout == "table2":
+                parts.append(self._table2(template))
+            else:
+                parts.append(self._table5(template))
+            parts.append("")
+        parts.append(self._footer())
+        return "\n".join(parts).rstrip() + "\n"
+
+    def _table5(self, template: str) -> str:
+        head = ["model"]
+        for subset in SUBSETS:
+            head += [f"{subset} {_SHORT[v]} %" for v in VERDICTS] + [f"{subset} failed"]
+        head.append("n (all/exp/imp)")
+        lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+        for model in self.models:
+            row = [model]
+            ns = []
+            for subset in SUBSETS:
+                c = self.cell(model, template, subset)
+                row += [_fmt(c, v, template) for v in VERDICTS] + [_fmt(c, "failed", template)]
+                ns.append(str(c.n))
+            row.append("/".join(ns))
+            lines.append("| " + " | ".join(row) + " |")
+        return "\n".join(lines)
+
+    def _table2(self, template: str) -> str:
+        head = ["label"] + [f"{m} {s}" for m in self.models for s in SUBSETS]
+        lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+        values: list[Verdict | Literal["failed"]] = [*VERDICTS, "failed"]
+        for value in values:
+            name = _SHORT.get(value, "failed")
+            row = [name] + [
+                _fmt(self.cell(m, template, s), value, template)
+                for m in self.models
+                for s in SUBSETS
+            ]
+            lines.append("| " + " | ".join(row) + " |")
+        ns = ["n"] + [str(self.cell(m, template, s).n) for m in self.models for s in SUBSETS]
+        lines.append("| " + " | ".join(ns) + " |")
+        return "\n".join(lines)
+
+    def _footer(self) -> str:
+        fails = {"generation": 0, "judge": 0, "ungraded": 0}
+        for c in self.cells:
+            if c.subset == "all":
+                fails["generation"] += c.failed_generation
+                fails["judge"] += c.failed_judge
+                fails["ungraded"] += c.ungraded
+        g, j = self.generation_usage, self.judge_usage
+        return (
+            f"Cells: percent of all items (count); templates 2 and 3 are correct/incorrect only. "
+            f"Judge: {self.judge or 'n/a'}.\n\n"
+            f"Failed items (not in any class): {fails['generation']} generation failures, "
+            f"{fails['judge']} judge failures, {fails['ungraded']} not graded.\n\n"
+            f"Tokens: generation {g.prompt_tokens} prompt + {g.completion_tokens} completion "
+            f"({g.calls} calls); judge {j.prompt_tokens} prompt + {j.completion_tokens} "
+            f"completion ({j.calls} calls)."
+        )
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat dict per cell (what CSV, JSON and pandas show)."""
+        out = []
+        for c in self.cells:
+            row: dict[str, Any] = {
+                "model": c.model,
+                "template": c.template,
+                "subset": c.subset,
+                "n": c.n,
+            }
+            for v in VERDICTS:
+                key = v.replace(" ", "_")
+                row[key] = c.count(v)
+                pct = c.pct(v)
+                row[f"{key}_pct"] = round(pct, 2) if pct is not None else None
+            row["failed"] = c.failed
+            failed_pct = c.pct("failed")
+            row["failed_pct"] = round(failed_pct, 2) if failed_pct is not None else None
+            row["failed_generation"] = c.failed_generation
+            row["failed_judge"] = c.failed_judge
+            row["ungraded"] = c.ungraded
+            out.append(row)
+        return out
+
+    def to_csv(self) -> str:
+        """CSV text, one line per cell."""
+        rows = self.rows()
+        buf = io.StringIO()
+        if rows:
+            writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        return buf.getvalue()
+
+    def to_json(self) -> str:
+        """JSON text: the cells plus judge and token usage."""
+        payload = {
+            "judge": self.judge,
+            "cells": self.rows(),
+            "generation_usage": self.generation_usage.model_dump(),
+            "judge_usage": self.judge_usage.model_dump(),
+        }
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+
+    def to_pandas(self) -> Any:
+        """The cells as a pandas DataFrame (needs the ``pandas`` extra)."""
+        pd: Any = require("pandas", "pandas")
+        return pd.DataFrame(self.rows())
+
+    def plot(self, path: str | Path, subset: Subset = "all") -> Path:
+        """Save a stacked-bar PNG (C / PC / IC / failed per model × template).
+
+        Needs the ``plot`` extra (matplotlib).
+        """
+        require("matplotlib", "plot")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        cells = [c for c in self.cells if c.subset == subset and c.n]
+        cells.sort(key=lambda c: (_template_order(c.template), self.models.index(c.model)))
+        labels = [f"{c.model} · T{c.template}" for c in cells]
+        fig, ax = plt.subplots(figsize=(8, 0.45 * len(cells) + 1.5))
+        left = [0.0] * len(cells)
+        colours = {
+            "correct": "#2e7d32",
+            "partially correct": "#f9a825",
+            "incorrect": "#c62828",
+            "failed": "#9e9e9e",
+        }
+        values: list[Verdict | Literal["failed"]] = [*VERDICTS, "failed"]
+        for value in values:
+            widths = [c.pct(value) or 0.0 for c in cells]
+            ax.barh(labels, widths, left=left, color=colours[value], label=value)
+            left = [a + b for a, b in zip(left, widths, strict=True)]
+        ax.set_xlim(0, 100)
+        ax.set_xlabel(f"% of items ({subset})")
+        ax.invert_yaxis()
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False)
+        fig.tight_layout()
+        out = Path(path)
+        fig.savefig(out, dpi=120)
+        plt.close(fig)
+        return out
+
+
+def report_from_rows(
+    rows: Iterable[LabelledRow],
+    *,
+    judge: str = "",
+    generation_usage: Usage | None = None,
+    judge_usage: Usage | None = None,
+) -> WikiContradictReport:
+    """Aggregate labelled rows into a report (pure)."""
+    cells: dict[tuple[str, str, str], ReportCell] = {}
+    for row in rows:
+        subsets: list[Subset] = ["all"]
+        if row.contradiction_type in ("explicit", "implicit"):
+            subsets.append(row.contradiction_type)  # type: ignore[arg-type]
+        for subset in SUBSETS:
+            key = (row.model, row.template, subset)
+            if key not in cells:
+                cells[key] = ReportCell(model=row.model, template=row.template, subset=subset)
+        for subset in subsets:
+            c = cells[(row.model, row.template, subset)]
+            c.n += 1
+            if row.label is not None:
+                field = row.label.replace(" ", "_")
+                setattr(c, field, getattr(c, field) + 1)
+            elif row.failure == "generation":
+                c.failed_generation += 1
+            elif row.failure == "judge":
+                c.failed_judge += 1
+            else:
+                c.ungraded += 1
+    ordered = sorted(cells.values(), key=lambda c: _template_order(c.template))
+    return WikiContradictReport(
+        cells=ordered,
+        judge=judge,
+        generation_usage=generation_usage or Usage(),
+        judge_usage=judge_usage or Usage(),
+    )
+
+
+def build_report(run: str | Path, judgements: str | Path | None = None) -> WikiContradictReport:
+    """The report of a run: its generations joined with its judgements.
+
+    Args:
+        run: The run directory.
+        judgements: The judgements file (default ``<run>/judgements.jsonl``;
+            when it does not exist every generated row counts as not graded).
+    """
+    gens = read_generations(run)
+    jpath = Path(judgements) if judgements is not None else Path(run) / JUDGEMENTS_FILE
+    graded = read_checkpoint(jpath)
+    judge_usage = Usage()
+    judges: list[str] = []
+    for rec in graded.values():
+        judge_usage.add(rec.usage)
+        if isinstance(rec.result, dict) and rec.result.get("judge"):
+            judges.append(str(rec.result["judge"]))
+    gen_usage = Usage()
+    rows = []
+    for g in gens:
+        gen_usage.add(g.usage)
+        label: Verdict | None = None
+        failure: Failure | None = None
+        if g.status != "ok":
+            failure = "generation"
+        elif g.id not in graded:
+            failure = "ungraded"
+        elif graded[g.id].status != "ok":
+            failure = "judge"
+        else:
+            label = graded[g.id].result["label"]
+        rows.append(
+            LabelledRow(
+                model=g.model,
+                template=g.template,
+                instance_id=g.instance_id,
+                contradiction_type=g.contradiction_type,
+                label=label,
+                failure=failure,
+            )
+        )
+    return report_from_rows(
+        rows,
+        judge=", ".join(dict.fromkeys(judges)),
+        generation_usage=gen_usage,
+        judge_usage=judge_usage,
+    )
+
+
+def write_report(report: WikiContradictReport, out_dir: str | Path) -> Sequence[Path]:
+    """Write ``report.md``, ``report.csv`` and ``report.json`` (and ``report.png`` when
+    matplotlib is installed) into ``out_dir``; returns the paths written."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in (
+        ("report.md", report.to_markdown()),
+        ("report.csv", report.to_csv()),
+        ("report.json", report.to_json()),
+    ):
+        (d / name).write_text(text, encoding="utf-8")
+        paths.append(d / name)
+    try:
+        paths.append(report.plot(d / "report.png"))
+    except ImportError:
+        pass
+    return paths
