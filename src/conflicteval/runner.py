@@ -56,6 +56,15 @@ class BatchResult(BaseModel):
     records: list[Record]
     resumed: int = 0
     usage: Usage = Field(default_factory=Usage)
+    """Usage of the model calls made by this run (items resumed from a checkpoint excluded)."""
+
+    @property
+    def total_usage(self) -> Usage:
+        """Usage of every record, those resumed from the checkpoint included."""
+        total = Usage()
+        for rec in self.records:
+            total.add(rec.usage)
+        return total
 
     @property
     def counts(self) -> dict[str, int]:
@@ -83,7 +92,7 @@ class BatchResult(BaseModel):
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
             f"{c['model_error']} model errors ({self.resumed} resumed from checkpoint); "
-            f"{u.calls} model calls ({u.cached_calls} from cache), "
+            f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
 
@@ -289,10 +298,11 @@ async def run_batch(
         writer.close()
         bar.close()
     records = [results[i] for i in ids]
-    total = Usage()
+    now = Usage()
     for rec in records:
-        total.add(rec.usage)
-    return BatchResult(records=records, resumed=resumed, usage=total)
+        if rec.id not in done:
+            now.add(rec.usage)
+    return BatchResult(records=records, resumed=resumed, usage=now)
 
 
 def run_batch_sync(

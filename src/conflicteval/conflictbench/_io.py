@@ -10,6 +10,7 @@ from typing import Any
 
 from conflicteval.errors import DataError
 
+
 def _first_line(path: Path) -> str:
     with path.open(encoding="utf-8-sig") as fh:
         for line in fh:

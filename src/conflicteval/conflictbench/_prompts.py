@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> str:
     """The text of ``conflicteval/prompts/<name>.txt`` (trailing newline removed)."""
-    text = resources.files("conflicteval").joinpath("prompts", f"{name}.txt").read_text("utf-8")
+    text = resources.files("conflicteval").joinpath("prompts").joinpath(f"{name}.txt").read_text("utf-8")
     return text.rstrip("\n")
 
 

@@ -189,9 +189,12 @@ def draw_other_documents(
                 owners.append(pool[i][1])
     return [
         d.model_copy(
-            update={"gold": "IRRELEVANT", "meta": {**d.meta, "drawn_from": o, "source_gold": d.gold}}
+            update={
+                "gold": "IRRELEVANT",
+                "meta": {**d.meta, "drawn_from": o, "source_gold": d.gold},
+            }
         )
-        for d, o in zip(chosen, owners)
+        for d, o in zip(chosen, owners, strict=True)
     ]
 
 
@@ -304,9 +307,11 @@ async def write_claims(
     )
     out: list[BenchItem] = []
     failed: list[str] = []
-    for item, rec in zip(items, result.records):
+    for item, rec in zip(items, result.records, strict=True):
         if rec.status == "ok":
-            out.append(item.model_copy(update={"claim": rec.result["claim"], "claim_method": writer.name}))
+            out.append(
+                item.model_copy(update={"claim": rec.result["claim"], "claim_method": writer.name})
+            )
         else:
             failed.append(item.id)
             out.append(item.model_copy(update={"meta": {**item.meta, "claim_error": rec.error}}))
@@ -355,8 +360,8 @@ async def abuild_conflictbench(
             items, claim_writer, checkpoint=checkpoint, concurrency=concurrency, progress=progress
         )
     result.items = items
-    for src, (conf, noconf) in built.items():
-        result.counts[src] = (len(conf), len(noconf))
+    for name, (conf, noconf) in built.items():
+        result.counts[name] = (len(conf), len(noconf))
     if output is not None:
         write_items(items, output)
         result.output = Path(output)

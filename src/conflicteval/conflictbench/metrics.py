@@ -114,8 +114,8 @@ class DetectionMetrics(BaseModel):
 def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
     """Table 2 metrics of one group of outcomes."""
     m = DetectionMetrics()
-    total = dict.fromkeys(RELATIONS, 0)
-    correct = dict.fromkeys(RELATIONS, 0)
+    total: dict[str, int] = dict.fromkeys(RELATIONS, 0)
+    correct: dict[str, int] = dict.fromkeys(RELATIONS, 0)
     for o in outcomes:
         m.n_items += 1
         m.n_pairs += len(o.gold)
@@ -123,8 +123,10 @@ def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
             m.failed_pairs += len(o.gold)
         else:
             if len(o.labels) != len(o.gold):
-                raise ValueError(f"item {o.id!r}: {len(o.labels)} labels for {len(o.gold)} documents")
-            for gold, lab in zip(o.gold, o.labels):
+                raise ValueError(
+                    f"item {o.id!r}: {len(o.labels)} labels for {len(o.gold)} documents"
+                )
+            for gold, lab in zip(o.gold, o.labels, strict=True):
                 if lab is None:
                     m.failed_pairs += 1
                     continue
@@ -163,7 +165,9 @@ def detection_metrics(outcomes: Iterable[DetectionOutcome]) -> dict[str, Detecti
     by_source: dict[str, list[DetectionOutcome]] = {}
     for o in items:
         by_source.setdefault(o.source, []).append(o)
-    order = [s for s in SOURCES if s in by_source] + sorted(s for s in by_source if s not in SOURCES)
+    order = [s for s in SOURCES if s in by_source] + sorted(
+        s for s in by_source if s not in SOURCES
+    )
     out = {s: compute_metrics(by_source[s]) for s in order}
     out["overall"] = compute_metrics(items)
     return out

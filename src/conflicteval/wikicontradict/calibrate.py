@@ -32,7 +32,6 @@ from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.judge import Judge, map_label
 from conflicteval.wikicontradict.metrics import AgreementReport, agreement
 from conflicteval.wikicontradict.templates import (
-    SINGLE_ANSWER_TEMPLATES,
     default_templates,
     expected_answers,
 )
@@ -375,7 +374,6 @@ async def calibrate(
 
 
 __all__ = [
-    "SINGLE_ANSWER_TEMPLATES",
     "CalibrationResult",
     "HumanLabel",
     "calibrate",

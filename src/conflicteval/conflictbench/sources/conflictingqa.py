@@ -72,8 +72,8 @@ def _clean(value: Any) -> Any:
 
 def _frame_rows(frame: Any) -> Iterator[tuple[int | str, dict[str, Any]]]:
     columns = [str(c) for c in frame.columns]
-    for index, values in zip(frame.index, frame.itertuples(index=False, name=None)):
-        yield f"index {index}", {c: _clean(v) for c, v in zip(columns, values)}
+    for index, values in zip(frame.index, frame.itertuples(index=False, name=None), strict=True):
+        yield f"index {index}", {c: _clean(v) for c, v in zip(columns, values, strict=True)}
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int | str, dict[str, Any]]]:
@@ -89,7 +89,9 @@ def _read_pickle(path: Path) -> Any:
     pd: Any = require("pandas", "pandas")
     frame = pd.read_pickle(path)
     if not hasattr(frame, "columns"):
-        raise DataError(path, None, None, f"expected a pandas DataFrame, got {type(frame).__name__}")
+        raise DataError(
+            path, None, None, f"expected a pandas DataFrame, got {type(frame).__name__}"
+        )
     return frame
 
 

@@ -251,7 +251,9 @@ def load_contraqa(
         for para in _stream_corpus(corpus, beir):
             if not para.fake or para.id in kept:
                 continue
-            if base_id(para.id) in real_ids or (fake_match == "title" and para.title in real_titles):
+            if base_id(para.id) in real_ids or (
+                fake_match == "title" and para.title in real_titles
+            ):
                 kept[para.id] = para
     fakes_by_base: dict[str, list[str]] = {}
     fakes_by_title: dict[str, list[str]] = {}
@@ -275,7 +277,9 @@ def load_contraqa(
         if not real and not fakes:
             skipped += 1
             continue
-        docs = [_doc(kept[i], "SUPPORTS") for i in real] + [_doc(kept[i], "CONTRADICTS") for i in fakes]
+        docs = [_doc(kept[i], "SUPPORTS") for i in real] + [
+            _doc(kept[i], "CONTRADICTS") for i in fakes
+        ]
         answer = q.answers[0] if q.answers else None
         title = q.title or next((kept[i].title for i in real if kept[i].title), None)
         group_key = title or normalize_question(q.question)
@@ -288,10 +292,16 @@ def load_contraqa(
             documents=docs,
             conflict=has_conflict(d.gold for d in docs),
             group=f"contraqa:{group_key.replace('_', ' ').lower()}",
-            meta={"answers": q.answers, "squad_title": q.title, "layout": "beir" if beir else "current"},
+            meta={
+                "answers": q.answers,
+                "squad_title": q.title,
+                "layout": "beir" if beir else "current",
+            },
         )
     if skipped:
-        log.warning("ContraQA: %d of %d questions are linked to no paragraph; skipped", skipped, len(qs))
+        log.warning(
+            "ContraQA: %d of %d questions are linked to no paragraph; skipped", skipped, len(qs)
+        )
 
 
 def _doc(para: _Paragraph, gold: Literal["SUPPORTS", "CONTRADICTS"]) -> BenchDocument:

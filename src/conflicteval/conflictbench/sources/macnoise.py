@@ -65,7 +65,7 @@ def strip_prefix(text: str) -> tuple[str | None, str]:
 
 
 def level_field(level: str | int | None) -> str:
-    """The flag field of a perturbation level: ``"35"`` → ``"pert_lbls_35"``, None → ``"pert_lbls"``."""
+    """The flag field of a level: ``"35"`` → ``"pert_lbls_35"``, None → ``"pert_lbls"``."""
     if level is None:
         return "pert_lbls"
     if isinstance(level, int):
@@ -143,7 +143,7 @@ def load_macnoise(
         if answer_match == "pert_lbls" and "pert_lbls" in record:
             bearing = _flags(p, row, record, "pert_lbls", len(ctxs))
         docs: list[BenchDocument] = []
-        for i, (ctx_raw, swapped) in enumerate(zip(ctxs, flags)):
+        for i, (ctx_raw, swapped) in enumerate(zip(ctxs, flags, strict=True)):
             where = f"ctxs[{i}]"
             if not isinstance(ctx_raw, dict):
                 raise DataError(p, row, where, "expected a JSON object")

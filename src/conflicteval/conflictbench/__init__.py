@@ -1,0 +1,102 @@
+"""ConflictBench: source loaders, builder, conflict detection, report benchmarking
+and conflict-feedback regeneration (ConflictScore paper, seed ``003_a25baeb50c40d0e6.txt``).
+
+Typical use::
+
+    from conflicteval.conflictbench import load, build_conflictbench, detect, read_items
+    items = list(load("macnoise", "NQ_eval_gpt4_dev_256_new_fix.json", level="35"))
+    result = build_conflictbench([("ambigdocs", "dev.json")], output="bench.jsonl", seed=0)
+    run = detect(read_items("bench.jsonl"), LexicalLabeler())
+    print(run.table())
+"""
+
+from conflicteval.conflictbench.builder import (
+    PAPER_TABLE1,
+    BuildResult,
+    SourceSpec,
+    abuild_conflictbench,
+    assemble,
+    build_conflictbench,
+    draw_other_documents,
+    table1,
+)
+from conflicteval.conflictbench.claims import (
+    ClaimRequest,
+    ClaimWriter,
+    LLMClaimWriter,
+    TemplateClaimWriter,
+    template_claim,
+)
+from conflicteval.conflictbench.detect import (
+    DetectionRun,
+    adetect,
+    detect,
+    outcomes_from_checkpoint,
+)
+from conflicteval.conflictbench.items import (
+    SOURCES,
+    BenchDocument,
+    BenchItem,
+    has_conflict,
+    iter_items,
+    read_items,
+    write_items,
+)
+from conflicteval.conflictbench.loader import LOADERS, load
+from conflicteval.conflictbench.metrics import (
+    PAPER_TABLE2,
+    DetectionMetrics,
+    DetectionOutcome,
+    compute_metrics,
+    detection_metrics,
+    predict_conflict,
+    table2,
+)
+from conflicteval.conflictbench.sources import (
+    convert_conflictingqa_pickle,
+    load_ambigdocs,
+    load_conflictingqa,
+    load_contraqa,
+    load_macnoise,
+)
+
+__all__ = [
+    "LOADERS",
+    "PAPER_TABLE1",
+    "PAPER_TABLE2",
+    "SOURCES",
+    "BenchDocument",
+    "BenchItem",
+    "BuildResult",
+    "ClaimRequest",
+    "ClaimWriter",
+    "DetectionMetrics",
+    "DetectionOutcome",
+    "DetectionRun",
+    "LLMClaimWriter",
+    "SourceSpec",
+    "TemplateClaimWriter",
+    "abuild_conflictbench",
+    "adetect",
+    "assemble",
+    "build_conflictbench",
+    "compute_metrics",
+    "convert_conflictingqa_pickle",
+    "detect",
+    "detection_metrics",
+    "draw_other_documents",
+    "has_conflict",
+    "iter_items",
+    "load",
+    "load_ambigdocs",
+    "load_conflictingqa",
+    "load_contraqa",
+    "load_macnoise",
+    "outcomes_from_checkpoint",
+    "predict_conflict",
+    "read_items",
+    "table1",
+    "table2",
+    "template_claim",
+    "write_items",
+]

@@ -1,0 +1,213 @@
+"""Running the conflict-detection task (paper §4.1) with any labeler.
+
+Each item's claim is labelled against each of its documents by a labeler from
+:mod:`conflicteval.conflictscore` (e.g. ``LLMLabeler(model)`` with the paper's
+Table 7 prompt, or the offline ``LexicalLabeler()``). Items run through
+:func:`conflicteval.runner.run_batch`, so a run is checkpointed and resumable,
+and a failed item is recorded, never dropped. Metrics come from
+:mod:`conflicteval.conflictbench.metrics` (pure functions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import Any, Protocol
+
+from conflicteval.conflictbench.items import BenchItem
+from conflicteval.conflictbench.metrics import (
+    DetectionMetrics,
+    DetectionOutcome,
+    detection_metrics,
+    predict_conflict,
+    table2,
+)
+from conflicteval.runner import BatchResult, Record, read_checkpoint, run_batch
+from conflicteval.types import Document, Usage
+
+
+class SupportsLabel(Protocol):
+    """The labeler interface of :mod:`conflicteval.conflictscore`."""
+
+    name: str
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> Any:
+        """Label every claim against every document (a ``LabelResult``)."""
+        ...
+
+
+async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]:
+    """Label one item's claim against its documents; the batch result of one item."""
+    result = await labeler.label([item.claim], item.to_documents())
+    row = result.pairs[0] if result.pairs else []
+    labels = [p.label for p in row]
+    if len(labels) != len(item.documents):
+        raise ValueError(
+            f"labeler returned {len(labels)} labels for {len(item.documents)} documents"
+        )
+    errors = [p.error for p in row if p.label is None]
+    return {
+        "source": item.source,
+        "gold_conflict": item.conflict,
+        "gold": item.gold_relations,
+        "labels": labels,
+        "pred_conflict": predict_conflict(labels),
+        "failed_pairs": len(errors),
+        "pair_errors": errors,
+    }
+
+
+def outcome_from_record(record: Record, item: BenchItem | None = None) -> DetectionOutcome:
+    """Turn a batch record back into a :class:`DetectionOutcome`.
+
+    A failed record needs ``item`` for its source and gold labels (an ``ok``
+    record carries them).
+    """
+    if record.status == "ok":
+        r = record.result
+        return DetectionOutcome(
+            id=record.id,
+            source=r["source"],
+            gold_conflict=r["gold_conflict"],
+            gold=r["gold"],
+            labels=r["labels"],
+        )
+    if item is None:
+        raise ValueError(f"record {record.id!r} failed; its item is needed for the gold labels")
+    return DetectionOutcome(
+        id=record.id,
+        source=item.source,
+        gold_conflict=item.conflict,
+        gold=item.gold_relations,
+        labels=None,
+        error=f"{record.status}: {record.error}",
+    )
+
+
+@dataclass
+class DetectionRun:
+    """The outcome of a detection run.
+
+    Attributes:
+        outcomes: One per item, in input order.
+        batch: The runner's result (statuses, usage, resumed count).
+        labeler: The labeler's name.
+    """
+
+    outcomes: list[DetectionOutcome]
+    batch: BatchResult
+    labeler: str = ""
+    metrics: dict[str, DetectionMetrics] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.metrics:
+            self.metrics = detection_metrics(self.outcomes)
+
+    @property
+    def usage(self) -> Usage:
+        """Token usage of the run (resumed items count what they used then)."""
+        return self.batch.usage
+
+    def table(self, *, paper: bool = False) -> str:
+        """Table 2 layout (see :func:`~conflicteval.conflictbench.metrics.table2`)."""
+        return table2(self.metrics, paper=paper)
+
+    def summary(self) -> str:
+        """Counts of failed items and pairs, and the runner's summary line."""
+        overall = self.metrics["overall"]
+        return (
+            f"labeler {self.labeler}: {overall.n_items} items, {overall.failed_items} failed or "
+            f"undetermined; {overall.n_pairs} pairs, {overall.failed_pairs} failed\n"
+            + self.batch.summary()
+        )
+
+
+async def adetect(
+    items: Iterable[BenchItem],
+    labeler: SupportsLabel,
+    *,
+    checkpoint: str | PathLike[str] | None = None,
+    concurrency: int = 8,
+    progress: bool | None = None,
+    retry_failed: bool = False,
+) -> DetectionRun:
+    """Run conflict detection over items (async).
+
+    Args:
+        items: ConflictBench items (e.g. from :func:`~conflicteval.conflictbench.read_items`).
+        labeler: Any labeler with ``async label(claims, documents)``.
+        checkpoint: JSONL checkpoint; a re-run skips finished items.
+        concurrency: Items in flight at once.
+        progress: Show a progress bar (None: when stderr is a terminal).
+        retry_failed: On resume, run items that failed with a model error again.
+    """
+    item_list = list(items)
+
+    async def work(item: BenchItem) -> dict[str, Any]:
+        return await detect_item(item, labeler)
+
+    batch = await run_batch(
+        work,
+        item_list,
+        key=lambda it: it.id,
+        checkpoint=checkpoint,
+        concurrency=concurrency,
+        progress=progress,
+        desc="conflict detection",
+        retry_failed=retry_failed,
+    )
+    outcomes = [
+        outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)
+    ]
+    return DetectionRun(outcomes=outcomes, batch=batch, labeler=getattr(labeler, "name", ""))
+
+
+def detect(
+    items: Iterable[BenchItem],
+    labeler: SupportsLabel,
+    *,
+    checkpoint: str | PathLike[str] | None = None,
+    concurrency: int = 8,
+    progress: bool | None = None,
+    retry_failed: bool = False,
+) -> DetectionRun:
+    """Synchronous :func:`adetect` (also works inside a running event loop)."""
+    from conflicteval._sync import run_sync
+
+    return run_sync(
+        adetect(
+            items,
+            labeler,
+            checkpoint=checkpoint,
+            concurrency=concurrency,
+            progress=progress,
+            retry_failed=retry_failed,
+        )
+    )
+
+
+def outcomes_from_checkpoint(
+    path: str | PathLike[str], items: Iterable[BenchItem] | None = None
+) -> list[DetectionOutcome]:
+    """Read a detection checkpoint back as outcomes (for ``conflictbench report``).
+
+    Args:
+        path: The checkpoint JSONL written by :func:`detect`.
+        items: The items, needed to count failed records (their gold labels);
+            without them failed records are skipped with their count in the error.
+
+    Raises:
+        ValueError: when a failed record is found and ``items`` is None.
+    """
+    by_id = {it.id: it for it in items} if items is not None else {}
+    out = []
+    for rec in read_checkpoint(path).values():
+        item = by_id.get(rec.id)
+        if rec.status != "ok" and item is None:
+            raise ValueError(
+                f"{path}: record {rec.id!r} failed ({rec.status}); pass the items file "
+                "so failed items are counted"
+            )
+        out.append(outcome_from_record(rec, item))
+    return out

@@ -1,0 +1,154 @@
+"""NLILabeler: a local natural-language-inference classifier as the labeler.
+
+Needs the optional extra ``nli`` (``pip install 'conflicteval[nli]'``: transformers
+and torch), imported only when an NLILabeler is created. Models are loaded from
+a local directory only (``local_files_only``): nothing is downloaded.
+
+The document is the premise and the claim the hypothesis. The class names of
+the model (``config.id2label``) are mapped to relations; by default any name
+starting with "entail" -> SUPPORTS, "contradict" -> CONTRADICTS, "neutral" ->
+IRRELEVANT. A model with other class names needs ``label_map``.
+
+Calls: no model-layer calls (``calls`` 0); ``ceil(pairs / batch_size)``
+forward passes on the local machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conflicteval.errors import require
+from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage
+
+from .labelers import BaseLabeler, LabelResult, document_text
+
+__all__ = ["DEFAULT_NLI_MAP", "NLILabeler"]
+
+DEFAULT_NLI_MAP: Mapping[str, Relation] = {
+    "entail": "SUPPORTS",
+    "contradict": "CONTRADICTS",
+    "neutral": "IRRELEVANT",
+}
+"""Class-name prefixes (lower-case) and the relation each maps to."""
+
+
+class NLILabeler(BaseLabeler):
+    """Label pairs with a local NLI sequence-classification model.
+
+    Args:
+        model: A local directory (``save_pretrained`` layout) or a loaded
+            ``transformers`` sequence-classification model.
+        tokenizer: The tokenizer (required with a loaded model; loaded from the
+            directory otherwise).
+        label_map: Class name (or prefix, case-insensitive) or class id ->
+            relation. Default: :data:`DEFAULT_NLI_MAP`.
+        batch_size: Pairs per forward pass.
+        max_length: Token limit of one pair; the document (premise) is truncated.
+        device: Torch device, e.g. ``"cpu"`` or ``"cuda"``.
+
+    Raises:
+        MissingDependency: transformers or torch is not installed.
+        ValueError: A class of the model has no relation in ``label_map``.
+    """
+
+    name = "nli"
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | Any,
+        tokenizer: Any | None = None,
+        *,
+        label_map: Mapping[str | int, str] | None = None,
+        batch_size: int = 16,
+        max_length: int = 512,
+        device: str = "cpu",
+    ) -> None:
+        transformers: Any = require("transformers", "nli")
+        self._torch: Any = require("torch", "nli")
+        if isinstance(model, (str, os.PathLike)):
+            path = os.fspath(model)
+            if tokenizer is None:
+                tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+            model = transformers.AutoModelForSequenceClassification.from_pretrained(
+                path, local_files_only=True
+            )
+        elif tokenizer is None:
+            raise ValueError("a loaded NLI model needs its tokenizer: NLILabeler(model, tokenizer)")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.model = model.to(device).eval()
+        self.tokenizer = tokenizer
+        self.device = device
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.classes: dict[int, Relation] = self._map_classes(label_map or DEFAULT_NLI_MAP)
+        self.forward_passes = 0
+
+    def _map_classes(self, label_map: Mapping[str | int, str]) -> dict[int, Relation]:
+        id2label = {int(k): str(v) for k, v in self.model.config.id2label.items()}
+        out: dict[int, Relation] = {}
+        for idx, cls_name in id2label.items():
+            target: str | None = label_map.get(idx)
+            if target is None:
+                lowered = cls_name.lower()
+                for key, rel in label_map.items():
+                    if isinstance(key, str) and lowered.startswith(key.lower()):
+                        target = rel
+                        break
+            if target is None:
+                raise ValueError(
+                    f"NLI class {idx} {cls_name!r} has no relation; pass label_map, e.g. "
+                    f"{{{cls_name!r}: 'SUPPORTS'}}"
+                )
+            if target not in RELATIONS:
+                raise ValueError(f"label_map value {target!r} is not one of {RELATIONS}")
+            out[idx] = target  # type: ignore[assignment]
+        return out
+
+    def _predict(self, premises: list[str], hypotheses: list[str]) -> list[tuple[int, float]]:
+        torch = self._torch
+        results: list[tuple[int, float]] = []
+        for start in range(0, len(premises), self.batch_size):
+            batch = self.tokenizer(
+                premises[start : start + self.batch_size],
+                hypotheses[start : start + self.batch_size],
+                truncation="only_first",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            batch = {k: v.to(self.device) for k, v in batch.items()}
+            with torch.no_grad():
+                logits = self.model(**batch).logits
+            self.forward_passes += 1
+            probs = torch.softmax(logits.float(), dim=-1)
+            best = probs.argmax(dim=-1)
+            for row, k in zip(probs.tolist(), best.tolist()):
+                results.append((int(k), float(row[int(k)])))
+        return results
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
+        """Classify every (document, claim) pair in batches (in a worker thread)."""
+        docs = [Document.coerce(d, i) for i, d in enumerate(documents)]
+        index = [(i, j) for i in range(len(claims)) for j in range(len(docs))]
+        premises = [document_text(docs[j]) for _, j in index]
+        hypotheses = [claims[i] for i, _ in index]
+        predictions = await asyncio.to_thread(self._predict, premises, hypotheses) if index else []
+        id2label = self.model.config.id2label
+        pairs: list[list[PairLabel]] = [[] for _ in claims]
+        for (i, j), (k, p) in zip(index, predictions):
+            pairs[i].append(
+                PairLabel(
+                    claim_index=i,
+                    doc_index=j,
+                    label=self.classes[k],
+                    reasoning=f"NLI class {id2label.get(k, k)!s} (p={p:.3f})",
+                )
+            )
+        return LabelResult(pairs=pairs, calls=0, usage=Usage())
+
+    def __repr__(self) -> str:
+        return f"NLILabeler({type(self.model).__name__}, classes={self.classes})"

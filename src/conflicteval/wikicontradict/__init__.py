@@ -1,0 +1,105 @@
+"""WikiContradict (Hou et al., NeurIPS 2024 D&B): real-world inter-context conflicts.
+
+Load the benchmark, render its prompt templates, generate responses through the
+model layer, grade them with the paper's judge prompt or the offline
+``lexical`` baseline, report Table 2/Table 5 style results and calibrate a
+judge against human labels. See ``docs/wikicontradict.md``.
+"""
+
+from __future__ import annotations
+
+from conflicteval.wikicontradict.calibrate import (
+    CalibrationResult,
+    HumanLabel,
+    calibrate,
+    load_human_labels,
+)
+from conflicteval.wikicontradict.data import (
+    add_revisions,
+    is_yes_no,
+    load_revisions,
+    load_wikicontradict,
+    summary,
+)
+from conflicteval.wikicontradict.generate import (
+    PAPER_SETTINGS,
+    GenerationRow,
+    dry_run_generation,
+    generate,
+    read_generations,
+)
+from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
+from conflicteval.wikicontradict.judge import Judge, Judgement, map_label
+from conflicteval.wikicontradict.lexical import LexicalJudgement, lexical_judge
+from conflicteval.wikicontradict.metrics import AgreementReport, agreement, cohen_kappa
+from conflicteval.wikicontradict.report import (
+    LabelledRow,
+    WikiContradictReport,
+    build_report,
+    report_from_rows,
+    write_report,
+)
+from conflicteval.wikicontradict.templates import (
+    TEMPLATE_NAMES,
+    MissingRevisedPassages,
+    RenderedPrompt,
+    Template,
+    TemplateSet,
+    default_templates,
+    render,
+)
+from conflicteval.wikicontradict.verdict import (
+    VERDICTS,
+    Verdict,
+    WorkedExample,
+    judge_prompt,
+    parse_comment,
+    parse_verdict,
+    worked_examples,
+)
+
+__all__ = [
+    "PAPER_SETTINGS",
+    "TEMPLATE_NAMES",
+    "VERDICTS",
+    "AgreementReport",
+    "CalibrationResult",
+    "GenerationRow",
+    "HumanLabel",
+    "Judge",
+    "Judgement",
+    "LabelledRow",
+    "LexicalJudgement",
+    "MissingRevisedPassages",
+    "RenderedPrompt",
+    "Template",
+    "TemplateSet",
+    "Verdict",
+    "WikiContradictInstance",
+    "WikiContradictReport",
+    "WorkedExample",
+    "add_revisions",
+    "agreement",
+    "build_report",
+    "calibrate",
+    "cohen_kappa",
+    "default_templates",
+    "dry_run_generation",
+    "generate",
+    "is_yes_no",
+    "join_passages",
+    "judge_prompt",
+    "lexical_judge",
+    "load_human_labels",
+    "load_revisions",
+    "load_wikicontradict",
+    "map_label",
+    "parse_comment",
+    "parse_verdict",
+    "read_generations",
+    "render",
+    "report_from_rows",
+    "summary",
+    "worked_examples",
+    "write_report",
+]
