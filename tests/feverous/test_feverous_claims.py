@@ -20,7 +20,11 @@ from conflicteval.feverous import (
 
 IDS = [24435, 14802, 28540, 71874, 70296, 16578, 76062, 15702, 55963, 20067]
 HEADER = {
-    "evidence": "", "id": "", "claim": "", "label": "", "annotator_operations": "",
+    "evidence": "",
+    "id": "",
+    "claim": "",
+    "label": "",
+    "annotator_operations": "",
     "challenge": "",
 }
 
@@ -44,12 +48,16 @@ def _check_sample(claims: list[FeverousClaim], challenge: bool) -> None:
     assert len(folivi.evidence) == 2
     assert folivi.evidence[0].content[0] == "Michael Folivi_cell_1_2_0"
     assert folivi.evidence[1].context["Michael Folivi_cell_0_13_1"] == [
-        "Michael Folivi_title", "Michael Folivi_header_cell_0_13_0",
+        "Michael Folivi_title",
+        "Michael Folivi_header_cell_0_13_0",
         "Michael Folivi_header_cell_0_11_0",
     ]
     assert folivi.annotator_operations is not None
-    assert folivi.annotator_operations[1] == {"operation": "Now on", "value": "?search=",
-                                              "time": "0.78"}
+    assert folivi.annotator_operations[1] == {
+        "operation": "Now on",
+        "value": "?search=",
+        "time": "0.78",
+    }
     assert by_id[14802].label == "SUPPORTS"
     assert [len(c.evidence) for c in claims] == [2, 1, 1, 1, 1, 1, 1, 1, 1, 1]
     # Two pages in one set.
@@ -58,7 +66,7 @@ def _check_sample(claims: list[FeverousClaim], challenge: bool) -> None:
     types = {parse_element_id(e).type for c in claims for s in c.evidence for e in s.content}
     assert types == {"sentence", "cell", "table_caption", "item"}
     assert by_id[76062].evidence[0].elements()[1].type == "table_caption"
-    assert sorted({c.label for c in claims}) == ["REFUTES", "SUPPORTS"]
+    assert sorted({c.label or "" for c in claims}) == ["REFUTES", "SUPPORTS"]
     if challenge:
         assert all(c.challenge == "Numerical Reasoning" for c in claims)
     else:
@@ -127,10 +135,18 @@ def test_unlabeled_test_file(tmp_path: Path) -> None:
 
 
 def test_labels_are_normalised_and_extra_keys_kept(tmp_path: Path) -> None:
-    path = _write(tmp_path / "x.jsonl", [
-        {"id": 1, "claim": "c", "label": "not enough info", "evidence": [],
-         "expected_challenge": "Other"},
-    ])
+    path = _write(
+        tmp_path / "x.jsonl",
+        [
+            {
+                "id": 1,
+                "claim": "c",
+                "label": "not enough info",
+                "evidence": [],
+                "expected_challenge": "Other",
+            },
+        ],
+    )
     claim = load_claims(path)[0]
     assert claim.label == "NOT ENOUGH INFO"
     assert claim.extra == {"expected_challenge": "Other"}
@@ -145,16 +161,24 @@ def test_labels_are_normalised_and_extra_keys_kept(tmp_path: Path) -> None:
         ({"id": 1, "claim": 5}, "claim", "expected a string"),
         ({"id": 1, "claim": "c", "label": "MAYBE"}, "label", "expected one of"),
         ({"id": 1, "claim": "c", "evidence": "Page_sentence_0"}, "evidence", "expected a list"),
-        ({"id": 1, "claim": "c", "evidence": [{"context": {}}]}, "evidence[0].content",
-         "missing"),
-        ({"id": 1, "claim": "c", "evidence": [{"content": ["P_sentence_0", 5]}]},
-         "evidence[0].content[1]", "non-empty id string"),
-        ({"id": 1, "claim": "c", "evidence": [{"content": [], "context": {"a": "b"}}]},
-         "evidence[0].context['a']", "list of id strings"),
+        ({"id": 1, "claim": "c", "evidence": [{"context": {}}]}, "evidence[0].content", "missing"),
+        (
+            {"id": 1, "claim": "c", "evidence": [{"content": ["P_sentence_0", 5]}]},
+            "evidence[0].content[1]",
+            "non-empty id string",
+        ),
+        (
+            {"id": 1, "claim": "c", "evidence": [{"content": [], "context": {"a": "b"}}]},
+            "evidence[0].context['a']",
+            "list of id strings",
+        ),
         ({"id": 1, "claim": "c", "evidence": [7]}, "evidence[0]", "expected an object"),
         ({"id": 1, "claim": "c", "challenge": 3}, "challenge", "expected a string"),
-        ({"id": 1, "claim": "c", "annotator_operations": "x"}, "annotator_operations",
-         "expected a list"),
+        (
+            {"id": 1, "claim": "c", "annotator_operations": "x"},
+            "annotator_operations",
+            "expected a list",
+        ),
     ],
 )
 def test_malformed_fields_name_file_line_and_field(
@@ -210,3 +234,13 @@ def test_streaming_memory_is_bounded(train_sample: Path, tmp_path: Path) -> None
     assert count == 6000
     assert size > 10_000_000
     assert peak < size / 10, f"peak {peak} bytes for a {size}-byte file"
+
+
+def test_bom_and_invalid_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": 1, "claim": "a"}\n{"id": 2, "claim": "b"}\n')
+    assert [c.id for c in load_claims(path)] == [1, 2]
+    path.write_bytes(b'{"id": 1, "claim": "a"}\n{"id": 2, "claim": "\xff"}\n')
+    with pytest.raises(DataError, match="not valid UTF-8") as info:
+        load_claims(path)
+    assert info.value.row == 2

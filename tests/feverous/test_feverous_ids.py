@@ -23,10 +23,20 @@ from conflicteval.feverous import (
         ("Korean Air_cell_1_19_0", "Korean Air", "cell", "1_19_0", (1, 19, 0)),
         ("Wolfgang Niedecken_sentence_1", "Wolfgang Niedecken", "sentence", "1", (1,)),
         ("Mukaradeeb_header_cell_0_3_0", "Mukaradeeb", "header_cell", "0_3_0", (0, 3, 0)),
-        ("2006–07 San Jose Sharks season_table_caption_1", "2006–07 San Jose Sharks season",
-         "table_caption", "1", (1,)),
-        ("2018 Mexican general election_item_11_11", "2018 Mexican general election", "item",
-         "11_11", (11, 11)),
+        (
+            "2006–07 San Jose Sharks season_table_caption_1",
+            "2006–07 San Jose Sharks season",
+            "table_caption",
+            "1",
+            (1,),
+        ),
+        (
+            "2018 Mexican general election_item_11_11",
+            "2018 Mexican general election",
+            "item",
+            "11_11",
+            (11, 11),
+        ),
         ("Michael Folivi_section_4", "Michael Folivi", "section", "4", (4,)),
         ("Michael Folivi_title", "Michael Folivi", "title", "", ()),
     ],
@@ -67,8 +77,17 @@ def test_the_official_first_underscore_split_would_fail_here() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["Page", "Page_sentence", "Page_cell_1_2", "Page_sentence_1_2", "_sentence_1",
-     "Page_table_0", "Page_sentence_x", "", "Page_sentence_١"],
+    [
+        "Page",
+        "Page_sentence",
+        "Page_cell_1_2",
+        "Page_sentence_1_2",
+        "_sentence_1",
+        "Page_table_0",
+        "Page_sentence_x",
+        "",
+        "Page_sentence_١",
+    ],
 )
 def test_malformed_ids_are_rejected(bad: str) -> None:
     with pytest.raises(ElementIdError, match="not a FEVEROUS element id"):
@@ -120,6 +139,4 @@ def test_every_id_in_the_real_samples_round_trips(train_sample: Path) -> None:
         assert from_triple(to_triple(element_id)) == parsed
         assert "_" not in parsed.page  # no title in the sample contains "_"
     assert len(ids) > 60
-    assert types == {
-        "sentence", "cell", "header_cell", "table_caption", "item", "section", "title"
-    }
+    assert types == {"sentence", "cell", "header_cell", "table_caption", "item", "section", "title"}

@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterator, Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal, TextIO, cast
+from typing import Any, BinaryIO, Literal, TextIO, cast
 
 from pydantic import BaseModel, Field
 
@@ -100,24 +100,33 @@ def is_header_record(record: object) -> bool:
 
 
 def open_text(path: str | PathLike[str]) -> TextIO:
-    """Open a UTF-8 text file for reading, transparently gunzipping ``*.gz``."""
+    """Open a UTF-8 text file for reading (a BOM is dropped), gunzipping ``*.gz``."""
     p = Path(path)
     if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
-    return p.open("r", encoding="utf-8")
+        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8-sig")
+    return p.open("r", encoding="utf-8-sig")
+
+
+def _open_binary(path: str | PathLike[str]) -> BinaryIO:
+    p = Path(path)
+    return cast(BinaryIO, gzip.open(p, "rb")) if p.suffix == ".gz" else p.open("rb")
 
 
 def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line, skipping a leading header.
 
-    Reads one line at a time (bounded memory).
+    Reads one line at a time (bounded memory). A UTF-8 byte-order mark is ignored.
 
     Raises:
-        DataError: A line is not valid JSON or not a JSON object.
+        DataError: A line is not UTF-8, not valid JSON or not a JSON object.
     """
     first = True
-    with open_text(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with _open_binary(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(path, lineno, None, f"not valid UTF-8 ({exc.reason})") from None
             if not line.strip():
                 continue
             try:

@@ -36,7 +36,7 @@ from conflicteval._sync import run_sync
 from conflicteval.runner import BatchResult, Record, run_batch
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage
 
-from .claims import Label
+from .claims import Label, normalize_label
 from .items import VerifyItem
 from .metrics import LabelMetrics, label_metrics
 from .scorer import MAX_CELLS, MAX_SENTENCES, FeverousScore, score
@@ -141,8 +141,10 @@ def documents_for(item: VerifyItem, mode: Mode) -> list[Document]:
         return []
     if mode == "concat":
         text = "\n".join(piece.render() for piece in item.evidence)
+        # Every line already names its page; a title is set only when there is one page.
         titles = list(dict.fromkeys(p.title for p in item.evidence if p.title))
-        return [Document(id=f"{item.id}:evidence", text=text, title="; ".join(titles) or None)]
+        title = titles[0] if len(titles) == 1 else None
+        return [Document(id=f"{item.id}:evidence", text=text, title=title)]
     if mode == "per_element":
         return [Document(id=p.id, text=p.render(), title=p.title) for p in item.evidence]
     raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")
@@ -164,8 +166,6 @@ def combine_relations(relations: Sequence[Relation | None]) -> Relation | None:
 
 
 def _check_mapping(mapping: Mapping[str, str] | None) -> dict[Relation, Label]:
-    from .claims import normalize_label
-
     if mapping is None:
         return dict(DEFAULT_MAPPING)
     out: dict[Relation, Label] = {}
@@ -215,13 +215,14 @@ async def verify(
     if mode not in ("concat", "per_element"):
         raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")
     relation_to_label = _check_mapping(mapping)
+    items = list(items)
 
     async def work(item: VerifyItem) -> dict[str, Any]:
         return await _label_item(item, labeler, mode)
 
     batch = await run_batch(
         work,
-        list(items),
+        items,
         key=lambda it: it.id,
         checkpoint=checkpoint,
         concurrency=concurrency,
