@@ -26,6 +26,7 @@ from conflicteval.wikicontradict.generate import (
     GenerationRow,
     dry_run_generation,
     generate,
+    generate_sync,
     read_generations,
 )
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
@@ -86,6 +87,7 @@ __all__ = [
     "default_templates",
     "dry_run_generation",
     "generate",
+    "generate_sync",
     "is_yes_no",
     "join_passages",
     "judge_prompt",

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval._sync import run_sync
 from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ConflictEvalError
 from conflicteval.models import Model, get_model
@@ -168,6 +169,11 @@ async def generate(
         desc="generating",
         retry_failed=retry_failed,
     )
+
+
+def generate_sync(*args: Any, **kwargs: Any) -> BatchResult:
+    """Synchronous :func:`generate` (same arguments); also works inside a running event loop."""
+    return run_sync(generate(*args, **kwargs))
 
 
 def dry_run_generation(

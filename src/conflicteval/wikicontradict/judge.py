@@ -186,6 +186,12 @@ class Judge:
             retry_failed=retry_failed,
         )
 
+    def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:
+        """Synchronous :meth:`grade_run` (same options)."""
+        from conflicteval._sync import run_sync
+
+        return run_sync(self.grade_run(run, **options))
+
     def _check_same_judge(self, path: Path) -> None:
         for rec in read_checkpoint(path).values():
             other = rec.result.get("judge") if isinstance(rec.result, dict) else None

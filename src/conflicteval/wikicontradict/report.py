@@ -80,7 +80,11 @@ def _template_order(name: str) -> tuple[int, str]:
 
 
 def _fmt(cell: ReportCell, value: Verdict | Literal["failed"], template: str) -> str:
-    if value == "partially correct" and template in SINGLE_ANSWER_TEMPLATES:
+    if (
+        value == "partially correct"
+        and template in SINGLE_ANSWER_TEMPLATES
+        and not cell.partially_correct
+    ):
         return "–"
     pct = cell.pct(value)
     if pct is None:

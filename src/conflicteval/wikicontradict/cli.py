@@ -1,0 +1,349 @@
+"""``conflicteval wikicontradict ...``: stats, render, generate, judge, report, calibrate.
+
+Exit codes: 0 when everything finished, 1 when some items failed (they are
+kept in the output files and counted in the summary), 2 for bad input (the
+top-level command prints the error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from conflicteval._sync import run_sync
+from conflicteval.dryrun import PlannedCall, dry_run
+from conflicteval.runner import BatchResult, read_checkpoint
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``wikicontradict`` command and its sub-commands."""
+    wc = subparsers.add_parser(
+        "wikicontradict",
+        help="WikiContradict: real-world inter-context conflicts (load, generate, judge, report)",
+        description="WikiContradict benchmark: see docs/wikicontradict.md.",
+    )
+    sub = wc.add_subparsers(dest="wc_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("stats", help="Table 1 counts of a data file")
+    p.add_argument("--data", required=True, help="CSV release, nested JSON or Label Studio export")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_stats)
+
+    p = sub.add_parser("render", help="print a rendered prompt and its expected answers")
+    p.add_argument("--data", required=True)
+    p.add_argument("--template", required=True, help="1, 2, 3, 4, 5, 5.1, 5.2, 5.3 or 5.4")
+    p.add_argument("--id", default=None, help="instance id (default: the first instance)")
+    _template_options(p)
+    p.set_defaults(func=_render)
+
+    p = sub.add_parser("generate", help="generate responses (resumable) into DIR")
+    p.add_argument("--data", required=True)
+    p.add_argument(
+        "--model",
+        required=True,
+        action="append",
+        help="model spec, e.g. openai/gpt-4o-mini (repeat for several models)",
+    )
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL")
+    p.add_argument("--templates", default="1,2,3,4,5", help="comma-separated (default 1,2,3,4,5)")
+    p.add_argument("--out", required=True, help="run directory")
+    p.add_argument("--limit", type=int, default=None, help="only the first N instances")
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
+    p.add_argument("--retry-failed", action="store_true", help="send failed rows again")
+    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _template_options(p)
+    p.set_defaults(func=_generate)
+
+    p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
+    p.add_argument("--run", required=True, help="run directory")
+    p.add_argument("--judge", required=True, help="judge model spec, or 'lexical'")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL of the judge")
+    p.add_argument("--output", default=None, help="judgements file (default RUN/judgements.jsonl)")
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
+    p.add_argument("--retry-failed", action="store_true", help="grade failed rows again")
+    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_judge)
+
+    p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
+    p.add_argument("--run", required=True, help="run directory")
+    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.add_argument("--layout", choices=("table5", "table2"), default="table5", help="for md")
+    p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
+    p.add_argument("--out", default=None, help="write to this file instead of stdout")
+    p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
+    p.set_defaults(func=_report)
+
+    p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
+    p.add_argument("--labels", default=None, help="human labels (JSONL/CSV, or HumanEval JSON)")
+    p.add_argument("--judge", required=True, help="judge model spec, or 'lexical'")
+    p.add_argument("--data", default=None, help="dataset, for label rows without question/answers")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL of the judge")
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_calibrate)
+
+
+def _template_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--templates-file", default=None, help="JSON file overriding template texts")
+    p.add_argument(
+        "--revised",
+        default=None,
+        help="JSONL/CSV of id, revised_passage_1, revised_passage_2 (templates 5.3/5.4)",
+    )
+
+
+def _load(args: argparse.Namespace) -> list[Any]:
+    from conflicteval.wikicontradict.data import add_revisions, load_revisions, load_wikicontradict
+
+    instances = load_wikicontradict(args.data)
+    if getattr(args, "revised", None):
+        instances = add_revisions(instances, load_revisions(args.revised))
+    return instances
+
+
+def _template_set(args: argparse.Namespace) -> Any:
+    from conflicteval.wikicontradict.templates import TemplateSet, default_templates
+
+    path = getattr(args, "templates_file", None)
+    return TemplateSet.from_file(path) if path else default_templates()
+
+
+def _model(spec: str, args: argparse.Namespace, concurrency: int) -> Any:
+    from conflicteval.models import get_model
+
+    options: dict[str, Any] = {"max_concurrency": concurrency}
+    if spec.startswith("openai/") and args.base_url:
+        options["base_url"] = args.base_url
+    if args.no_cache:
+        options["cache"] = False
+    return get_model(spec, **options)
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from conflicteval.wikicontradict.data import load_wikicontradict, summary
+
+    counts = summary(load_wikicontradict(args.data))
+    if args.json:
+        print(json.dumps(counts, indent=2))
+        return 0
+    total = counts["total"] or 1
+
+    def line(name: str, key: str) -> str:
+        return f"  {name:<40}{counts[key]:>5}  ({100 * counts[key] / total:.0f}%)"
+
+    print(f"WikiContradict: {args.data}")
+    print(f"  {'instances':<40}{counts['total']:>5}")
+    print("question type (heuristic: both answers Yes/No)")
+    print(line("yes/no questions", "yes_no"))
+    print(line("other (wh-) questions", "wh"))
+    print("contradiction type")
+    print(line("explicit", "explicit"))
+    print(line("implicit", "implicit"))
+    print("passages")
+    print(line("same passage", "same_passage"))
+    print(line("different passages", "different_passage"))
+    print(line("'Same' yet texts differ (both shown)", "same_passage_differing_text"))
+    print(line("with revised passages (5.3/5.4)", "with_revised_passages"))
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.wikicontradict.templates import render
+
+    instances = _load(args)
+    if args.id is None:
+        inst = instances[0]
+        _err(f"(no --id: showing the first instance, id {inst.id})")
+    else:
+        found = [i for i in instances if i.id == str(args.id)]
+        if not found:
+            raise ConflictEvalError(f"no instance with id {args.id!r} in {args.data}")
+        inst = found[0]
+    tset = _template_set(args)
+    if args.template not in tset:
+        raise ConflictEvalError(
+            f"unknown template {args.template!r}; available: {', '.join(tset.names())}"
+        )
+    r = render(inst, args.template, tset)
+    print(r.prompt)
+    _err(f"\n--- template {r.template} ({r.template_version}), instance {r.instance_id}")
+    _err("expected answers: " + " | ".join(r.answers))
+    return 0
+
+
+def _finish(result: BatchResult, what: str, path: Path) -> int:
+    _err(f"{what}: {result.summary()}")
+    _err(f"written: {path}")
+    failed = result.counts["parse_error"] + result.counts["model_error"]
+    if failed:
+        reasons: dict[str, int] = {}
+        for rec in result.failed:
+            key = f"{rec.status}: {(rec.error or '')[:80]}"
+            reasons[key] = reasons.get(key, 0) + 1
+        for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
+            _err(f"  {n} × {reason}")
+    return 1 if failed else 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from conflicteval.wikicontradict.generate import (
+        GENERATIONS_FILE,
+        dry_run_generation,
+        generate,
+    )
+
+    instances = _load(args)
+    if args.limit is not None:
+        instances = instances[: args.limit]
+    templates = [t.strip() for t in args.templates.split(",") if t.strip()]
+    models = [_model(spec, args, args.concurrency) for spec in args.model]
+    tset = _template_set(args)
+    if args.dry_run:
+        for rep in dry_run_generation(
+            instances,
+            templates,
+            models,
+            args.out,
+            template_set=tset,
+            retry_failed=args.retry_failed,
+        ):
+            print(rep.summary())
+        return 0
+    result = run_sync(
+        generate(
+            instances,
+            templates,
+            models,
+            args.out,
+            template_set=tset,
+            concurrency=args.concurrency,
+            progress=not args.quiet,
+            retry_failed=args.retry_failed,
+        )
+    )
+    return _finish(result, "generate", Path(args.out) / GENERATIONS_FILE)
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from conflicteval.wikicontradict.generate import read_generations
+    from conflicteval.wikicontradict.judge import JUDGE_SETTINGS, JUDGEMENTS_FILE, Judge
+    from conflicteval.wikicontradict.verdict import JUDGE_PROMPT_VERSION, judge_prompt
+
+    judge_model = (
+        "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
+    )
+    judge = Judge(judge_model)
+    output = Path(args.output) if args.output else Path(args.run) / JUDGEMENTS_FILE
+    rows = [r for r in read_generations(args.run) if r.status == "ok"]
+    if any(r.template in ("5.2", "5.4") for r in rows) and judge.model is not None:
+        _err(
+            "note: the judge prompt grades answers; templates 5.2/5.4 ask whether the context "
+            "conflicts, which the paper graded by hand only"
+        )
+    if args.dry_run:
+        done = read_checkpoint(output)
+        todo = [
+            r
+            for r in rows
+            if r.id not in done or (args.retry_failed and done[r.id].status == "model_error")
+        ]
+        if judge.model is None:
+            print(f"dry run for lexical: {len(todo)} rows to grade offline, no model calls")
+            return 0
+        calls = [
+            PlannedCall(
+                [
+                    {"role": "system", "content": ""},
+                    {
+                        "role": "user",
+                        "content": judge_prompt(r.question, r.answers, r.response or ""),
+                    },
+                ],
+                {**JUDGE_SETTINGS, "prompt_version": JUDGE_PROMPT_VERSION},
+            )
+            for r in todo
+        ]
+        notes = [f"{len(rows) - len(todo)} rows already graded in {output}"]
+        print(dry_run(judge.model, calls, notes).summary())
+        return 0
+    result = run_sync(
+        judge.grade_run(
+            args.run,
+            output=output,
+            concurrency=args.concurrency,
+            progress=not args.quiet,
+            retry_failed=args.retry_failed,
+        )
+    )
+    return _finish(result, f"judge {judge.name}", output)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from conflicteval.wikicontradict.report import build_report
+
+    report = build_report(args.run, args.judgements)
+    if args.format == "csv":
+        text = report.to_csv()
+    elif args.format == "json":
+        text = report.to_json()
+    else:
+        text = report.to_markdown(layout=args.layout)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        _err(f"written: {args.out}")
+    else:
+        sys.stdout.write(text)
+    if args.plot:
+        _err(f"written: {report.plot(args.plot)}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from conflicteval.wikicontradict.calibrate import calibrate, load_human_labels
+    from conflicteval.wikicontradict.data import load_wikicontradict
+    from conflicteval.wikicontradict.judge import Judge
+
+    labels = load_human_labels(args.labels) if args.labels else None
+    instances = load_wikicontradict(args.data) if args.data else None
+    judge_model = (
+        "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
+    )
+    judge = Judge(judge_model)
+    result, batches = run_sync(
+        calibrate(
+            judge,
+            labels,
+            instances=instances,
+            labels_path=str(args.labels),
+            concurrency=args.concurrency,
+            progress=not args.quiet,
+        )
+    )
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        sys.stdout.write(result.to_markdown())
+        if judge.model is not None:
+            print(
+                "\nnote: the eight worked examples are part of the judge prompt itself; "
+                "agreement on them is a sanity check, not an accuracy estimate."
+            )
+    failed = 0
+    for batch in batches:
+        _err(f"calibrate: {batch.summary()}")
+        failed += len(batch.failed)
+    return 1 if failed else 0
