@@ -1,0 +1,89 @@
+"""ConflictScore: how much of a response takes one side of conflicting evidence.
+
+Three stages (Liu et al., "ConflictScore"; seed ``003_a25baeb50c40d0e6.txt``):
+
+1. decompose the response into claims (:class:`LLMDecomposer` with the
+   paper's Table 6 prompt, or offline :class:`SentenceDecomposer` /
+   :class:`WholeResponse`);
+2. label every claim against every document SUPPORTS / CONTRADICTS /
+   IRRELEVANT (:class:`LLMLabeler` with the paper's Table 7 prompt, the cheaper
+   :class:`PerDocumentLLMLabeler` / :class:`PerClaimLLMLabeler`, a local
+   :class:`NLILabeler`, or the offline baseline :class:`LexicalLabeler`);
+3. aggregate (:func:`aggregate`): CS-C = conflicted claims / claims, CS-R =
+   mean of |D-| / (|D+| + |D-|).
+
+:class:`ConflictScorer` runs the three for one response or a resumable batch.
+See ``docs/conflictscore.md``.
+"""
+
+from conflicteval.conflictscore.aggregate import (
+    Aggregate,
+    BatchAggregate,
+    aggregate,
+    aggregate_batch,
+    encode_table,
+)
+from conflicteval.conflictscore.decompose import (
+    Decomposer,
+    Decomposition,
+    LLMDecomposer,
+    SentenceDecomposer,
+    WholeResponse,
+)
+from conflicteval.conflictscore.labelers import (
+    BaseLabeler,
+    Labeler,
+    LabelResult,
+    LLMLabeler,
+    PerClaimLLMLabeler,
+    PerDocumentLLMLabeler,
+)
+from conflicteval.conflictscore.lexical import LexicalLabeler
+from conflicteval.conflictscore.nli import NLILabeler
+from conflicteval.conflictscore.parse import (
+    Judgement,
+    normalize_label,
+    parse_claims,
+    parse_indexed_labels,
+    parse_judgement,
+    parse_label,
+)
+from conflicteval.conflictscore.scorer import (
+    ConflictScorer,
+    ScoreItem,
+    ScoreResult,
+    format_result,
+)
+from conflicteval.conflictscore.sentences import split_sentences
+
+__all__ = [
+    "Aggregate",
+    "BaseLabeler",
+    "BatchAggregate",
+    "ConflictScorer",
+    "Decomposer",
+    "Decomposition",
+    "Judgement",
+    "LLMDecomposer",
+    "LLMLabeler",
+    "LabelResult",
+    "Labeler",
+    "LexicalLabeler",
+    "NLILabeler",
+    "PerClaimLLMLabeler",
+    "PerDocumentLLMLabeler",
+    "ScoreItem",
+    "ScoreResult",
+    "SentenceDecomposer",
+    "WholeResponse",
+    "aggregate",
+    "aggregate_batch",
+    "encode_table",
+    "format_result",
+    "normalize_label",
+    "parse_claims",
+    "parse_indexed_labels",
+    "parse_judgement",
+    "parse_label",
+    "split_sentences",
+]

@@ -89,9 +89,9 @@ class Labeler(Protocol):
 
 
 def document_text(doc: Document) -> str:
-    """The text shown for a document: its title on a line of its own, then its text."""
+    """The text shown for a document: its title, a blank line, then its text."""
     if doc.title and not doc.text.lstrip().startswith(doc.title):
-        return f"{doc.title}\n{doc.text}"
+        return f"{doc.title}\n\n{doc.text}"
     return doc.text
 
 
@@ -123,12 +123,23 @@ class BaseLabeler:
 # --------------------------------------------------------------------------- schemas
 
 
+def _pair_schema(schema: dict[str, Any]) -> None:
+    """The schema sent for Table 7: the four string fields, all required, no description."""
+    schema.pop("description", None)
+    for name in ("claim", "document_snippet", "reasoning"):
+        schema["properties"][name] = {"type": "string"}
+    schema["required"] = ["claim", "document_snippet", "reasoning", "answer"]
+
+
 class PairReply(BaseModel):
     """The JSON object of the Table 7 prompt (sent as the response schema).
 
     The answer is normalised leniently ("supported" -> SUPPORTS); an answer that
-    names no label fails validation, so the model layer re-asks once.
+    names no label fails validation, so the model layer re-asks once. Missing
+    text fields are accepted (None).
     """
+
+    model_config = ConfigDict(json_schema_extra=_pair_schema)
 
     claim: str | None = None
     document_snippet: str | None = None
@@ -144,8 +155,17 @@ class PairReply(BaseModel):
         return label
 
 
+def _entry_schema(schema: dict[str, Any]) -> None:
+    schema.pop("description", None)
+    schema["required"] = ["index", "document_snippet", "reasoning", "answer"]
+
+
+def _batch_schema(schema: dict[str, Any]) -> None:
+    schema.pop("description", None)
+
+
 class _Entry(BaseModel):
-    model_config = ConfigDict(json_schema_extra={"required": ["index", "answer"]})
+    model_config = ConfigDict(json_schema_extra=_entry_schema)
 
     index: Any = Field(default=None, json_schema_extra={"type": "integer"})
     document_snippet: Any = Field(default=None, json_schema_extra={"type": "string"})
@@ -160,6 +180,8 @@ class BatchReply(BaseModel):
     entry by :func:`~conflicteval.conflictscore.parse.parse_indexed_labels`, so
     that one bad entry fails only its own pair.
     """
+
+    model_config = ConfigDict(json_schema_extra=_batch_schema)
 
     labels: list[_Entry]
 
@@ -330,7 +352,9 @@ class PerDocumentLLMLabeler(_LLMBase):
 
     name = "llm-per-document"
 
-    def __init__(self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any) -> None:
+    def __init__(
+        self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any
+    ) -> None:
         super().__init__(model, **kwargs)
         self.max_tokens_per_item = max_tokens_per_item
 
@@ -364,7 +388,8 @@ class PerDocumentLLMLabeler(_LLMBase):
             self.prompt(claims, doc), self._settings(BatchReply, self._budget(n))
         )
         if out is None:
-            return [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)], calls, Usage()
+            failed = [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)]
+            return failed, calls, Usage()
         judgements, raw = _indexed_judgements(out, n)
         return [_pair(i, j, judgements[i], raw) for i in range(n)], calls, out.usage
 
@@ -400,7 +425,9 @@ class PerClaimLLMLabeler(_LLMBase):
 
     name = "llm-per-claim"
 
-    def __init__(self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any) -> None:
+    def __init__(
+        self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any
+    ) -> None:
         super().__init__(model, **kwargs)
         self.max_tokens_per_item = max_tokens_per_item
 
@@ -435,7 +462,8 @@ class PerClaimLLMLabeler(_LLMBase):
             self.prompt(claim, docs), self._settings(BatchReply, self._budget(n))
         )
         if out is None:
-            return [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)], calls, Usage()
+            failed = [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)]
+            return failed, calls, Usage()
         judgements, raw = _indexed_judgements(out, n)
         return [_pair(i, j, judgements[j], raw) for j in range(n)], calls, out.usage
 

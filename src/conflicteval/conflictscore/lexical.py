@@ -2,8 +2,9 @@
 
 For each (claim, document) pair:
 
-1. **Relevance.** Content words (lower-cased, stop words removed, a plural
-   "s" dropped) of the claim's *frame* -- the claim without its names and
+1. **Relevance.** Content words (lower-cased; stop words and hedging words
+   such as "sources", "suggest", "others" removed; a light suffix strip, so
+   "opened" matches "open") of the claim's *frame* -- the claim without its names and
    numbers, which are the slots checked in step 3 -- are looked up in the
    document. The pair is IRRELEVANT unless at least ``min_overlap`` of them
    (as a fraction) and at least ``min_shared`` occur in the document. A claim
@@ -13,10 +14,12 @@ For each (claim, document) pair:
 3. **Contradiction.** A relevant pair is CONTRADICTS when any of these holds,
    otherwise SUPPORTS:
 
-   * *number*: a number of the claim (digits, number words, ordinals; "fourth"
-     counts as 4) is nowhere in the document, and the evidence sentence has
-     another number of the same kind (year vs. other quantity);
-   * *date*: a month of the claim is nowhere in the document and the evidence
+   * *number*: none of the claim's numbers of one kind (years, or other
+     quantities; digits, number words, ordinals: "fourth" counts as 4) is in
+     the document, and the evidence sentence has another number of that kind.
+     A hedged claim giving two years is supported by a document with either
+     (the paper's partial support);
+   * *date*: none of the claim's months is in the document and the evidence
      sentence names another month;
    * *name*: a capitalised span of the claim ("Pittsburgh Steelers") is nowhere
      in the document (case-insensitive), and the evidence sentence has a
@@ -57,6 +60,17 @@ STOPWORDS = frozenset(
     may might must shall us s t said says say according however although though yet thus
     """.split()
 )
+"""Function words, never content."""
+
+REPORTING_WORDS = frozenset(
+    """
+    source sources document documents report reports reported evidence suggest suggests
+    suggested claim claims claimed state states stated indicate indicates indicated give
+    gives given others other some disagree disagrees differ differs unclear uncertain
+    possibly perhaps likely whereas while either
+    """.split()
+)
+"""Hedging and attribution words ("some sources suggest ..."): not about the topic."""
 
 NEGATIONS = frozenset("not no never none neither nor cannot nobody nothing nowhere".split())
 
@@ -88,12 +102,21 @@ _CONNECTORS = frozenset("of the de da del von van and for la le".split())
 
 
 def _norm(word: str) -> str:
+    """Lower-case, drop a possessive, then a light suffix strip (-s, -ing, -ed, -e)."""
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]
     elif "'" in w:
         w = w.split("'")[0]
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and not w.isdigit():
+    if w.isdigit():
+        return w
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 4 and w.endswith("e"):
         w = w[:-1]
     return w
 
@@ -103,7 +126,7 @@ def content_words(text: str) -> set[str]:
     out = set()
     for match in _WORD.finditer(text):
         raw = match.group(0).lower()
-        if raw in STOPWORDS:
+        if raw in STOPWORDS or raw in REPORTING_WORDS:
             continue
         w = _norm(raw)
         if w and w not in STOPWORDS and (len(w) > 1 or w.isdigit()):
@@ -169,7 +192,7 @@ def _named_spans(text: str) -> list[str]:
         current: list[str] = []
         pending: list[str] = []
         starts_clause = False
-        for k, w in enumerate(words + [""]):
+        for k, w in enumerate([*words, ""]):
             if w and w[0].isupper() and not w.isdigit():
                 if not current:
                     if w.lower() in STOPWORDS:
@@ -243,30 +266,33 @@ class LexicalLabeler(BaseLabeler):
 
         doc_numbers = _numbers(text)
         ev_numbers = _numbers(evidence)
-        for num in sorted(claim_numbers, key=lambda n: n.value):
-            if num in doc_numbers:
-                continue
-            others = [n for n in ev_numbers if n.kind == num.kind and n != num]
+        for kind in ("year", "quantity"):
+            mine = sorted(n.value for n in claim_numbers if n.kind == kind)
+            if not mine or any(n in doc_numbers for n in claim_numbers if n.kind == kind):
+                continue  # no number of this kind, or one of them is in the document
+            others = sorted({n.value for n in ev_numbers if n.kind == kind} - set(mine))
             if others:
                 reasons.append(
-                    f"number {num.value:g} of the claim is not in the document; the evidence "
-                    f"sentence has {', '.join(f'{n.value:g}' for n in others)}"
+                    f"number {', '.join(f'{v:g}' for v in mine)} of the claim is not in the "
+                    f"document; the evidence sentence has {', '.join(f'{v:g}' for v in others)}"
                 )
                 break
         claim_months = _months(claim)
-        doc_months = _months(text)
-        for month in sorted(claim_months - doc_months):
+        if claim_months and not claim_months & _months(text):
             other = _months(evidence) - claim_months
             if other:
-                reasons.append(f"date: {month} vs {', '.join(sorted(other))}")
-                break
+                reasons.append(
+                    f"date: {', '.join(sorted(claim_months))} vs {', '.join(sorted(other))}"
+                )
         claim_lower = claim.lower()
         for span in claim_spans:
             if _contains(lower, span):
                 continue
-            others = [s for s in _named_spans(evidence) if not _contains(claim_lower, s)]
-            if others:
-                reasons.append(f"name {span!r} is not in the document; evidence names {others[0]!r}")
+            names = [n for n in _named_spans(evidence) if not _contains(claim_lower, n)]
+            if names:
+                reasons.append(
+                    f"name {span!r} is not in the document; evidence names {names[0]!r}"
+                )
                 break
         if _is_negated(claim) != _is_negated(evidence):
             which = "claim" if _is_negated(claim) else "evidence sentence"

@@ -72,7 +72,7 @@ def macnoise_pairs(
                 raise DataError(path, r, field, "missing")
         claim = claim_of(rec["question"], rec["answers"][0])
         flags = rec.get("pert_lbls") or [0] * len(rec["ctxs"])
-        for c, (ctx, flag) in enumerate(zip(rec["ctxs"], flags)):
+        for c, (ctx, flag) in enumerate(zip(rec["ctxs"], flags, strict=False)):
             if not flag or ctx.get("text_pert") in (None, ctx.get("text")):
                 continue
             ctx_id = str(ctx.get("id", c))
@@ -113,7 +113,7 @@ def evaluate_pairs(labeler: Labeler, pairs: Iterable[MacNoisePair]) -> RelationA
     total: dict[str, int] = {}
     correct: dict[str, int] = {}
     confusion: dict[str, dict[str, int]] = {}
-    for p, pred in zip(pair_list, predicted):
+    for p, pred in zip(pair_list, predicted, strict=True):
         total[p.gold] = total.get(p.gold, 0) + 1
         correct[p.gold] = correct.get(p.gold, 0) + int(pred == p.gold)
         row = confusion.setdefault(p.gold, {})

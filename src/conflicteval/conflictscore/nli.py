@@ -24,6 +24,7 @@ from conflicteval.errors import require
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage
 
 from .labelers import BaseLabeler, LabelResult, document_text
+from .parse import normalize_label
 
 __all__ = ["DEFAULT_NLI_MAP", "NLILabeler"]
 
@@ -84,7 +85,10 @@ class NLILabeler(BaseLabeler):
         self.device = device
         self.batch_size = batch_size
         self.max_length = max_length
-        self.classes: dict[int, Relation] = self._map_classes(label_map or DEFAULT_NLI_MAP)
+        mapping: Mapping[str | int, str] = (
+            label_map if label_map is not None else dict(DEFAULT_NLI_MAP.items())
+        )
+        self.classes: dict[int, Relation] = self._map_classes(mapping)
         self.forward_passes = 0
 
     def _map_classes(self, label_map: Mapping[str | int, str]) -> dict[int, Relation]:
@@ -105,7 +109,7 @@ class NLILabeler(BaseLabeler):
                 )
             if target not in RELATIONS:
                 raise ValueError(f"label_map value {target!r} is not one of {RELATIONS}")
-            out[idx] = target  # type: ignore[assignment]
+            out[idx] = normalize_label(target) or "IRRELEVANT"
         return out
 
     def _predict(self, premises: list[str], hypotheses: list[str]) -> list[tuple[int, float]]:
@@ -126,7 +130,7 @@ class NLILabeler(BaseLabeler):
             self.forward_passes += 1
             probs = torch.softmax(logits.float(), dim=-1)
             best = probs.argmax(dim=-1)
-            for row, k in zip(probs.tolist(), best.tolist()):
+            for row, k in zip(probs.tolist(), best.tolist(), strict=True):
                 results.append((int(k), float(row[int(k)])))
         return results
 
@@ -139,7 +143,7 @@ class NLILabeler(BaseLabeler):
         predictions = await asyncio.to_thread(self._predict, premises, hypotheses) if index else []
         id2label = self.model.config.id2label
         pairs: list[list[PairLabel]] = [[] for _ in claims]
-        for (i, j), (k, p) in zip(index, predictions):
+        for (i, j), (k, p) in zip(index, predictions, strict=True):
             pairs[i].append(
                 PairLabel(
                     claim_index=i,

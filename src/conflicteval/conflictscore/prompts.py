@@ -17,7 +17,7 @@ and never re-expanded.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 DECOMPOSE = "conflictscore_decompose"
@@ -28,13 +28,13 @@ LABEL_DOCUMENTS_PER_CLAIM = "conflictscore_label_documents_per_claim"
 _SLOT = re.compile(r"\{([a-z_]+)\}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> str:
     """Return the text of the prompt ``name`` (file name without ``.txt``).
 
     Trailing whitespace of the file is removed; nothing else is changed.
     """
-    path = resources.files("conflicteval").joinpath("prompts", f"{name}.txt")
+    path = resources.files("conflicteval").joinpath("prompts").joinpath(f"{name}.txt")
     return path.read_text(encoding="utf-8").rstrip()
 
 

@@ -152,7 +152,7 @@ class ConflictScorer:
         docs = [Document.coerce(d, i) for i, d in enumerate(documents)]
         dec = await self.decomposer.decompose(response)
         usage = dec.usage.model_copy()
-        base = {
+        base: dict[str, Any] = {
             "response": response,
             "document_ids": [d.id for d in docs],
             "decomposer": self.decomposer.name,
@@ -164,8 +164,16 @@ class ConflictScorer:
                 calls=dec.calls, usage=usage, error=dec.error or "no claims", raw=dec.raw,
             )
         labelled: LabelResult = await self.labeler.label(dec.claims, docs)
+        shape_ok = len(labelled.pairs) == len(dec.claims) and all(
+            len(row) == len(docs) for row in labelled.pairs
+        )
+        if not shape_ok:
+            raise ValueError(
+                f"labeler {self.labeler.name!r} returned a table that is not "
+                f"{len(dec.claims)} claims x {len(docs)} documents"
+            )
         usage.add(labelled.usage)
-        agg = aggregate(labelled.pairs) if docs else aggregate([[] for _ in dec.claims])
+        agg = aggregate(labelled.pairs)
         return ScoreResult(
             **base,
             claims=dec.claims,

@@ -1,0 +1,298 @@
+"""Command-line sub-commands of ConflictScore: ``demo`` and ``score``.
+
+``conflicteval demo [--model SPEC] [--base-url URL]``
+    The bundled offline demo (see :mod:`conflicteval.conflictscore.demo`).
+
+``conflicteval score --response FILE|- --documents DOCS.jsonl [...]``
+    Score one response. DOCS.jsonl has one document per line: a JSON string,
+    or an object with ``text`` (and optional ``id``, ``title``); a JSON array
+    file works too.
+
+``conflicteval score --input ITEMS.jsonl --out DIR [--dry-run]``
+    Score many responses, one per line ``{"id", "response", "documents"}``.
+    Writes ``DIR/checkpoint.jsonl`` (resume by running the same command
+    again), ``DIR/scores.jsonl`` (one row per response) and
+    ``DIR/summary.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from conflicteval.errors import DataError
+from conflicteval.types import Document
+
+__all__ = ["register"]
+
+DECOMPOSERS = ("llm", "sentence", "whole")
+LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical", "nli")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``demo`` and ``score`` sub-commands."""
+    demo = subparsers.add_parser(
+        "demo",
+        help="ConflictScore on a few bundled responses (offline, seconds, no key)",
+        description=(
+            "Score three bundled responses (one takes a side although its documents conflict, "
+            "one hedges, one is about documents that agree) and print a per-claim table with "
+            "CS-C and CS-R. Offline by default; --model uses the paper's LLM prompts."
+        ),
+    )
+    _model_args(demo)
+    demo.set_defaults(func=_demo)
+
+    score = subparsers.add_parser(
+        "score",
+        help="ConflictScore (CS-C, CS-R) of a response against its documents",
+        description=(
+            "Score one response (--response/--documents) or a batch (--input/--out). Without "
+            "--model the offline sentence decomposer and lexical labeler are used."
+        ),
+    )
+    one = score.add_argument_group("one response")
+    one.add_argument("--response", metavar="FILE|-", help="the response text ('-': stdin)")
+    one.add_argument("--documents", metavar="FILE.jsonl", help="its documents, one per line")
+    one.add_argument("--json", action="store_true", help="print the full result as JSON")
+    batch = score.add_argument_group("batch")
+    batch.add_argument("--input", metavar="FILE.jsonl",
+                       help='one row per response: {"id", "response", "documents"}')
+    batch.add_argument("--out", metavar="DIR",
+                       help="output directory (checkpoint, scores, summary)")
+    batch.add_argument("--dry-run", action="store_true",
+                       help="count the model calls and prompt tokens; call nothing")
+    batch.add_argument("--concurrency", type=int, default=8, help="responses in flight (8)")
+    _model_args(score)
+    score.add_argument("--decomposer", choices=DECOMPOSERS, default=None,
+                       help="llm (Table 6 prompt), sentence, or whole (default: llm with "
+                       "--model, else sentence)")
+    score.add_argument("--labeler", choices=LABELERS, default=None,
+                       help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, "
+                       "lexical, or nli (default: llm with --model, else lexical)")
+    score.add_argument("--nli-model", metavar="DIR",
+                       help="local NLI model directory for --labeler nli")
+    score.set_defaults(func=_score)
+
+
+def _model_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", metavar="SPEC", default=None,
+                        help="model spec, e.g. openai/gpt-4.1-mini (API key from OPENAI_API_KEY)")
+    parser.add_argument("--base-url", metavar="URL", default=None,
+                        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    try:
+        return run_demo(model=args.model, base_url=args.base_url)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _scorer(args: argparse.Namespace) -> Any:
+    from .decompose import LLMDecomposer, SentenceDecomposer, WholeResponse
+    from .labelers import LLMLabeler, PerClaimLLMLabeler, PerDocumentLLMLabeler
+    from .lexical import LexicalLabeler
+    from .scorer import ConflictScorer
+
+    decomposer = args.decomposer or ("llm" if args.model else "sentence")
+    labeler = args.labeler or ("llm" if args.model else "lexical")
+    model = None
+    if decomposer == "llm" or labeler.startswith("llm"):
+        if not args.model:
+            raise ValueError(f"--decomposer {decomposer} / --labeler {labeler} need --model")
+        from conflicteval.models import get_model
+
+        options = {"base_url": args.base_url} if args.base_url else {}
+        model = get_model(args.model, **options)
+    dec: Any
+    if decomposer == "llm":
+        dec = LLMDecomposer(model)  # type: ignore[arg-type]
+    elif decomposer == "whole":
+        dec = WholeResponse()
+    else:
+        dec = SentenceDecomposer()
+    lab: Any
+    if labeler == "llm":
+        lab = LLMLabeler(model)  # type: ignore[arg-type]
+    elif labeler == "llm-per-document":
+        lab = PerDocumentLLMLabeler(model)  # type: ignore[arg-type]
+    elif labeler == "llm-per-claim":
+        lab = PerClaimLLMLabeler(model)  # type: ignore[arg-type]
+    elif labeler == "nli":
+        if not args.nli_model:
+            raise ValueError("--labeler nli needs --nli-model DIR (a local model directory)")
+        from .nli import NLILabeler
+
+        lab = NLILabeler(args.nli_model)
+    else:
+        lab = LexicalLabeler()
+    return ConflictScorer(dec, lab)
+
+
+def read_documents(path: str) -> list[Document]:
+    """Documents from a JSONL file (strings or objects) or a JSON array file."""
+    text = Path(path).read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            rows = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, None, None, f"not a JSON array: {exc}") from exc
+        return [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
+    docs: list[Document] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, lineno, None, f"not JSON: {exc.msg}") from exc
+        docs.append(_doc(path, lineno, row, len(docs)))
+    return docs
+
+
+def _doc(path: str, row: int, value: Any, index: int) -> Document:
+    try:
+        return Document.coerce(value, index)
+    except (TypeError, ValueError) as exc:
+        raise DataError(path, row, "text", f"not a document: {exc}") from exc
+
+
+def read_items(path: str) -> list[dict[str, Any]]:
+    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, lineno, None, f"not JSON: {exc.msg}") from exc
+        if not isinstance(row, dict):
+            raise DataError(path, lineno, None, "each line must be a JSON object")
+        if not isinstance(row.get("response"), str):
+            raise DataError(path, lineno, "response", "missing or not a string")
+        docs = row.get("documents")
+        if not isinstance(docs, list):
+            raise DataError(path, lineno, "documents", "missing or not a list")
+        item_id = str(row.get("id", lineno))
+        if item_id in seen:
+            raise DataError(path, lineno, "id", f"duplicate id {item_id!r}")
+        seen.add(item_id)
+        items.append({"id": item_id, "response": row["response"],
+                      "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)]})
+    return items
+
+
+def _score(args: argparse.Namespace) -> int:
+    try:
+        if args.input:
+            if args.response or args.documents:
+                raise ValueError("use either --input/--out (batch) or --response/--documents")
+            if not args.out and not args.dry_run:
+                raise ValueError("--input needs --out DIR")
+            return _score_batch(args)
+        if not (args.response and args.documents):
+            raise ValueError("give --response FILE|- and --documents FILE.jsonl, "
+                             "or --input FILE.jsonl --out DIR")
+        return _score_one(args)
+    except (ValueError, OSError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _score_one(args: argparse.Namespace) -> int:
+    from .scorer import format_result
+
+    response = sys.stdin.read() if args.response == "-" else Path(args.response).read_text(
+        encoding="utf-8"
+    )
+    documents = read_documents(args.documents)
+    scorer = _scorer(args)
+    result = scorer.score(response, documents)
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(format_result(result))
+        u = result.usage
+        print(f"{result.calls} model calls ({u.cached_calls} from cache), "
+              f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
+              f"{result.n_failed_pairs} failed pairs")
+    return 0 if result.error is None else 1
+
+
+def _score_batch(args: argparse.Namespace) -> int:
+    items = read_items(args.input)
+    scorer = _scorer(args)
+    if args.dry_run:
+        report = scorer.dry_run(items)
+        if report is None:
+            pairs = 0
+            for item in items:
+                claims = scorer.decomposer.decompose_sync(item["response"]).claims
+                pairs += len(claims) * len(item["documents"])
+            print(f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
+                  "no model calls (offline decomposer and labeler)")
+        else:
+            print(f"dry run: {len(items)} responses")
+            print(report.summary())
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = scorer.score_many(items, checkpoint=out / "checkpoint.jsonl",
+                               concurrency=args.concurrency, progress=None)
+    rows = []
+    for rec in result.records:
+        res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
+        agg = res.get("aggregate") or {}
+        rows.append({
+            "id": rec.id,
+            "status": rec.status,
+            "cs_c": res.get("cs_c"),
+            "cs_r": res.get("cs_r"),
+            "n_claims": agg.get("n_claims"),
+            "n_conflicted": agg.get("n_conflicted"),
+            "n_no_evidence": agg.get("n_no_evidence"),
+            "n_failed_pairs": agg.get("n_failed_pairs"),
+            "calls": res.get("calls"),
+            "error": rec.error,
+        })
+    from conflicteval.runner import write_json_lines
+
+    write_json_lines(out / "scores.jsonl", rows)
+    cs_c = [r["cs_c"] for r in rows if r["cs_c"] is not None]
+    cs_r = [r["cs_r"] for r in rows if r["cs_r"] is not None]
+    summary = {
+        "counts": result.counts,
+        "resumed": result.resumed,
+        "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
+        "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
+        "cs_c_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_c"] is None),
+        "cs_r_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_r"] is None),
+        "failed_pairs": sum(r["n_failed_pairs"] or 0 for r in rows),
+        "usage": result.total_usage.model_dump(),
+        "usage_this_run": result.usage.model_dump(),
+        "decomposer": scorer.decomposer.name,
+        "labeler": scorer.labeler.name,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(result.summary())
+
+    def fmt(v: float | None) -> str:
+        return "undefined" if v is None else f"{v:.4f}"
+
+    print(f"mean CS-C {fmt(summary['mean_cs_c'])} over {len(cs_c)} responses; "
+          f"mean CS-R {fmt(summary['mean_cs_r'])} over {len(cs_r)}; "
+          f"{summary['failed_pairs']} failed pairs")
+    print(f"wrote {out / 'scores.jsonl'}, {out / 'summary.json'} and {out / 'checkpoint.jsonl'}")
+    return 0 if result.counts["ok"] == result.counts["total"] else 1
