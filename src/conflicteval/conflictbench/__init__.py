@@ -52,12 +52,30 @@ from conflicteval.conflictbench.metrics import (
     predict_conflict,
     table2,
 )
+from conflicteval.conflictbench.regenerate import (
+    RegenerationRun,
+    arun_regeneration,
+    run_regeneration,
+)
+from conflicteval.conflictbench.reports import (
+    ReportRun,
+    arun_reports,
+    main_entity_heuristic,
+    run_reports,
+    select_report_items,
+    table3,
+)
 from conflicteval.conflictbench.sources import (
     convert_conflictingqa_pickle,
     load_ambigdocs,
     load_conflictingqa,
     load_contraqa,
     load_macnoise,
+)
+from conflicteval.conflictbench.truthfulqa import (
+    TruthfulQAQuestion,
+    load_retrieved_documents,
+    load_truthfulqa,
 )
 
 __all__ = [
@@ -74,10 +92,15 @@ __all__ = [
     "DetectionOutcome",
     "DetectionRun",
     "LLMClaimWriter",
+    "RegenerationRun",
+    "ReportRun",
     "SourceSpec",
     "TemplateClaimWriter",
+    "TruthfulQAQuestion",
     "abuild_conflictbench",
     "adetect",
+    "arun_regeneration",
+    "arun_reports",
     "assemble",
     "build_conflictbench",
     "compute_metrics",
@@ -92,11 +115,18 @@ __all__ = [
     "load_conflictingqa",
     "load_contraqa",
     "load_macnoise",
+    "load_retrieved_documents",
+    "load_truthfulqa",
+    "main_entity_heuristic",
     "outcomes_from_checkpoint",
     "predict_conflict",
     "read_items",
+    "run_regeneration",
+    "run_reports",
+    "select_report_items",
     "table1",
     "table2",
+    "table3",
     "template_claim",
     "write_items",
 ]

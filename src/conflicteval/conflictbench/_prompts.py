@@ -12,7 +12,12 @@ _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 @cache
 def load_prompt(name: str) -> str:
     """The text of ``conflicteval/prompts/<name>.txt`` (trailing newline removed)."""
-    text = resources.files("conflicteval").joinpath("prompts").joinpath(f"{name}.txt").read_text("utf-8")
+    text = (
+        resources.files("conflicteval")
+        .joinpath("prompts")
+        .joinpath(f"{name}.txt")
+        .read_text("utf-8")
+    )
     return text.rstrip("\n")
 
 

@@ -164,6 +164,10 @@ class LLMClaimWriter:
         self.max_tokens = max_tokens
         self.name = "llm:" + str(getattr(model, "name", None) or "model")
 
+    def settings(self) -> dict[str, Any]:
+        """The sampling settings of every claim-writing call (also used by dry runs)."""
+        return {"temperature": 0.0, "max_tokens": self.max_tokens}
+
     def messages(self, request: ClaimRequest) -> list[Message]:
         """The chat messages sent for one request."""
         content = render(
@@ -181,9 +185,7 @@ class LLMClaimWriter:
             ModelError: when the call fails for good.
             ParseFailure: when the reply holds no claim.
         """
-        out = await self.model.generate(
-            self.messages(request), temperature=0, max_tokens=self.max_tokens
-        )
+        out = await self.model.generate(self.messages(request), **self.settings())
         claim = parse_claim_reply(out.text)
         if not claim:
             raise ParseFailure("no claim in the reply", raw=out.text)

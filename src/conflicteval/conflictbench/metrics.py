@@ -188,7 +188,7 @@ def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> s
         "| Category | Prec | Rec | F1 | Acc | Acc_conf | Acc_noConf "
         "| RelAcc S | RelAcc C | RelAcc I | Items | Failed items | Pairs | Failed pairs |"
     )
-    rows = [head, "|---" + "|---:" * 14 + "|"]
+    rows = [head, "|---" + "|---:" * 13 + "|"]
     for key, m in metrics.items():
         label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
         ra = m.relation_accuracy

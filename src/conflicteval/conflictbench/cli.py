@@ -1,0 +1,592 @@
+"""Command-line sub-commands of ConflictBench.
+
+``conflicteval conflictbench convert SOURCE PATH --out FILE``
+    A source's release files → unified items (JSONL); with ``--rows`` the
+    ConflictingQA pickle → JSONL rows with the same columns (``--allow-pickle``).
+``conflicteval conflictbench build --source NAME=PATH ... --out bench.jsonl``
+    Build ConflictBench (Appendix A); counts beside the paper's Table 1.
+``conflicteval conflictbench detect --items bench.jsonl --out DIR``
+    Conflict detection (§4.1) with a labeler; Table 2 per source and overall.
+``conflicteval conflictbench report --out DIR`` (or ``--checkpoint FILE --items FILE``)
+    Table 2 again from a detection checkpoint.
+``conflicteval reports --items bench.jsonl --model SPEC ... --out DIR``
+    Report benchmarking (§5, Table 3).
+``conflicteval regenerate --questions TruthfulQA.csv --documents docs.jsonl --model SPEC --out DIR``
+    Conflict-feedback regeneration (§6, Tables 4–5).
+
+Batch commands write a checkpoint into their output directory (run the same
+command again to resume), show progress on a terminal, end with a summary of
+failures and tokens, and take ``--dry-run`` to count calls without making any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical")
+DECOMPOSERS = ("llm", "sentence", "whole")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``conflictbench`` (convert, build, detect, report), ``reports`` and ``regenerate``."""
+    cb = subparsers.add_parser(
+        "conflictbench",
+        help="ConflictBench: convert sources, build the benchmark, run conflict detection",
+        description="ConflictBench from its five sources, and the conflict-detection task.",
+    )
+    sub = cb.add_subparsers(dest="conflictbench_command", metavar="ACTION", required=True)
+
+    conv = sub.add_parser(
+        "convert",
+        help="read one source's release files and write unified items (or pickle rows) as JSONL",
+    )
+    conv.add_argument("source", help="conflictingqa, ambigdocs, contraqa, macnoise[-nq|-tqa]")
+    conv.add_argument("path", help="release file (ContraQA: the corpus directory)")
+    conv.add_argument("--out", required=True, help="JSONL file to write")
+    conv.add_argument(
+        "--rows",
+        action="store_true",
+        help="ConflictingQA: write the DataFrame rows with their columns (pickle -> JSONL)",
+    )
+    _source_args(conv)
+    conv.set_defaults(func=_convert)
+
+    build = sub.add_parser("build", help="build ConflictBench (Appendix A) as unified JSONL")
+    build.add_argument(
+        "--source",
+        action="append",
+        required=True,
+        metavar="NAME=PATH",
+        help="a source and its release file; repeat for several",
+    )
+    build.add_argument("--out", required=True, help="JSONL file to write")
+    build.add_argument("--seed", type=int, default=0, help="seed of the split and draws (0)")
+    build.add_argument(
+        "--sizes",
+        choices=("all", "paper"),
+        default="all",
+        help="all usable records (split in the paper's proportions) or the paper's Table 1 sizes",
+    )
+    build.add_argument("--checkpoint", default=None, help="claim-writing checkpoint (resumable)")
+    build.add_argument("--concurrency", type=int, default=8, help="claims written at once (8)")
+    build.add_argument("--dry-run", action="store_true", help="count claim-writing calls only")
+    _source_args(build)
+    _model_args(build, "claim writer model (default: deterministic template claims)")
+    build.set_defaults(func=_build)
+
+    det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
+    det.add_argument("--items", required=True, help="ConflictBench JSONL (from 'build')")
+    det.add_argument("--out", required=True, help="directory: checkpoint, metrics, table")
+    det.add_argument(
+        "--labeler",
+        choices=LABELERS,
+        default=None,
+        help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, lexical "
+        "(default: llm with --model, else lexical)",
+    )
+    det.add_argument("--limit", type=int, default=None, help="only the first N items")
+    det.add_argument("--concurrency", type=int, default=8, help="items in flight (8)")
+    det.add_argument("--retry-failed", action="store_true", help="re-run failed items on resume")
+    det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
+    det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
+    _model_args(det, "labeler model")
+    det.set_defaults(func=_detect)
+
+    rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
+    rep.add_argument("--out", default=None, help="the detection output directory")
+    rep.add_argument("--checkpoint", default=None, help="or: the checkpoint file")
+    rep.add_argument("--items", default=None, help="the items (needed to count failed items)")
+    rep.add_argument("--paper", action="store_true", help="show the paper's numbers too")
+    rep.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    rep.set_defaults(func=_report)
+
+    reports = subparsers.add_parser(
+        "reports",
+        help="report benchmarking with ConflictScore (ConflictBench §5, Table 3)",
+        description=(
+            "Write three-paragraph reports about each item's main entity with the RAG, "
+            "RAG (Balanced) and RAG (Super-Balanced) prompts, score them with ConflictScore, "
+            "and print mean CS-C / CS-R per model and setting."
+        ),
+    )
+    reports.add_argument("--items", required=True, help="ConflictBench JSONL")
+    reports.add_argument(
+        "--model",
+        action="append",
+        required=True,
+        metavar="[NAME=]SPEC",
+        help="report model (repeatable), e.g. gpt41=openai/gpt-4.1",
+    )
+    reports.add_argument(
+        "--settings",
+        default="rag,balanced,super_balanced",
+        help="comma-separated settings (rag, balanced, super_balanced)",
+    )
+    reports.add_argument("--n", type=int, default=100, help="items to sample (100; 0: all)")
+    reports.add_argument("--seed", type=int, default=0, help="sampling seed (0)")
+    reports.add_argument(
+        "--source", default="conflictingqa", help="source to sample from ('any' for all)"
+    )
+    reports.add_argument("--entity-model", default=None, help="model naming the main entity")
+    reports.add_argument("--max-tokens", type=int, default=800, help="report length limit")
+    _batch_args(reports)
+    _scorer_args(reports)
+    reports.set_defaults(func=_reports)
+
+    regen = subparsers.add_parser(
+        "regenerate",
+        help="conflict-feedback regeneration on TruthfulQA (ConflictBench §6, Tables 4-5)",
+        description=(
+            "Answer TruthfulQA questions from retrieved documents (RAG, Control-RAG), score "
+            "the answer's main claim with ConflictScore, regenerate when it is conflicted, "
+            "and judge truthfulness / informativeness (free-form) or accuracy (binary choice)."
+        ),
+    )
+    regen.add_argument("--questions", required=True, help="TruthfulQA CSV")
+    regen.add_argument("--documents", required=True, help="retrieved documents (JSONL)")
+    regen.add_argument("--model", required=True, help="answering model spec")
+    regen.add_argument("--judge-model", default=None, help="judge model (default: --model)")
+    regen.add_argument("--mode", choices=("free", "choice", "both"), default="both")
+    regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
+    regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
+    regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    _batch_args(regen)
+    _scorer_args(regen)
+    regen.set_defaults(func=_regenerate)
+
+
+# ------------------------------------------------------------------ shared arguments
+
+
+def _source_args(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("source options")
+    g.add_argument("--allow-pickle", action="store_true", help="ConflictingQA: read a pickle")
+    g.add_argument("--level", default="35", help="MacNoise perturbation level (35)")
+    g.add_argument("--variant", choices=("nq", "tqa"), default=None, help="MacNoise variant")
+    g.add_argument(
+        "--keep-original", action="store_true", help="MacNoise: keep swapped passages' originals"
+    )
+    g.add_argument("--queries", default=None, help="ContraQA queries file")
+    g.add_argument("--qrels", default=None, help="ContraQA qrels TSV")
+    g.add_argument("--claimed-index", type=int, default=0, help="AmbigDocs claimed document (0)")
+
+
+def _source_options(source: str, args: argparse.Namespace) -> dict[str, Any]:
+    name = source.lower()
+    if name == "conflictingqa":
+        return {"allow_pickle": args.allow_pickle}
+    if name.startswith("macnoise"):
+        opts: dict[str, Any] = {"level": args.level, "keep_original": args.keep_original}
+        if args.variant and name == "macnoise":
+            opts["variant"] = args.variant
+        return opts
+    if name == "contraqa":
+        return {k: getattr(args, k) for k in ("queries", "qrels") if getattr(args, k)}
+    if name == "ambigdocs":
+        return {"claimed_index": args.claimed_index}
+    return {}
+
+
+def _model_args(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--model", metavar="SPEC", default=None, help=f"{what}, e.g. openai/gpt-4.1"
+    )
+    parser.add_argument("--base-url", metavar="URL", default=None, help="OpenAI-compatible server")
+
+
+def _batch_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="output directory (checkpoint, results)")
+    parser.add_argument("--concurrency", type=int, default=8, help="items in flight (8)")
+    parser.add_argument("--retry-failed", action="store_true", help="re-run failed items")
+    parser.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
+    parser.add_argument("--paper", action="store_true", help="show the paper's numbers too")
+    parser.add_argument("--base-url", metavar="URL", default=None, help="OpenAI-compatible server")
+
+
+def _scorer_args(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("ConflictScore")
+    g.add_argument("--scorer-model", default=None, help="model for decomposition and labelling")
+    g.add_argument("--decomposer", choices=DECOMPOSERS, default=None)
+    g.add_argument("--labeler", choices=LABELERS, default=None)
+
+
+def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Print a usage error (bad option, missing file) as one line and exit with 2."""
+
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace) -> int:
+        from conflicteval.errors import ConflictEvalError
+
+        try:
+            return func(args)
+        except ConflictEvalError:
+            raise
+        except (ValueError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
+    return wrapper
+
+
+def _get_model(spec: str, base_url: str | None) -> Any:
+    from conflicteval.models import get_model
+
+    return get_model(spec, **({"base_url": base_url} if base_url else {}))
+
+
+def _labeler(kind: str, model: Any) -> Any:
+    from conflicteval.conflictscore import (
+        LexicalLabeler,
+        LLMLabeler,
+        PerClaimLLMLabeler,
+        PerDocumentLLMLabeler,
+    )
+
+    if kind == "lexical":
+        return LexicalLabeler()
+    if model is None:
+        raise ValueError(f"--labeler {kind} needs a model")
+    return {
+        "llm": LLMLabeler,
+        "llm-per-document": PerDocumentLLMLabeler,
+        "llm-per-claim": PerClaimLLMLabeler,
+    }[kind](model)
+
+
+def _scorer(args: argparse.Namespace) -> Any:
+    from conflicteval.conflictscore import (
+        ConflictScorer,
+        LLMDecomposer,
+        SentenceDecomposer,
+        WholeResponse,
+    )
+
+    model = _get_model(args.scorer_model, args.base_url) if args.scorer_model else None
+    dec_kind = args.decomposer or ("llm" if model is not None else "sentence")
+    lab_kind = args.labeler or ("llm" if model is not None else "lexical")
+    if dec_kind == "llm":
+        if model is None:
+            raise ValueError("--decomposer llm needs --scorer-model")
+        dec: Any = LLMDecomposer(model)
+    else:
+        dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
+    return ConflictScorer(dec, _labeler(lab_kind, model))
+
+
+def _print_dry_run(reports: list[Any]) -> None:
+    for report in reports:
+        print(report.summary())
+
+
+# ------------------------------------------------------------------ conflictbench
+
+
+@_handled
+def _convert(args: argparse.Namespace) -> int:
+    from conflicteval.conflictbench import convert_conflictingqa_pickle, load, write_items
+
+    if args.rows:
+        if args.source.lower() != "conflictingqa":
+            raise ValueError("--rows is for the ConflictingQA pickle only")
+        n = convert_conflictingqa_pickle(args.path, args.out, allow_pickle=args.allow_pickle)
+        print(f"wrote {n} rows to {args.out}")
+        return 0
+    items = load(args.source, args.path, **_source_options(args.source, args))
+    n = write_items(items, args.out)
+    print(f"wrote {n} items to {args.out}")
+    return 0
+
+
+def _parse_sources(values: list[str]) -> list[tuple[str, str]]:
+    out = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise ValueError(f"--source expects NAME=PATH, got {value!r}")
+        out.append((name.strip(), path.strip()))
+    return out
+
+
+@_handled
+def _build(args: argparse.Namespace) -> int:
+    from conflicteval.conflictbench import (
+        PAPER_TABLE1,
+        LLMClaimWriter,
+        abuild_conflictbench,
+        assemble,
+        load,
+        table1,
+    )
+    from conflicteval.conflictbench.claims import claim_request
+
+    specs = [(n, p, _source_options(n, args)) for n, p in _parse_sources(args.source)]
+    sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
+    writer = LLMClaimWriter(_get_model(args.model, args.base_url)) if args.model else None
+    if args.dry_run:
+        by_source: dict[str, list[Any]] = {}
+        for name, path, opts in specs:
+            for item in load(name, path, **opts):
+                by_source.setdefault(item.source, []).append(item)
+        counts = {}
+        built = []
+        for src, loaded in by_source.items():
+            conf, noconf, _ = assemble(src, loaded, seed=args.seed, sizes=(sizes or {}).get(src))
+            counts[src] = (len(conf), len(noconf))
+            built += conf + noconf
+        print(table1(counts))
+        if writer is None:
+            print(f"dry run: {len(built)} items, template claims, no model calls")
+            return 0
+        from conflicteval.dryrun import PlannedCall, dry_run
+
+        calls = [PlannedCall(writer.messages(claim_request(it)), writer.settings()) for it in built]
+        _print_dry_run([dry_run(writer.model, calls)])  # type: ignore[arg-type]
+        return 0
+    from conflicteval._sync import run_sync
+
+    result = run_sync(
+        abuild_conflictbench(
+            specs,
+            output=args.out,
+            seed=args.seed,
+            sizes=sizes,
+            claim_writer=writer,
+            checkpoint=args.checkpoint,
+            concurrency=args.concurrency,
+        )
+    )
+    print(result.table())
+    print(result.summary())
+    return 0
+
+
+@_handled
+def _detect(args: argparse.Namespace) -> int:
+    from conflicteval.conflictbench import adetect, read_items
+    from conflicteval.conflictbench.metrics import table2
+
+    items = read_items(args.items)
+    if args.limit is not None:
+        items = items[: args.limit]
+    model = _get_model(args.model, args.base_url) if args.model else None
+    labeler = _labeler(args.labeler or ("llm" if model is not None else "lexical"), model)
+    if args.dry_run:
+        if model is None:
+            pairs = sum(len(it.documents) for it in items)
+            print(f"dry run: {len(items)} items, {pairs} pairs, no model calls (offline labeler)")
+            return 0
+        from conflicteval.dryrun import dry_run
+
+        calls = [c for it in items for c in labeler.planned_calls([it.claim], it.to_documents())]
+        _print_dry_run([dry_run(model, calls)])
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    from conflicteval._sync import run_sync
+
+    run = run_sync(
+        adetect(
+            items,
+            labeler,
+            checkpoint=out / "checkpoint.jsonl",
+            concurrency=args.concurrency,
+            retry_failed=args.retry_failed,
+        )
+    )
+    metrics = {k: m.model_dump() for k, m in run.metrics.items()}
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    text = table2(run.metrics, paper=args.paper)
+    (out / "table2.md").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    print(run.summary())
+    return 0 if run.batch.counts["ok"] or not items else 1
+
+
+@_handled
+def _report(args: argparse.Namespace) -> int:
+    from conflicteval.conflictbench import detection_metrics, outcomes_from_checkpoint, read_items
+    from conflicteval.conflictbench.metrics import table2
+
+    ckpt = args.checkpoint or (str(Path(args.out) / "checkpoint.jsonl") if args.out else None)
+    if ckpt is None:
+        raise ValueError("give --out DIR (from 'detect') or --checkpoint FILE")
+    if not Path(ckpt).is_file():
+        raise ValueError(f"no checkpoint at {ckpt}")
+    items = read_items(args.items) if args.items else None
+    metrics = detection_metrics(outcomes_from_checkpoint(ckpt, items))
+    if args.json:
+        print(json.dumps({k: m.model_dump() for k, m in metrics.items()}, indent=2))
+    else:
+        print(table2(metrics, paper=args.paper))
+    return 0
+
+
+# ------------------------------------------------------------------ reports / regenerate
+
+
+@_handled
+def _reports(args: argparse.Namespace) -> int:
+    from conflicteval.conflictbench import read_items
+    from conflicteval.conflictbench.reports import (
+        arun_reports,
+        plan_tasks,
+        report_prompt,
+        select_report_items,
+    )
+
+    settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    models: dict[str, Any] = {}
+    for value in args.model:
+        name, sep, spec = value.partition("=")
+        spec = spec if sep else name
+        models[name] = _get_model(spec, args.base_url)
+    items = select_report_items(
+        read_items(args.items),
+        n=args.n or None,
+        seed=args.seed,
+        source=None if args.source == "any" else args.source,
+    )
+    if not items:
+        raise ValueError("no item qualifies (check --source and that items have conflicts)")
+    scorer = _scorer(args)
+    entity_model = _get_model(args.entity_model, args.base_url) if args.entity_model else None
+    if args.dry_run:
+        from conflicteval.conflictbench.reports import main_entity_heuristic
+        from conflicteval.dryrun import PlannedCall, dry_run
+
+        entities = {
+            it.id: it.meta.get("main_entity") or main_entity_heuristic(it.question) for it in items
+        }
+        tasks = plan_tasks(items, list(models), settings, entities)
+        notes = ["scoring calls depend on the generated reports and are not counted"]
+        if entity_model is not None:
+            notes.append(
+                "main entities here come from the offline heuristic; with --entity-model the "
+                f"report prompts differ and {len(items)} entity calls are not counted"
+            )
+        reports = []
+        for name, model in models.items():
+            calls = [
+                PlannedCall(
+                    [
+                        {
+                            "role": "user",
+                            "content": report_prompt(
+                                t.setting, t.main_entity, t.item.to_documents()
+                            ),
+                        }
+                    ],
+                    {"temperature": 0.0, "max_tokens": args.max_tokens},
+                )
+                for t in tasks
+                if t.model == name
+            ]
+            reports.append(dry_run(model, calls, notes))
+        print(f"dry run: {len(tasks)} reports ({len(items)} items)")
+        _print_dry_run(reports)
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    from conflicteval._sync import run_sync
+
+    run = run_sync(
+        arun_reports(
+            items,
+            models,
+            scorer,
+            settings=settings,
+            entity_model=entity_model,
+            checkpoint=out / "checkpoint.jsonl",
+            concurrency=args.concurrency,
+            max_tokens=args.max_tokens,
+            retry_failed=args.retry_failed,
+        )
+    )
+    text = run.table(paper=args.paper)
+    (out / "table3.md").write_text(text + "\n", encoding="utf-8")
+    (out / "rows.json").write_text(
+        json.dumps([r.model_dump() for r in run.rows], indent=2), encoding="utf-8"
+    )
+    print(text)
+    print(run.summary())
+    return 0 if run.batch.counts["ok"] else 1
+
+
+@_handled
+def _regenerate(args: argparse.Namespace) -> int:
+    from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
+    from conflicteval.conflictbench.truthfulqa import load_retrieved_documents, load_truthfulqa
+
+    questions = load_truthfulqa(args.questions)
+    if args.limit is not None:
+        questions = questions[: args.limit]
+    documents = load_retrieved_documents(args.documents, questions)
+    modes: Any = ("free", "choice") if args.mode == "both" else (args.mode,)
+    model = _get_model(args.model, args.base_url)
+    judge = _get_model(args.judge_model, args.base_url) if args.judge_model else None
+    scorer = _scorer(args)
+    missing = sum(1 for q in questions if not documents.get(q.index))
+    if missing:
+        print(f"note: {missing} questions have no documents and are skipped", file=sys.stderr)
+    if args.dry_run:
+        from conflicteval.conflictbench._prompts import load_prompt, render
+        from conflicteval.conflictbench.regenerate import (
+            CHOICE_MAX_TOKENS,
+            FREE_MAX_TOKENS,
+            PROMPTS,
+            format_context,
+        )
+        from conflicteval.dryrun import PlannedCall, dry_run
+
+        tasks = plan_regeneration(questions, documents, modes, max_docs=args.max_docs)
+        calls = []
+        for t in tasks:
+            a, b, _ = t.question.options(args.seed)
+            for kind in ("rag", "control"):
+                text = render(
+                    load_prompt(PROMPTS[(t.mode, kind)]),
+                    question=t.question.question,
+                    context_text=format_context(t.documents),
+                    option_a=a,
+                    option_b=b,
+                )
+                limit = FREE_MAX_TOKENS if t.mode == "free" else CHOICE_MAX_TOKENS
+                settings = {"temperature": 0.0, "max_tokens": limit}
+                calls.append(PlannedCall([{"role": "user", "content": text}], settings))
+        note = "scoring, regeneration and judge calls depend on the answers and are not counted"
+        print(f"dry run: {len(tasks)} question-format items")
+        _print_dry_run([dry_run(model, calls, [note])])
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    from conflicteval._sync import run_sync
+
+    run = run_sync(
+        arun_regeneration(
+            questions,
+            documents,
+            model,
+            scorer,
+            judge=judge,
+            modes=modes,
+            seed=args.seed,
+            max_docs=args.max_docs,
+            checkpoint=out / "checkpoint.jsonl",
+            concurrency=args.concurrency,
+            retry_failed=args.retry_failed,
+        )
+    )
+    text = run.tables(paper=args.paper)
+    (out / "tables.md").write_text(text + "\n", encoding="utf-8")
+    (out / "summary.json").write_text(run.summary.model_dump_json(indent=2), encoding="utf-8")
+    print(text)
+    print(run.summary_text())
+    return 0 if run.batch.counts["ok"] else 1

@@ -1,0 +1,272 @@
+"""The conflictbench, reports and regenerate commands, run through conflicteval.cli.main."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflicteval.cli import main
+from conflicteval.conflictbench import read_items
+
+
+def test_convert_build_detect_report(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    cqa_rows: list[dict[str, Any]],
+    ambig_json: Path,
+    macnoise_json: Path,
+) -> None:
+    pd = pytest.importorskip("pandas")
+    pkl = tmp_path / "data.pkl"
+    pd.DataFrame(cqa_rows).to_pickle(pkl)
+    rows = tmp_path / "cqa_rows.jsonl"
+    assert (
+        main(["conflictbench", "convert", "conflictingqa", str(pkl), "--rows", "--out", str(rows)])
+        == 2
+    )  # refused without --allow-pickle
+    assert "allow_pickle" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "conflictbench",
+                "convert",
+                "conflictingqa",
+                str(pkl),
+                "--rows",
+                "--allow-pickle",
+                "--out",
+                str(rows),
+            ]
+        )
+        == 0
+    )
+    assert len(rows.read_text(encoding="utf-8").splitlines()) == len(cqa_rows)
+
+    items_file = tmp_path / "ambig_items.jsonl"
+    assert (
+        main(["conflictbench", "convert", "ambigdocs", str(ambig_json), "--out", str(items_file)])
+        == 0
+    )
+    assert [it.id for it in read_items(items_file)] == [
+        "ambigdocs:17",
+        "ambigdocs:q-18",
+        "ambigdocs:q-19",
+    ]
+
+    bench = tmp_path / "bench.jsonl"
+    code = main(
+        [
+            "conflictbench",
+            "build",
+            "--source",
+            f"conflictingqa={rows}",
+            "--source",
+            f"ambigdocs={ambig_json}",
+            "--source",
+            f"macnoise={macnoise_json}",
+            "--out",
+            str(bench),
+            "--seed",
+            "1",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "| ConflictingQA | 1 | 2 | 3 | 355 | 79 | 434 |" in out
+    built = read_items(bench)
+    assert {it.source for it in built} == {"conflictingqa", "ambigdocs", "macnoise-nq"}
+
+    det = tmp_path / "detect"
+    assert main(["conflictbench", "detect", "--items", str(bench), "--out", str(det)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| Category | Prec |") and "| Overall |" in out
+    assert "labeler lexical" in out and "failed" in out
+    metrics = json.loads((det / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["overall"]["n_items"] == len(built)
+    assert (det / "table2.md").read_text(encoding="utf-8").strip() in out
+
+    assert (
+        main(["conflictbench", "report", "--out", str(det), "--items", str(bench), "--json"]) == 0
+    )
+    again = json.loads(capsys.readouterr().out)
+    assert again == metrics
+    assert main(["conflictbench", "report", "--out", str(tmp_path / "nowhere")]) == 2
+
+
+def test_bad_source_argument(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            ["conflictbench", "build", "--source", "ambigdocs", "--out", str(tmp_path / "x.jsonl")]
+        )
+        == 2
+    )
+    assert "NAME=PATH" in capsys.readouterr().err
+
+
+def test_detect_dry_run_makes_no_call(
+    tmp_path: Path, openai_server: Any, capsys: pytest.CaptureFixture[str], ambig_json: Path
+) -> None:
+    bench = tmp_path / "bench.jsonl"
+    assert (
+        main(["conflictbench", "build", "--source", f"ambigdocs={ambig_json}", "--out", str(bench)])
+        == 0
+    )
+    capsys.readouterr()
+    items = read_items(bench)
+    pairs = sum(len(it.documents) for it in items)
+    code = main(
+        [
+            "conflictbench",
+            "detect",
+            "--items",
+            str(bench),
+            "--out",
+            str(tmp_path / "d"),
+            "--model",
+            "openai/m",
+            "--base-url",
+            openai_server.base_url,
+            "--dry-run",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"{pairs} model calls" in out
+    assert openai_server.completions() == []
+    assert not (tmp_path / "d").exists()
+
+
+def test_build_with_claim_model_dry_run_and_real(
+    tmp_path: Path,
+    openai_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    macnoise_json: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    openai_server.set_replies(["Barack Obama wrote Dreams from My Father."])
+    args = [
+        "conflictbench",
+        "build",
+        "--source",
+        f"macnoise={macnoise_json}",
+        "--out",
+        str(tmp_path / "b.jsonl"),
+        "--model",
+        "openai/m",
+        "--base-url",
+        openai_server.base_url,
+    ]
+    assert main([*args, "--dry-run"]) == 0
+    assert "2 model calls" in capsys.readouterr().out
+    assert openai_server.completions() == []
+    assert main([*args, "--checkpoint", str(tmp_path / "claims.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "0 failures" in out and "2 model calls" in out
+    assert {it.claim for it in read_items(tmp_path / "b.jsonl")} == {
+        "Barack Obama wrote Dreams from My Father."
+    }
+
+
+def test_reports_and_regenerate_commands(
+    tmp_path: Path,
+    openai_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    cqa_jsonl: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    openai_server.set_replies(["Infinite scrolling is good. It keeps users engaged."])
+    bench = tmp_path / "bench.jsonl"
+    assert (
+        main(
+            [
+                "conflictbench",
+                "build",
+                "--source",
+                f"conflictingqa={cqa_jsonl}",
+                "--out",
+                str(bench),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    base = ["--base-url", openai_server.base_url]
+    rep = [
+        "reports",
+        "--items",
+        str(bench),
+        "--model",
+        "big=openai/big",
+        "--settings",
+        "rag",
+        "--out",
+        str(tmp_path / "rep"),
+        *base,
+    ]
+    assert main([*rep, "--dry-run"]) == 0
+    assert "1 reports" in capsys.readouterr().out and openai_server.completions() == []
+    assert main(rep) == 0  # offline scorer: sentence decomposer + lexical labeler
+    out = capsys.readouterr().out
+    assert "| big / RAG |" in out and "1 items: 1 ok" in out
+    assert (tmp_path / "rep" / "table3.md").is_file()
+
+    questions = tmp_path / "tqa.csv"
+    with questions.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(
+            [
+                "Type",
+                "Category",
+                "Question",
+                "Best Answer",
+                "Best Incorrect Answer",
+                "Correct Answers",
+                "Incorrect Answers",
+                "Source",
+            ]
+        )
+        w.writerow(
+            [
+                "Adversarial",
+                "Misconceptions",
+                "Do ostriches hide their heads?",
+                "No, they do not",
+                "Yes, they bury their heads",
+                "No, they do not",
+                "Yes, they bury their heads",
+                "https://example.org",
+            ]
+        )
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        json.dumps({"index": 0, "documents": ["Ostriches do not bury heads."]}) + "\n",
+        encoding="utf-8",
+    )
+    openai_server.set_replies(["(A)"])
+    regen = [
+        "regenerate",
+        "--questions",
+        str(questions),
+        "--documents",
+        str(docs),
+        "--model",
+        "openai/m",
+        "--mode",
+        "choice",
+        "--out",
+        str(tmp_path / "rg"),
+        *base,
+    ]
+    assert main([*regen, "--dry-run"]) == 0
+    assert "2 model calls" in capsys.readouterr().out
+    assert main(regen) == 0
+    out = capsys.readouterr().out
+    assert "Binary choice (Table 5)" in out and "| Control-RAG |" in out
+    summary = json.loads((tmp_path / "rg" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["choice"][0]["n"] == 1
