@@ -239,26 +239,13 @@ def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
 def _get_model(spec: str, base_url: str | None) -> Any:
     from conflicteval.models import get_model
 
-    return get_model(spec, **({"base_url": base_url} if base_url else {}))
+    return get_model(spec, base_url=base_url)
 
 
 def _labeler(kind: str, model: Any) -> Any:
-    from conflicteval.conflictscore import (
-        LexicalLabeler,
-        LLMLabeler,
-        PerClaimLLMLabeler,
-        PerDocumentLLMLabeler,
-    )
+    from conflicteval.conflictscore.factory import make_labeler
 
-    if kind == "lexical":
-        return LexicalLabeler()
-    if model is None:
-        raise ValueError(f"--labeler {kind} needs a model")
-    return {
-        "llm": LLMLabeler,
-        "llm-per-document": PerDocumentLLMLabeler,
-        "llm-per-claim": PerClaimLLMLabeler,
-    }[kind](model)
+    return make_labeler(kind, model)
 
 
 def _scorer(args: argparse.Namespace) -> Any:

@@ -26,10 +26,13 @@ from typing import Any
 from conflicteval.errors import DataError
 from conflicteval.types import Document
 
+from .factory import DECOMPOSER_KINDS, LABELER_KINDS
+
 __all__ = ["register"]
 
-DECOMPOSERS = ("llm", "sentence", "whole")
-LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical", "nli")
+DECOMPOSERS = DECOMPOSER_KINDS
+
+LABELERS = LABELER_KINDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,44 +99,22 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _scorer(args: argparse.Namespace) -> Any:
-    from .decompose import LLMDecomposer, SentenceDecomposer, WholeResponse
-    from .labelers import LLMLabeler, PerClaimLLMLabeler, PerDocumentLLMLabeler
-    from .lexical import LexicalLabeler
+    from conflicteval.models import get_model
+
+    from .factory import make_decomposer, make_labeler, needs_model
     from .scorer import ConflictScorer
 
     decomposer = args.decomposer or ("llm" if args.model else "sentence")
     labeler = args.labeler or ("llm" if args.model else "lexical")
     model = None
-    if decomposer == "llm" or labeler.startswith("llm"):
+    if needs_model(decomposer) or needs_model(labeler):
         if not args.model:
             raise ValueError(f"--decomposer {decomposer} / --labeler {labeler} need --model")
-        from conflicteval.models import get_model
-
-        options = {"base_url": args.base_url} if args.base_url else {}
-        model = get_model(args.model, **options)
-    dec: Any
-    if decomposer == "llm":
-        dec = LLMDecomposer(model)  # type: ignore[arg-type]
-    elif decomposer == "whole":
-        dec = WholeResponse()
-    else:
-        dec = SentenceDecomposer()
-    lab: Any
-    if labeler == "llm":
-        lab = LLMLabeler(model)  # type: ignore[arg-type]
-    elif labeler == "llm-per-document":
-        lab = PerDocumentLLMLabeler(model)  # type: ignore[arg-type]
-    elif labeler == "llm-per-claim":
-        lab = PerClaimLLMLabeler(model)  # type: ignore[arg-type]
-    elif labeler == "nli":
-        if not args.nli_model:
-            raise ValueError("--labeler nli needs --nli-model DIR (a local model directory)")
-        from .nli import NLILabeler
-
-        lab = NLILabeler(args.nli_model)
-    else:
-        lab = LexicalLabeler()
-    return ConflictScorer(dec, lab)
+        model = get_model(args.model, base_url=args.base_url)
+    return ConflictScorer(
+        make_decomposer(decomposer, model),
+        make_labeler(labeler, model, nli_model=args.nli_model),
+    )
 
 
 def read_documents(path: str) -> list[Document]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import itertools
 import json
 import sys
@@ -167,9 +166,9 @@ def _is_json_array(path: Path) -> bool:
 
 def _make_labeler(spec: str, base_url: str | None) -> Any:
     """``lexical`` → ``LexicalLabeler()``; a model spec → ``LLMLabeler(get_model(spec))``."""
-    cs = importlib.import_module("conflicteval.conflictscore")
-    if spec == "lexical":
-        return cs.LexicalLabeler()
-    from conflicteval import get_model
+    from conflicteval.conflictscore.factory import make_labeler
+    from conflicteval.models import get_model
 
-    return cs.LLMLabeler(get_model(spec, base_url=base_url))
+    if spec == "lexical":
+        return make_labeler("lexical")
+    return make_labeler("llm", get_model(spec, base_url=base_url))

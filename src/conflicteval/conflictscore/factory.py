@@ -1,0 +1,75 @@
+"""Build decomposers and labelers from the short names the command line uses.
+
+One place maps ``llm`` / ``llm-per-document`` / ``llm-per-claim`` / ``lexical``
+/ ``nli`` and ``llm`` / ``sentence`` / ``whole`` to objects, so every command
+(``score``, ``conflictbench detect``, ``feverous verify``, ...) accepts the
+same names with the same meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conflicteval.conflictscore.decompose import LLMDecomposer, SentenceDecomposer, WholeResponse
+from conflicteval.conflictscore.labelers import (
+    Labeler,
+    LLMLabeler,
+    PerClaimLLMLabeler,
+    PerDocumentLLMLabeler,
+)
+from conflicteval.conflictscore.lexical import LexicalLabeler
+from conflicteval.models import Model
+
+LABELER_KINDS = ("llm", "llm-per-document", "llm-per-claim", "lexical", "nli")
+DECOMPOSER_KINDS = ("llm", "sentence", "whole")
+
+_LLM_LABELERS: dict[str, Any] = {
+    "llm": LLMLabeler,
+    "llm-per-document": PerDocumentLLMLabeler,
+    "llm-per-claim": PerClaimLLMLabeler,
+}
+
+
+def needs_model(kind: str) -> bool:
+    """Whether a decomposer or labeler of this kind calls a model."""
+    return kind.startswith("llm")
+
+
+def make_labeler(kind: str, model: Model | None = None, *, nli_model: Any = None) -> Labeler:
+    """A labeler by name.
+
+    Args:
+        kind: One of :data:`LABELER_KINDS`.
+        model: The model for the ``llm*`` kinds.
+        nli_model: For ``nli``: a local model directory or a loaded model.
+
+    Raises:
+        ValueError: Unknown kind, or a missing model / NLI model.
+    """
+    if kind == "lexical":
+        return LexicalLabeler()
+    if kind == "nli":
+        if nli_model is None:
+            raise ValueError("the nli labeler needs a local model directory (--nli-model DIR)")
+        from conflicteval.conflictscore.nli import NLILabeler
+
+        return NLILabeler(nli_model)
+    if kind not in _LLM_LABELERS:
+        raise ValueError(f"unknown labeler {kind!r} (known: {', '.join(LABELER_KINDS)})")
+    if model is None:
+        raise ValueError(f"the {kind} labeler needs a model (--model SPEC)")
+    labeler: Labeler = _LLM_LABELERS[kind](model)
+    return labeler
+
+
+def make_decomposer(kind: str, model: Model | None = None) -> Any:
+    """A decomposer by name (one of :data:`DECOMPOSER_KINDS`)."""
+    if kind == "sentence":
+        return SentenceDecomposer()
+    if kind == "whole":
+        return WholeResponse()
+    if kind != "llm":
+        raise ValueError(f"unknown decomposer {kind!r} (known: {', '.join(DECOMPOSER_KINDS)})")
+    if model is None:
+        raise ValueError("the llm decomposer needs a model (--model SPEC)")
+    return LLMDecomposer(model)
