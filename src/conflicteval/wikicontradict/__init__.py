@@ -2,8 +2,9 @@
 
 Load the benchmark, render its prompt templates, generate responses through the
 model layer, grade them with the paper's judge prompt or the offline
-``lexical`` baseline, report Table 2/Table 5 style results and calibrate a
-judge against human labels. See ``docs/wikicontradict.md``.
+``lexical`` baseline, report Table 2/Table 5 style results, calibrate a judge
+against human labels, and show the paper's published numbers beside measured
+ones. See ``docs/wikicontradict.md``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ from conflicteval.wikicontradict.instance import WikiContradictInstance, join_pa
 from conflicteval.wikicontradict.judge import Judge, Judgement, map_label
 from conflicteval.wikicontradict.lexical import LexicalJudgement, lexical_judge
 from conflicteval.wikicontradict.metrics import AgreementReport, agreement, cohen_kappa
+from conflicteval.wikicontradict.published import (
+    ComparisonRow,
+    PublishedTable,
+    compare_calibration,
+    compare_to_published,
+    comparison_markdown,
+    published_table,
+)
 from conflicteval.wikicontradict.report import (
     LabelledRow,
     WikiContradictReport,
@@ -65,6 +74,7 @@ __all__ = [
     "VERDICTS",
     "AgreementReport",
     "CalibrationResult",
+    "ComparisonRow",
     "GenerationRow",
     "HumanLabel",
     "Judge",
@@ -72,6 +82,7 @@ __all__ = [
     "LabelledRow",
     "LexicalJudgement",
     "MissingRevisedPassages",
+    "PublishedTable",
     "RenderedPrompt",
     "Template",
     "TemplateSet",
@@ -84,6 +95,9 @@ __all__ = [
     "build_report",
     "calibrate",
     "cohen_kappa",
+    "compare_calibration",
+    "compare_to_published",
+    "comparison_markdown",
     "default_templates",
     "dry_run_generation",
     "generate",
@@ -98,6 +112,7 @@ __all__ = [
     "map_label",
     "parse_comment",
     "parse_verdict",
+    "published_table",
     "read_generations",
     "render",
     "report_from_rows",

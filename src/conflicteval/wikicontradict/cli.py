@@ -78,6 +78,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     p.add_argument("--out", default=None, help="write to this file instead of stdout")
     p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
+    p.add_argument(
+        "--compare",
+        choices=("table2", "appendix_b", "table4", "table5"),
+        default=None,
+        help="show the paper's published figures beside the measured ones (md or json)",
+    )
+    _match_option(p)
     p.set_defaults(func=_report)
 
     p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
@@ -89,7 +96,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--compare",
+        choices=("table3",),
+        default=None,
+        help="show the paper's Table 3 (published judges) beside the measured agreement",
+    )
+    _match_option(p)
     p.set_defaults(func=_calibrate)
+
+
+def _match_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--match",
+        action="append",
+        default=[],
+        metavar="MODEL=PAPER_ROW",
+        help="pair a measured model (or judge) with a row of the paper's table "
+        "(repeatable; default: matched by name)",
+    )
+
+
+def _aliases(args: argparse.Namespace) -> dict[str, str]:
+    from conflicteval.errors import ConflictEvalError
+
+    out = {}
+    for item in args.match:
+        name, sep, row = item.rpartition("=")
+        if not sep or not name or not row:
+            raise ConflictEvalError(f"--match expects MODEL=PAPER_ROW, got {item!r}")
+        out[name] = row
+    return out
 
 
 def _template_options(p: argparse.ArgumentParser) -> None:
@@ -293,15 +330,31 @@ def _judge(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.wikicontradict.published import (
+        compare_to_published,
+        comparison_json,
+        comparison_markdown,
+    )
     from conflicteval.wikicontradict.report import build_report
 
+    if args.compare and args.format == "csv":
+        raise ConflictEvalError("--compare works with --format md or json")
+    aliases = _aliases(args)
     report = build_report(args.run, args.judgements)
+    rows = compare_to_published(report, args.compare, aliases=aliases) if args.compare else []
     if args.format == "csv":
         text = report.to_csv()
     elif args.format == "json":
         text = report.to_json()
+        if rows:
+            payload = json.loads(text)
+            payload["comparison"] = comparison_json(rows)
+            text = json.dumps(payload, indent=2, ensure_ascii=False)
     else:
         text = report.to_markdown(layout=args.layout)
+        if rows:
+            text += "\n" + comparison_markdown(rows)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
         _err(f"written: {args.out}")
@@ -316,7 +369,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.calibrate import calibrate, load_human_labels
     from conflicteval.wikicontradict.data import load_wikicontradict
     from conflicteval.wikicontradict.judge import Judge
+    from conflicteval.wikicontradict.published import (
+        compare_calibration,
+        comparison_json,
+        comparison_markdown,
+    )
 
+    aliases = _aliases(args)
     labels = load_human_labels(args.labels) if args.labels else None
     instances = load_wikicontradict(args.data) if args.data else None
     judge_model = (
@@ -333,10 +392,18 @@ def _calibrate(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
     )
+    rows = compare_calibration(result, args.compare, aliases=aliases) if args.compare else []
     if args.json:
-        print(result.model_dump_json(indent=2))
+        if rows:
+            payload = json.loads(result.model_dump_json())
+            payload["comparison"] = comparison_json(rows)
+            print(json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            print(result.model_dump_json(indent=2))
     else:
         sys.stdout.write(result.to_markdown())
+        if rows:
+            sys.stdout.write("\n" + comparison_markdown(rows))
         if judge.model is not None:
             print(
                 "\nnote: the eight worked examples are part of the judge prompt itself; "
