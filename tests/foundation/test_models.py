@@ -149,10 +149,11 @@ def test_structured_output_sends_schema_and_parses() -> None:
         assert body["response_format"]["json_schema"]["schema"]["required"] == ["answer", "score"]
 
 
-def test_structured_output_falls_back_when_server_rejects_schema() -> None:
+@pytest.mark.parametrize("status", [True, 500])
+def test_structured_output_falls_back_when_server_rejects_schema(status: bool | int) -> None:
     schema = {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}}
     with OpenAICompatServer(
-        replies=['Sure. {"label": "SUPPORTS"} Done.'], reject_response_format=True
+        replies=['Sure. {"label": "SUPPORTS"} Done.'], reject_response_format=status
     ) as server:
         model = fast_model(server)
         out = model.generate_sync("q", response_schema=schema)
@@ -218,3 +219,17 @@ def test_get_model_rejects_unknown_provider_and_options() -> None:
         get_model("nope/x")
     with pytest.raises(ValueError, match="unknown option"):
         get_model("openai/x", colour="blue", cache=False)
+
+
+def test_json_object_schema_format_for_llama_cpp_servers() -> None:
+    schema = {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}}
+    with OpenAICompatServer(replies=['{"label": "A"}']) as server:
+        out = fast_model(server, schema_format="json_object").generate_sync(
+            "q", response_schema=schema
+        )
+        assert out.parsed == {"label": "A"}
+        body = server.completions()[0].body
+        assert body is not None
+        assert body["response_format"] == {"type": "json_object", "schema": schema}
+    with pytest.raises(ValueError, match="schema_format"):
+        get_model("openai/x", schema_format="xml", cache=False)

@@ -2,7 +2,9 @@
 
 Specs:
     ``openai/<model>``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
-        llama.cpp, TGI); options ``base_url``, ``api_key``, ``organization``.
+        llama.cpp, TGI); options ``base_url``, ``api_key``, ``organization``,
+        ``supports_schema``, ``schema_format`` (``"json_schema"``, the default,
+        or ``"json_object"`` for llama-cpp-python's server).
     ``scripted``: the test double; option ``replies`` (list, mapping or callable).
 
 Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
@@ -62,6 +64,7 @@ def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
         api_key=options.pop("api_key", None),
         organization=options.pop("organization", None),
         supports_schema=options.pop("supports_schema", True),
+        schema_format=options.pop("schema_format", "json_schema"),
     )
 
 
@@ -111,7 +114,7 @@ def get_model(spec: str | Model, **options: Any) -> Model:
         known = ", ".join(sorted(_REGISTRY))
         raise ValueError(f"unknown model provider {provider_name!r} in {spec!r} (known: {known})")
     factory, cache_default = _REGISTRY[provider_name]
-    opts = dict(options)
+    opts = {k: v for k, v in options.items() if v is not None}  # None means "the default"
     core = {k: opts.pop(k) for k in _CORE_OPTIONS if k in opts}
     cache = _resolve_cache(opts.pop("cache", cache_default))
     provider = factory(model_name, opts)

@@ -24,6 +24,7 @@ from conflicteval.models.base import (
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+SCHEMA_FORMATS = ("json_schema", "json_object")
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -70,6 +71,11 @@ class OpenAIProvider:
         organization: Optional OpenAI organization id.
         supports_schema: Send JSON schemas as ``response_format`` (switched
             off automatically when the server rejects it).
+        schema_format: How a schema is sent: ``"json_schema"`` (OpenAI's form,
+            ``{"type": "json_schema", "json_schema": {"name", "schema"}}``) or
+            ``"json_object"`` (``{"type": "json_object", "schema": ...}``, the
+            form llama-cpp-python's server enforces; it answers the
+            ``json_schema`` form with HTTP 500).
     """
 
     name = "openai"
@@ -82,7 +88,12 @@ class OpenAIProvider:
         api_key: str | None = None,
         organization: str | None = None,
         supports_schema: bool = True,
+        schema_format: str = "json_schema",
     ) -> None:
+        if schema_format not in SCHEMA_FORMATS:
+            raise ValueError(
+                f"schema_format must be one of {', '.join(SCHEMA_FORMATS)}, not {schema_format!r}"
+            )
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
@@ -90,6 +101,7 @@ class OpenAIProvider:
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
         self._organization = organization
         self.supports_schema = supports_schema
+        self.schema_format = schema_format
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
         )
@@ -125,10 +137,16 @@ class OpenAIProvider:
         if request.seed is not None:
             params["seed"] = request.seed
         if request.response_schema is not None and self.supports_schema:
-            params["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": request.schema_name, "schema": request.response_schema},
-            }
+            if self.schema_format == "json_object":
+                params["response_format"] = {
+                    "type": "json_object",
+                    "schema": request.response_schema,
+                }
+            else:
+                params["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": request.schema_name, "schema": request.response_schema},
+                }
         params.update(request.extra)
         try:
             resp = await self._client().chat.completions.create(**params, timeout=timeout)
@@ -142,7 +160,10 @@ class OpenAIProvider:
             status = exc.status_code
             code = _error_code(exc.body)
             message = self._scrub(f"HTTP {status}: {exc.message}")
-            if status == 400 and "response_format" in str(exc.message):
+            if status in (400, 422, 500) and "response_format" in str(exc.message):
+                # A server that cannot take the schema parameter (llama-cpp-python answers
+                # OpenAI's json_schema form with a 500 naming response_format): the wrapper
+                # stops sending it and extracts JSON from the text instead.
                 raise ProviderError(message, status=status, schema_rejected=True) from exc
             retryable = status_is_retryable(status) and code != "insufficient_quota"
             raise ProviderError(

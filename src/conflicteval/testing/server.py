@@ -112,7 +112,7 @@ class _Config:
     replies: Replies = None
     faults: Sequence[Fault | None] | FaultFn | None = None
     latency: float = 0.0
-    reject_response_format: bool = False
+    reject_response_format: bool | int = False
     log_bodies: bool = True
     _reply_index: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -129,7 +129,8 @@ class OpenAICompatServer:
         faults: A list applied to requests in arrival order (None = no fault),
             or a callable ``(n, request_json) -> Fault | None``.
         latency: Seconds to wait before answering every request.
-        reject_response_format: Answer 400 to requests carrying ``response_format``.
+        reject_response_format: Answer 400 (or this status, when an int) to requests
+            carrying ``response_format``.
         host: Interface to bind (loopback only).
         port: Port (0: ephemeral).
 
@@ -144,7 +145,7 @@ class OpenAICompatServer:
         *,
         faults: Sequence[Fault | None] | FaultFn | None = None,
         latency: float = 0.0,
-        reject_response_format: bool = False,
+        reject_response_format: bool | int = False,
         host: str = "127.0.0.1",
         port: int = 0,
         log_bodies: bool = True,
@@ -347,10 +348,13 @@ class OpenAICompatServer:
         if self.config.latency:
             await asyncio.sleep(self.config.latency)
         if self.config.reject_response_format and "response_format" in body:
-            entry.status = 400
+            status = 400 if self.config.reject_response_format is True else int(
+                self.config.reject_response_format
+            )
+            entry.status = status
             self._write(
                 writer,
-                400,
+                status,
                 _error_body("response_format is not supported by this server", "invalid_request"),
             )
             return True
