@@ -233,3 +233,31 @@ def test_json_object_schema_format_for_llama_cpp_servers() -> None:
         assert body["response_format"] == {"type": "json_object", "schema": schema}
     with pytest.raises(ValueError, match="schema_format"):
         get_model("openai/x", schema_format="xml", cache=False)
+
+
+def test_max_retry_time_bounds_the_retrying() -> None:
+    with OpenAICompatServer(faults=[Fault.status_code(500)] * 50) as server:
+        model = fast_model(
+            server, max_attempts=50, max_retry_time=0.5, backoff_initial=0.1, backoff_max=0.1
+        )
+        start = time.monotonic()
+        with pytest.raises(ModelError) as info:
+            model.generate_sync("q")
+        assert time.monotonic() - start < 2.0
+        assert 2 <= info.value.attempts < 50
+        assert len(server.completions()) == info.value.attempts
+
+
+def test_aclose_closes_the_client_of_the_loop() -> None:
+    with OpenAICompatServer(replies=["x"]) as server:
+        model = fast_model(server)
+
+        async def once() -> str:
+            try:
+                return (await model.generate("q")).text
+            finally:
+                await model.aclose()
+
+        assert asyncio.run(once()) == "x"
+        assert asyncio.run(once()) == "x"
+        assert len(model.provider._clients) == 0  # type: ignore[attr-defined]

@@ -122,6 +122,13 @@ class OpenAIProvider:
             self._clients[loop] = client
         return client
 
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running event loop (others close with their loop)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.close()
+
     def _scrub(self, text: str) -> str:
         if self._api_key and self._api_key != "no-key":
             text = text.replace(self._api_key, "***")
