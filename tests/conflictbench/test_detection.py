@@ -172,6 +172,60 @@ def test_detect_runs_with_checkpoint_and_counts_failures(tmp_path: Path) -> None
         outcomes_from_checkpoint(ckpt)
 
 
+class AllFailLabeler:
+    """Every pair of an item fails (a model error, or no parsable label) until ``heal``."""
+
+    name = "all-fail"
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+        self.healed = False
+        self.calls = 0
+
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]):
+        from conflicteval.conflictscore.labelers import LabelResult
+
+        self.calls += 1
+        if self.healed:
+            row = [
+                PairLabel(claim_index=0, doc_index=j, label=S if "yes" in d.text else C)
+                for j, d in enumerate(documents)
+            ]
+        else:
+            row = [
+                PairLabel(claim_index=0, doc_index=j, error=self.error, raw="garbled")
+                for j in range(len(documents))
+            ]
+        return LabelResult(pairs=[row], calls=len(documents))
+
+
+def test_item_whose_every_pair_failed_is_a_failed_record_and_retried(tmp_path: Path) -> None:
+    items = [_item(1, ["yes", "no"], [S, C]), _item(2, ["yes"], [S])]  # item 2: one document
+    ckpt = tmp_path / "detect.jsonl"
+    labeler = AllFailLabeler("model error: server gave up after 6 attempts")
+    run = detect(items, labeler, checkpoint=ckpt)
+    assert run.batch.counts["model_error"] == 2 and run.batch.counts["ok"] == 0
+    o = run.metrics["overall"]
+    # the one-document item is a failed item too, never a true negative
+    assert (o.tp, o.fp, o.fn, o.tn, o.failed_items) == (0, 0, 0, 0, 2)
+    assert (o.n_pairs, o.failed_pairs) == (3, 3)
+    labeler.healed = True
+    kept = detect(items, labeler, checkpoint=ckpt)  # plain resume keeps the failures
+    assert labeler.calls == 2 and kept.metrics["overall"].failed_items == 2
+    retried = detect(items, labeler, checkpoint=ckpt, retry_failed=True)
+    assert labeler.calls == 4
+    r = retried.metrics["overall"]
+    assert (r.tp, r.tn, r.failed_items, r.failed_pairs) == (1, 1, 0, 0)
+
+
+def test_item_whose_every_pair_is_unparsable_is_a_parse_error(tmp_path: Path) -> None:
+    run = detect([_item(1, ["yes", "no"], [S, C])], AllFailLabeler("no label in reply"))
+    assert run.batch.counts["parse_error"] == 1
+    record = run.batch.records[0]
+    assert record.raw == "garbled" and "every pair failed" in (record.error or "")
+    assert run.metrics["overall"].failed_items == 1
+
+
 def test_detect_with_lexical_labeler_on_real_macnoise(shared_data: Path) -> None:
     from conflicteval.conflictbench import build_conflictbench
     from conflicteval.conflictscore import LexicalLabeler

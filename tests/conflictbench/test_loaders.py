@@ -346,6 +346,63 @@ def test_macnoise_real_longpre_sample(shared_data: Path) -> None:
     assert "four" not in mistresses.documents[2].text.split()
 
 
+def test_jsonl_inputs_are_streamed(shared_data: Path, tmp_path: Path) -> None:
+    """A JSON-lines file yields its first items before a later line is even read."""
+    records = json.loads(
+        (shared_data / "macnoise" / "GPT_trainx_chatgptpert_samples.json").read_text("utf-8")
+    )
+    path = tmp_path / "NQ_stream.jsonl"
+    lines = [json.dumps(r) for r in records[:2]] + ["{not json at all"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    items = load("macnoise", path, level="25")
+    first = next(items)
+    assert first.id == "macnoise-nq:0" and first.question == records[0]["question"]
+    assert next(items).id == "macnoise-nq:1"
+    with pytest.raises(DataError) as err:  # only now is the broken line 3 reached
+        next(items)
+    assert err.value.path == str(path) and err.value.row == 3
+
+
+def test_macnoise_duplicate_ctx_id_keeps_ids_unique(shared_data: Path, tmp_path: Path) -> None:
+    records = json.loads(
+        (shared_data / "macnoise" / "GPT_trainx_chatgptpert_samples.json").read_text("utf-8")
+    )
+    record = records[0]
+    record["ctxs"][1]["id"] = record["ctxs"][2]["id"]  # "9002022" twice (ctx 1 and ctx 2)
+    path = tmp_path / "NQ_dup.json"
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    (item,) = load("macnoise", path, level="25")
+    assert [d.id for d in item.documents] == [
+        "375992",
+        "9002022",
+        "9002022#2",
+        "284561#pert",
+        "376006",
+    ]
+    assert item.documents[2].meta["ctx_id"] == "9002022"
+
+
+def test_duplicate_record_ids_name_file_row_field(
+    tmp_path: Path, ambig_records: list[dict[str, Any]], contraqa_current: Path
+) -> None:
+    ambig_records[2]["qid"] = "17"  # the first record's int qid 17, as a string
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps(ambig_records), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        list(load("ambigdocs", path))
+    assert (err.value.path, err.value.row, err.value.field) == (str(path), "[2]", "qid")
+    assert "[0]" in str(err.value)
+
+    queries_path = contraqa_current / "queries.json"
+    queries = json.loads(queries_path.read_text(encoding="utf-8"))
+    queries.append(dict(queries[0]))
+    queries_path.write_text(json.dumps(queries), encoding="utf-8")
+    with pytest.raises(DataError) as err2:
+        list(load("contraqa", contraqa_current))
+    assert err2.value.path == str(queries_path)
+    assert (err2.value.row, err2.value.field) == (f"[{len(queries) - 1}]", "id")
+
+
 def test_unknown_source() -> None:
     with pytest.raises(ValueError, match="unknown ConflictBench source"):
         list(load("fever", "x.json"))

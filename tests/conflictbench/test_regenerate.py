@@ -331,3 +331,70 @@ def test_regeneration_end_to_end(openai_server: Any, tmp_path: Path, scripted: A
     again = run_regeneration(qs, docs, model, scorer, judge=judge, checkpoint=ckpt, seed=0)
     assert len(openai_server.completions()) == before  # resumed, no new calls
     assert again.summary == run.summary
+
+
+class _DocRuleLabeler:
+    """Labels by document text only; the "only importing" document always fails."""
+
+    name = "doc-rule"
+
+    async def label(self, claims: Any, documents: Any) -> Any:
+        from conflicteval.conflictscore import LabelResult
+        from conflicteval.types import PairLabel
+
+        def pair(i: int, j: int, text: str) -> PairLabel:
+            if "only importing" in text:
+                return PairLabel(claim_index=i, doc_index=j, error="no label in reply", raw="?")
+            label = (
+                "SUPPORTS"
+                if "banned" in text or "not visible" in text
+                else "CONTRADICTS"
+                if "Astronauts" in text
+                else "IRRELEVANT"
+            )
+            return PairLabel(claim_index=i, doc_index=j, label=label)
+
+        rows = [[pair(i, j, d.text) for j, d in enumerate(documents)] for i in range(len(claims))]
+        return LabelResult(pairs=rows)
+
+
+def test_failed_pairs_leave_the_main_claim_undetermined(tmp_path: Path) -> None:
+    from conflicteval.conflictscore import WholeResponse
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        if prompt.startswith("You are being asked to reconsider"):
+            return "A – regenerated\nJustification: (Docs 1)." if "binary" in prompt else "Regen."
+        if prompt.startswith("You are an expert fact-checker"):
+            return "TRUTHFUL: True"
+        if prompt.startswith("You are an expert evaluator"):
+            return "HELPFUL: True"
+        if "by choosing either (A) or (B)" in prompt:
+            return "(A)"
+        return "An answer."
+
+    model = get_model("scripted", replies=reply)
+    scorer = ConflictScorer(WholeResponse(), _DocRuleLabeler())
+    qs = load_truthfulqa(_write_csv(tmp_path / "TruthfulQA.csv"))
+    docs = load_retrieved_documents(_write_docs(tmp_path / "docs.jsonl"), qs)
+    run = run_regeneration(qs, docs, model, scorer)
+    assert run.batch.counts["ok"] == 6
+    results = {r.id: r.result for r in run.batch.records}
+    for mode in ("free", "choice"):
+        # question 0: [SUPPORTS, failed]; the failed pair might have been CONTRADICTS
+        q0 = results[f"{mode}:0"]
+        assert q0["conflicted"] is None and q0["regenerated"] is None
+        assert q0["failed_pairs"] == 1 and q0["supporting"] == ["g1"]
+        assert q0["score_error"] == "main claim undetermined: 1 of 2 pairs failed"
+        assert results[f"{mode}:1"]["conflicted"] is False  # [IRRELEVANT, IRRELEVANT]
+        q2 = results[f"{mode}:2"]
+        assert q2["conflicted"] is True and q2["regenerated"] is not None
+        assert q2["failed_pairs"] == 0
+    assert run.summary.not_scored == {"free": 1, "choice": 1}
+    regen = [
+        r
+        for r in model.provider.requests
+        if r.messages[-1]["content"].startswith("You are being asked to reconsider")
+    ]
+    assert len(regen) == 2
+    assert all(QUESTIONS[2]["Question"] in r.messages[-1]["content"] for r in regen)

@@ -158,7 +158,9 @@ class LLMClaimWriter:
         max_tokens: Completion limit.
     """
 
-    def __init__(self, model: GeneratesText, *, prompt: str | None = None, max_tokens: int = 120):
+    def __init__(
+        self, model: GeneratesText, *, prompt: str | None = None, max_tokens: int = 120
+    ) -> None:
         self.model = model
         self.prompt = prompt if prompt is not None else load_prompt(CLAIM_PROMPT)
         self.max_tokens = max_tokens

@@ -23,6 +23,7 @@ from conflicteval.conflictbench.metrics import (
     predict_conflict,
     table2,
 )
+from conflicteval.errors import ModelError, ParseFailure
 from conflicteval.runner import BatchResult, Record, read_checkpoint, run_batch
 from conflicteval.types import Document, Usage
 
@@ -38,7 +39,14 @@ class SupportsLabel(Protocol):
 
 
 async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]:
-    """Label one item's claim against its documents; the batch result of one item."""
+    """Label one item's claim against its documents; the batch result of one item.
+
+    Raises:
+        ModelError: Every pair failed and at least one of them with a model
+            error (the item is recorded ``model_error``, so ``retry_failed``
+            runs it again on resume).
+        ParseFailure: Every pair failed without a model error (no parsable label).
+    """
     result = await labeler.label([item.claim], item.to_documents())
     row = result.pairs[0] if result.pairs else []
     labels = [p.label for p in row]
@@ -47,6 +55,12 @@ async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]
             f"labeler returned {len(labels)} labels for {len(item.documents)} documents"
         )
     errors = [p.error for p in row if p.label is None]
+    if row and len(errors) == len(row):
+        reasons = sorted({e or "no label" for e in errors})
+        message = f"every pair failed: {'; '.join(reasons)[:500]}"
+        if any(r.startswith("model error") for r in reasons):
+            raise ModelError(message)
+        raise ParseFailure(message, raw=next((p.raw for p in row if p.raw), None))
     return {
         "source": item.source,
         "gold_conflict": item.conflict,

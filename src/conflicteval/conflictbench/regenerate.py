@@ -12,6 +12,10 @@ For each question and format (``free``: free-form; ``choice``: binary choice):
    * binary choice: the main claim is the **full text of the chosen option**
      (as the paper does), labelled against every document by the scorer's labeler.
 
+   Failed pairs are never read as IRRELEVANT: when they could have made the
+   main claim conflicted, it is *undetermined* (``conflicted`` None, counted as
+   not scored, no regeneration), as in the detection task.
+
 3. Only when the main claim is conflicted: **regeneration** (Tables 13/16) fed
    the question, documents, original response, the conflicted claim and its
    supporting and contradicting documents (``{conflict_details}``, see
@@ -36,11 +40,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from conflicteval.conflictbench._prompts import load_prompt, render
-from conflicteval.conflictbench.items import has_conflict
+from conflicteval.conflictbench.metrics import predict_conflict
 from conflicteval.conflictbench.reports import format_documents
 from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion
 from conflicteval.runner import BatchResult, run_batch
-from conflicteval.types import Document, Usage
+from conflicteval.types import Document, Relation, Usage
 
 Mode = Literal["free", "choice"]
 
@@ -124,6 +128,26 @@ def parse_verdict(text: str, key: str) -> bool | None:
     return m.group(1).lower() == "true"
 
 
+def _main_claim(
+    row: Sequence[Relation | None],
+) -> tuple[list[int], list[int], int, bool | None, str | None]:
+    """The main claim's labels → (supporting, contradicting, failed pairs, conflicted, problem).
+
+    ``conflicted`` follows the detection rule (:func:`predict_conflict`): True
+    when some document SUPPORTS and another CONTRADICTS; None (undetermined,
+    with ``problem`` set) when failed pairs could have changed a "not
+    conflicted" outcome. A failed pair is never read as IRRELEVANT.
+    """
+    sup = [j for j, lab in enumerate(row) if lab == "SUPPORTS"]
+    con = [j for j, lab in enumerate(row) if lab == "CONTRADICTS"]
+    failed = sum(lab is None for lab in row)
+    conflicted = predict_conflict(list(row))
+    problem = None
+    if conflicted is None:
+        problem = f"main claim undetermined: {failed} of {len(row)} pairs failed"
+    return sup, con, failed, conflicted, problem
+
+
 def _bullets(answers: Sequence[str]) -> str:
     return "\n".join(f"- {a}" for a in answers)
 
@@ -181,19 +205,20 @@ async def run_free(
     conflicted: bool | None = None
     sup: list[int] = []
     con: list[int] = []
+    failed_pairs = 0
     if score.error or score.aggregate is None or not score.claims:
         result["score_error"] = score.error or "no claims"
         result["main_claim"] = None
     else:
-        agg = score.aggregate
-        sup, con = list(agg.supporting[0]), list(agg.contradicting[0])
-        conflicted = bool(agg.conflicted[0])
-        result["score_error"] = None
+        row = [p.label for p in score.labels[0]]
+        sup, con, failed_pairs, conflicted, problem = _main_claim(row)
+        result["score_error"] = problem
         result["main_claim"] = score.claims[0]
     result.update(
         conflicted=conflicted,
         supporting=[docs[i].id for i in sup],
         contradicting=[docs[i].id for i in con],
+        failed_pairs=failed_pairs,
         cs_c=score.cs_c,
         cs_r=score.cs_r,
     )
@@ -264,21 +289,18 @@ async def run_choice(
     con: list[int] = []
     claim = None
     failed_pairs = 0
+    problem: str | None = "RAG choice could not be parsed"
     if rag["choice"] is not None:
         claim = option_a if rag["choice"] == "A" else option_b
         labelled = await scorer.labeler.label([claim], docs)
-        row = labelled.labels[0]
-        failed_pairs = sum(lab is None for lab in row)
-        sup = [j for j, lab in enumerate(row) if lab == "SUPPORTS"]
-        con = [j for j, lab in enumerate(row) if lab == "CONTRADICTS"]
-        conflicted = has_conflict(row)
+        sup, con, failed_pairs, conflicted, problem = _main_claim(labelled.labels[0])
     result.update(
         main_claim=claim,
         conflicted=conflicted,
         supporting=[docs[i].id for i in sup],
         contradicting=[docs[i].id for i in con],
         failed_pairs=failed_pairs,
-        score_error=None if claim is not None else "RAG choice could not be parsed",
+        score_error=problem,
     )
     if conflicted:
         prompt = render(

@@ -89,14 +89,19 @@ def load_ambigdocs(
             random generator seeded by ``(seed, qid)`` instead of ``claimed_index``.
 
     Raises:
-        DataError: naming file, record and field of a malformed record.
+        DataError: naming file, record and field of a malformed record (also
+            for a ``qid`` given twice in the file).
     """
     p = Path(path)
+    first_row: dict[str, int | str] = {}
     for row, record in _records(p):
         qid = get_str(p, row, record, "qid")
         entity = get_str(p, row, record, "ambiguous_entity")
         question = get_str(p, row, record, "question")
         assert qid is not None and entity is not None and question is not None
+        if qid in first_row:
+            raise DataError(p, row, "qid", f"duplicate qid {qid!r} (first at {first_row[qid]})")
+        first_row[qid] = row
         raw_docs = _documents(p, row, record)
         if not raw_docs:
             raise DataError(p, row, "documents", "no documents")

@@ -122,11 +122,16 @@ def _answers(path: Path, row: int | str, record: dict[str, Any]) -> list[str]:
 
 def _read_queries(path: Path, beir: bool) -> list[_Query]:
     queries = []
+    first_row: dict[str, int | str] = {}
+    id_field = "_id" if beir else "id"
     for row, raw in iter_json_records(path):
         record = require_mapping(path, row, raw)
-        qid = get_str(path, row, record, "_id" if beir else "id")
+        qid = get_str(path, row, record, id_field)
         question = get_str(path, row, record, "text" if beir else "question")
         assert qid is not None and question is not None
+        if qid in first_row:
+            raise DataError(path, row, id_field, f"duplicate query id (first at {first_row[qid]})")
+        first_row[qid] = row
         queries.append(
             _Query(
                 qid,

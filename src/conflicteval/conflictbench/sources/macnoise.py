@@ -143,18 +143,23 @@ def load_macnoise(
         if answer_match == "pert_lbls" and "pert_lbls" in record:
             bearing = _flags(p, row, record, "pert_lbls", len(ctxs))
         docs: list[BenchDocument] = []
+        seen_ids: set[str] = set()
         for i, (ctx_raw, swapped) in enumerate(zip(ctxs, flags, strict=True)):
             where = f"ctxs[{i}]"
             if not isinstance(ctx_raw, dict):
                 raise DataError(p, row, where, "expected a JSON object")
-            ctx_id = get_str(p, row, ctx_raw, "id")
-            if ctx_id is None:  # pragma: no cover - get_str raises
+            raw_id = get_str(p, row, ctx_raw, "id")
+            if raw_id is None:  # pragma: no cover - get_str raises
                 raise DataError(p, row, f"{where}.id", "missing field")
+            # A passage id given twice in one record gets "#<ctx index>" so that
+            # document ids stay unique within the item (meta keeps the original).
+            ctx_id = raw_id if raw_id not in seen_ids else f"{raw_id}#{i}"
+            seen_ids.add(ctx_id)
             for key in ("text",) + (("text_pert",) if swapped else ()):
                 if not isinstance(ctx_raw.get(key), str):
                     raise DataError(p, row, f"{where}.{key}", "missing or not a string")
             ctx_title = ctx_raw.get("title")
-            meta = {"ctx_index": i, "ctx_id": ctx_id}
+            meta = {"ctx_index": i, "ctx_id": raw_id}
             if not swapped or keep_original:
                 title, text = strip_prefix(ctx_raw["text"])
                 hit = bearing[i] if bearing is not None else contains_answer(text, answers)
