@@ -251,6 +251,31 @@ def test_verify_feverous_s_with_out_dir(
     assert keyword_labeler.calls == calls
 
 
+def test_verify_exit_code_and_a_feverous_s_file_with_bom(
+    tmp_path: Path, capsys: Any, keyword_labeler: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(feverous_cli, "_make_labeler", lambda spec, base_url: keyword_labeler)
+    records = [
+        {"id": 1, "claim": "Alpha was founded in 1901.", "label": "supports",
+         "evidence": "Alpha\tAlpha was founded in 1901."},
+        {"id": 2, "claim": "Alpha was founded in 1905.", "label": "refutes",
+         "evidence": "Alpha\tAlpha was founded in 1901."},
+    ]  # fmt: skip
+    path = tmp_path / "s.json"
+    # A byte-order mark must not hide the JSON array (no --db is needed for FEVEROUS-S).
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(records).encode("utf-8"))
+    argv = ["feverous", "verify", "--claims", str(path), "--labeler", "kw", "--json"]
+    assert _run(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["ok"], summary["total"], summary["label_accuracy"]) == (2, 2, 1.0)
+    # A claim left undecided (its only pair failed) makes the exit code 1.
+    records[1]["evidence"] = "Alpha\tFAIL this one"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(records).encode("utf-8"))
+    assert _run(argv) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["ok"], summary["undecided"], summary["total"]) == (1, 1, 2)
+
+
 def test_verify_jsonl_needs_db(tmp_path: Path, capsys: Any) -> None:
     claims = _jsonl(
         tmp_path / "c.jsonl", [{"id": 1, "claim": "x", "label": "SUPPORTS", "evidence": []}]

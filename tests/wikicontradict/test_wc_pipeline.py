@@ -227,3 +227,29 @@ def test_two_models_and_the_response_cache(
     assert all(r.result["cached"] for r in res2.records)
     with pytest.raises(ValueError, match="same name"):
         generate_sync(four[:1], ["1"], [models[0], models[0]], tmp_path / "r3", progress=False)
+
+
+def test_resuming_with_changed_template_text_is_refused(
+    wc_instances: list[WikiContradictInstance], tmp_path: Path
+) -> None:
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.wikicontradict import default_templates
+
+    insts = wc_instances[:2]
+    run = tmp_path / "run"
+    model = get_model("scripted", replies=["first"] * 2)
+    assert generate_sync(insts, ["5"], [model], run, progress=False).counts["ok"] == 2
+    # The same prompts resume without a call.
+    assert generate_sync(insts, ["5"], [model], run, progress=False).resumed == 2
+    changed = default_templates().override({"5": "Answer: {question}\n{context}"})
+    with pytest.raises(ConflictEvalError, match="2 finished rows were generated from other"):
+        generate_sync(insts, ["5"], [model], run, template_set=changed, progress=False)
+    with pytest.raises(ConflictEvalError, match="other prompts"):
+        dry_run_generation(insts, ["5"], [model], run, template_set=changed)
+    # Another run directory is fine, and the first run is left as it was.
+    again = generate_sync(
+        insts, ["5"], [get_model("scripted", replies=["second"] * 2)], tmp_path / "r2",
+        template_set=changed, progress=False,
+    )  # fmt: skip
+    assert again.counts["ok"] == 2
+    assert [r.response for r in read_generations(run)] == ["first", "first"]

@@ -118,6 +118,20 @@ def test_worked_examples_are_read_from_the_prompt() -> None:
             "correct_answers: a | b\nresponse: a\ncomment: one\nevaluation: partially correct",
             "correct",
         ),
+        # an evaluation written at the end of the comment's line
+        ("comment: Both answers, no preference. Evaluation: correct", "correct"),
+        ("It names one answer. **Evaluation:** partially correct", "partially correct"),
+        ("Final evaluation: partially correct", "partially correct"),
+        # "evaluation:" inside a later note is not a verdict
+        ("evaluation: correct\n(Note on evaluation: none.)", "correct"),
+        ("evaluation: incorrect, as it is not correct", "incorrect"),
+        ("evaluation: correct, since both answers are there", "correct"),
+        # a final label naming two different labels is ambiguous: no guess
+        ("evaluation: correct | partially correct | incorrect", None),
+        ("evaluation: correct or incorrect", None),
+        ("evaluation: incorrect (partially correct at best)", None),
+        ("evaluation: correct\nevaluation: partially correct/incorrect", None),
+        ("The re-evaluation: correct", None),
         ("The response is correct.", None),
         ("evaluation: maybe", None),
         ("evaluation: correct\nevaluation: unsure", None),
@@ -134,3 +148,4 @@ def test_parse_comment() -> None:
     assert parse_comment(reply) == "It names both sources.\nIt prefers none."
     assert parse_comment("  no label here ") == "no label here"
     assert parse_comment("**Comment:** short\n**Evaluation:** correct") == "short"
+    assert parse_comment("comment: Both given. **Evaluation:** correct") == "Both given."

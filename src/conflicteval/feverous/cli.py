@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Label each claim against its gold evidence with a labeler and report label "
             "accuracy and macro-F1. CLAIMS is a FEVEROUS JSON-lines file (needs --db) or a "
-            "FEVEROUS-S JSON array (evidence text included)."
+            "FEVEROUS-S JSON array (evidence text included). Exit code 0 when every claim got "
+            "a verdict, 1 when some are undecided or failed, 2 for bad input."
         ),
     )
     ve.add_argument(
@@ -132,7 +133,8 @@ def _verify(args: argparse.Namespace) -> int:
     else:
         for key, value in summary.items():
             print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
-    return 0
+    # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
+    return 0 if result.counts["ok"] == result.counts["total"] else 1
 
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:
@@ -157,7 +159,9 @@ def _load_items(args: argparse.Namespace) -> list[Any] | None:
 
 
 def _is_json_array(path: Path) -> bool:
-    with path.open("r", encoding="utf-8") as fh:
+    from .claims import open_text
+
+    with open_text(path) as fh:  # a BOM is dropped, *.gz is decompressed
         while True:
             ch = fh.read(1)
             if not ch or not ch.isspace():

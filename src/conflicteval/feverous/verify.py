@@ -56,10 +56,14 @@ class LabelResultLike(Protocol):
     """What a labeler returns: ``pairs[claim][document]`` and the number of model calls."""
 
     @property
-    def pairs(self) -> Sequence[Sequence[PairLabel]]: ...
+    def pairs(self) -> Sequence[Sequence[PairLabel]]:
+        """One :class:`~conflicteval.types.PairLabel` per (claim, document), claims first."""
+        ...
 
     @property
-    def calls(self) -> int: ...
+    def calls(self) -> int:
+        """How many model calls the labelling took."""
+        ...
 
 
 class Labeler(Protocol):
@@ -67,7 +71,12 @@ class Labeler(Protocol):
 
     async def label(
         self, claims: Sequence[str], documents: Sequence[Document]
-    ) -> LabelResultLike: ...
+    ) -> LabelResultLike:
+        """Label every (claim, document) pair SUPPORTS, CONTRADICTS or IRRELEVANT.
+
+        A pair that could not be labelled has ``label=None`` (and its error).
+        """
+        ...
 
 
 class VerifyRecord(BaseModel):

@@ -80,7 +80,14 @@ def confusion_matrix(
 
 
 def cohen_kappa(matrix: np.ndarray) -> float:
-    """Cohen's kappa of a square confusion matrix (0.0 when chance agreement is total)."""
+    """Cohen's kappa of a square confusion matrix: ``(p_o - p_e) / (1 - p_e)``.
+
+    ``p_o`` is the observed agreement (the diagonal share) and ``p_e`` the
+    chance agreement (sum over classes of row share times column share).
+    Where the formula is 0/0 it returns 0.0 for an empty matrix and 1.0 when
+    both labellings use one and the same class throughout (then ``p_e = 1``
+    and the agreement is perfect).
+    """
     total = matrix.sum()
     if total == 0:
         return 0.0

@@ -106,13 +106,25 @@ def worked_examples() -> list[WorkedExample]:
     return list(_examples())
 
 
-_EVAL_LINE = re.compile(r"^[\s>*_#`\-]*evaluation[\s*_`]*[:：]", re.IGNORECASE)
+_EVAL_MARK = re.compile(
+    r"(?:^[\s>*_#`\-]*(?:(?:final|overall)\s+)?|(?<=[.!?])[\s*_`]+)evaluation[\s*_`]*[:：]",
+    re.IGNORECASE,
+)
+"""An ``evaluation:`` marker: at the start of a line (after markdown, optionally
+"final"/"overall"), or after the end of a sentence of the comment on its line."""
 _NEW_INSTANCE = re.compile(r"^[\s>*_#`]*(example\s+\d+|testing instance|question\s*:)", re.I)
 _STRIP_CHARS = re.compile(r"[*_`#>\"'“”‘’\[\]()]")
-_LABEL = re.compile(
-    r"^(?:(?:the |this )?(?:response|answer) is |it is )?"
-    r"(partially correct|incorrect|not correct|correct)\b"
-)
+_LABEL_WORDS = r"(partially correct|incorrect|not correct|correct)\b"
+_LABEL = re.compile(r"^(?:(?:the |this )?(?:response|answer) is |it is )?" + _LABEL_WORDS)
+_ANY_LABEL = re.compile(r"\b" + _LABEL_WORDS)
+
+
+def _verdict_of(word: str) -> Verdict:
+    if word == "partially correct":
+        return "partially correct"
+    if word in ("incorrect", "not correct"):
+        return "incorrect"
+    return "correct"
 
 
 def _label_of(value: str) -> Verdict | None:
@@ -122,28 +134,32 @@ def _label_of(value: str) -> Verdict | None:
     match = _LABEL.match(text)
     if match is None:
         return None
-    word = match.group(1)
-    if word == "partially correct":
-        return "partially correct"
-    if word in ("incorrect", "not correct"):
-        return "incorrect"
-    return "correct"
+    label = _verdict_of(match.group(1))
+    # A value naming another label too ("correct | partially correct |
+    # incorrect", "correct or incorrect") is ambiguous: no guess.
+    for other in _ANY_LABEL.finditer(text, match.end()):
+        if _verdict_of(other.group(1)) != label:
+            return None
+    return label
 
 
-def _evaluation_lines(text: str) -> tuple[list[str], list[int]]:
-    """Lines of the judge's own answer, and the indexes of its ``evaluation:`` lines.
+def _evaluation_lines(text: str) -> tuple[list[str], list[tuple[int, int, int]]]:
+    """Lines of the judge's own answer, and where its ``evaluation:`` markers are.
 
-    A reply that, after an evaluation, goes on to invent a further example or
-    testing instance is cut there: only the judge's own verdict counts.
+    Each marker is ``(line index, start, end)`` of the last marker on that
+    line. A reply that, after an evaluation, goes on to invent a further
+    example or testing instance is cut there: only the judge's own verdict
+    counts.
     """
     lines = text.splitlines()
-    evals: list[int] = []
+    evals: list[tuple[int, int, int]] = []
     for i, line in enumerate(lines):
         if evals and _NEW_INSTANCE.match(line):
             lines = lines[:i]
             break
-        if _EVAL_LINE.match(line):
-            evals.append(i)
+        marks = list(_EVAL_MARK.finditer(line))
+        if marks:
+            evals.append((i, marks[-1].start(), marks[-1].end()))
     return lines, evals
 
 
@@ -151,9 +167,11 @@ def parse_verdict(text: str) -> Verdict | None:
     """Read the label of the LAST ``evaluation:`` line of a judge reply.
 
     Tolerates case, markdown (``**Evaluation:** *Partially correct*``),
-    ``partially-correct``, quotes and trailing punctuation, and a label on the
-    line after a bare ``evaluation:``. Never guesses: a reply without a
-    readable final label gives None.
+    ``partially-correct``, quotes and trailing punctuation, a label on the
+    line after a bare ``evaluation:``, and an ``evaluation:`` written at the
+    end of the comment's line. Never guesses: a reply without a readable
+    final label, or whose final label names two different labels
+    (``correct | incorrect``), gives None.
 
     Args:
         text: The judge's reply.
@@ -164,8 +182,8 @@ def parse_verdict(text: str) -> Verdict | None:
     lines, evals = _evaluation_lines(text)
     if not evals:
         return None
-    last = evals[-1]
-    value = _EVAL_LINE.sub("", lines[last], count=1)
+    last, _, end = evals[-1]
+    value = lines[last][end:]
     if not value.strip(" \t*_`"):
         rest = [ln for ln in lines[last + 1 :] if ln.strip()]
         value = rest[0] if rest else ""
@@ -179,6 +197,10 @@ def parse_comment(text: str) -> str:
     reply (trimmed) is returned.
     """
     lines, evals = _evaluation_lines(text)
-    head = lines[: evals[-1]] if evals else lines
+    if evals:
+        last, start, _ = evals[-1]
+        head = [*lines[:last], lines[last][:start].rstrip(" \t*_#>`-")]
+    else:
+        head = lines
     comment = "\n".join(head).strip()
     return re.sub(r"^[\s*_]*comment[\s*_]*:[\s*_]*", "", comment, flags=re.IGNORECASE).strip()
