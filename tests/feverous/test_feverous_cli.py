@@ -377,3 +377,35 @@ def test_example_script_runs(train_sample: Path) -> None:
     assert lines[1].startswith("oracle (10 claims): strict 1.0000")
     assert lines[2].startswith("sentences only (10 claims): strict 0.3000")
     assert "macro-F1 1.00" in lines[3]
+
+
+def test_verify_dry_run_counts_calls_without_requests(
+    s_sample: Path, capsys: Any, openai_server: Any
+) -> None:
+    argv = [
+        "feverous",
+        "verify",
+        "--claims",
+        str(s_sample),
+        "--labeler",
+        "openai/test",
+        "--base-url",
+        openai_server.base_url,
+        "--limit",
+        "3",
+        "--dry-run",
+        "--json",
+    ]
+    assert _run(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["calls"] == 3  # concat mode: one document per claim, one call per pair
+    assert report["cached"] == 0 and report["prompt_tokens"] > 0
+    assert openai_server.completions() == []
+    per_element = [*argv[:-1], "--mode", "per_element", "--json"]
+    assert _run(per_element) == 0
+    assert json.loads(capsys.readouterr().out)["calls"] > 3
+    assert (
+        _run(["feverous", "verify", "--claims", str(s_sample), "--labeler", "lexical", "--dry-run"])
+        == 0
+    )
+    assert "calls no model" in capsys.readouterr().out

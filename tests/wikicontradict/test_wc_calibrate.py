@@ -146,3 +146,49 @@ def test_calibrate_llm_judge_records_failures_without_guessing() -> None:
     assert result.examples.accuracy == pytest.approx(3 / 7)
     assert batch.counts["parse_error"] == 1
     assert batch.failed[0].raw == "I refuse."
+
+
+def test_calibrate_dry_run_counts_every_judge_call_without_calling(
+    tmp_path: Path, openai_server: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.cli import main
+    from conflicteval.wikicontradict import plan_calibration
+
+    labels = _write(
+        tmp_path,
+        "labels.jsonl",
+        json.dumps(
+            {
+                "instance_id": "x",
+                "template": "5",
+                "model": "m",
+                "question": "Q?",
+                "answers": ["a", "b"],
+                "response": "a",
+                "human_label": "partially correct",
+            }
+        )
+        + "\n",
+    )
+    base_url = openai_server.base_url  # type: ignore[attr-defined]
+    argv = [
+        "wikicontradict",
+        "calibrate",
+        "--labels",
+        str(labels),
+        "--judge",
+        "openai/j",
+        "--base-url",
+        base_url,
+        "--dry-run",
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "9 model calls" in out  # the eight worked examples + one labelled response
+    assert openai_server.completions() == []  # type: ignore[attr-defined]
+    judge = Judge(get_model("scripted"))
+    calls = plan_calibration(judge, load_human_labels(labels))
+    assert len(calls) == 9
+    assert calls[-1].messages[0] == {"role": "system", "content": ""}
+    assert calls[-1].messages[1]["content"].rstrip().endswith("comment:")
+    assert plan_calibration(Judge("lexical"), load_human_labels(labels)) == []

@@ -79,6 +79,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
     ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
     ve.add_argument("--json", action="store_true", help="print JSON")
+    ve.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the model calls, cache hits and prompt tokens without calling a model",
+    )
     ve.set_defaults(func=_verify)
 
 
@@ -112,6 +117,8 @@ def _verify(args: argparse.Namespace) -> int:
         )
         return 2
     labeler = _make_labeler(args.labeler, args.base_url)
+    if args.dry_run:
+        return _dry_run(items, labeler, args)
     out = Path(args.out) if args.out else None
     result = verify_sync(
         items,
@@ -135,6 +142,26 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
     return 0 if result.counts["ok"] == result.counts["total"] else 1
+
+
+def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
+    """Print what verifying ``items`` would cost; no model is called."""
+    from conflicteval.dryrun import dry_run
+
+    from .verify import documents_for
+
+    model = getattr(labeler, "model", None)
+    if model is None:
+        print(f"dry run: {len(items)} claims; the {args.labeler} labeler calls no model")
+        return 0
+    calls = [
+        call
+        for item in items
+        for call in labeler.planned_calls([item.claim], documents_for(item, args.mode))
+    ]
+    report = dry_run(model, calls)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
+    return 0
 
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:

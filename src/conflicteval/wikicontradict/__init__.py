@@ -14,6 +14,7 @@ from conflicteval.wikicontradict.calibrate import (
     HumanLabel,
     calibrate,
     load_human_labels,
+    plan_calibration,
 )
 from conflicteval.wikicontradict.data import (
     add_revisions,
@@ -112,6 +113,7 @@ __all__ = [
     "map_label",
     "parse_comment",
     "parse_verdict",
+    "plan_calibration",
     "published_table",
     "read_generations",
     "render",

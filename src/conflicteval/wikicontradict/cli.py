@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._sync import run_sync
-from conflicteval.dryrun import PlannedCall, dry_run
+from conflicteval.dryrun import dry_run
 from conflicteval.runner import BatchResult, read_checkpoint
 
 
@@ -91,6 +91,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--labels", default=None, help="human labels (JSONL/CSV, or HumanEval JSON)")
     p.add_argument("--judge", required=True, help="judge model spec, or 'lexical'")
     p.add_argument("--data", default=None, help="dataset, for label rows without question/answers")
+    p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL of the judge")
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -277,8 +278,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _judge(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.generate import read_generations
-    from conflicteval.wikicontradict.judge import JUDGE_SETTINGS, JUDGEMENTS_FILE, Judge
-    from conflicteval.wikicontradict.verdict import JUDGE_PROMPT_VERSION, judge_prompt
+    from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, Judge
 
     judge_model = (
         "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
@@ -301,19 +301,7 @@ def _judge(args: argparse.Namespace) -> int:
         if judge.model is None:
             print(f"dry run for lexical: {len(todo)} rows to grade offline, no model calls")
             return 0
-        calls = [
-            PlannedCall(
-                [
-                    {"role": "system", "content": ""},
-                    {
-                        "role": "user",
-                        "content": judge_prompt(r.question, r.answers, r.response or ""),
-                    },
-                ],
-                {**JUDGE_SETTINGS, "prompt_version": JUDGE_PROMPT_VERSION},
-            )
-            for r in todo
-        ]
+        calls = [judge.planned_call(r.question, r.answers, r.response or "") for r in todo]
         notes = [f"{len(rows) - len(todo)} rows already graded in {output}"]
         print(dry_run(judge.model, calls, notes).summary())
         return 0
@@ -366,7 +354,11 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from conflicteval.wikicontradict.calibrate import calibrate, load_human_labels
+    from conflicteval.wikicontradict.calibrate import (
+        calibrate,
+        load_human_labels,
+        plan_calibration,
+    )
     from conflicteval.wikicontradict.data import load_wikicontradict
     from conflicteval.wikicontradict.judge import Judge
     from conflicteval.wikicontradict.published import (
@@ -382,6 +374,13 @@ def _calibrate(args: argparse.Namespace) -> int:
         "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
     )
     judge = Judge(judge_model)
+    if args.dry_run:
+        if judge.model is None:
+            print("dry run for lexical: grading is offline, no model calls")
+            return 0
+        calls = plan_calibration(judge, labels, instances=instances, labels_path=str(args.labels))
+        print(dry_run(judge.model, calls).summary())
+        return 0
     result, batches = run_sync(
         calibrate(
             judge,

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
 from conflicteval.runner import BatchResult, read_checkpoint, run_batch
@@ -85,6 +86,18 @@ class Judge:
         """The judge prompt's (or the baseline's) version."""
         return LEXICAL_VERSION if self.model is None else JUDGE_PROMPT_VERSION
 
+    def planned_call(self, question: str, answers: Sequence[str], response: str) -> PlannedCall:
+        """The model call :meth:`grade` makes for one response (messages and settings).
+
+        The paper's layout: an empty system message, then the judge prompt as
+        the user turn.
+        """
+        prompt = judge_prompt(question, list(answers), response)
+        return PlannedCall(
+            [{"role": "system", "content": ""}, {"role": "user", "content": prompt}],
+            {**self.settings, "prompt_version": self.version},
+        )
+
     async def grade(
         self, question: str, answers: Sequence[str], response: str, template: str = "5"
     ) -> Judgement:
@@ -111,9 +124,8 @@ class Judge:
                 comment=lex.explanation,
                 judge=self.name,
             )
-        prompt = judge_prompt(question, list(answers), response)
-        messages = [{"role": "system", "content": ""}, {"role": "user", "content": prompt}]
-        out = await self.model.generate(messages, prompt_version=self.version, **self.settings)
+        call = self.planned_call(question, answers, response)
+        out = await self.model.generate(call.messages, **call.settings)
         label = parse_verdict(out.text)
         if label is None:
             raise ParseFailure("no readable 'evaluation:' label in the judge's reply", raw=out.text)
