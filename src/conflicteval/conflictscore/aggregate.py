@@ -154,9 +154,7 @@ class _Counts:
         self.r_scored = self.n_claims - self.r_unlabelled
         with np.errstate(invalid="ignore", divide="ignore"):
             self.cs_c = np.where(self.r_scored > 0, self.r_conflicted / self.r_scored, np.nan)
-            self.cs_r = np.where(
-                self.r_evidenced > 0, self.r_ratio_sum / self.r_evidenced, np.nan
-            )
+            self.cs_r = np.where(self.r_evidenced > 0, self.r_ratio_sum / self.r_evidenced, np.nan)
             self.cs_r_all = np.where(self.r_scored > 0, self.r_ratio_sum / self.r_scored, np.nan)
 
 

@@ -62,30 +62,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     one.add_argument("--documents", metavar="FILE.jsonl", help="its documents, one per line")
     one.add_argument("--json", action="store_true", help="print the full result as JSON")
     batch = score.add_argument_group("batch")
-    batch.add_argument("--input", metavar="FILE.jsonl",
-                       help='one row per response: {"id", "response", "documents"}')
-    batch.add_argument("--out", metavar="DIR",
-                       help="output directory (checkpoint, scores, summary)")
-    batch.add_argument("--dry-run", action="store_true",
-                       help="count the model calls and prompt tokens; call nothing")
+    batch.add_argument(
+        "--input",
+        metavar="FILE.jsonl",
+        help='one row per response: {"id", "response", "documents"}',
+    )
+    batch.add_argument(
+        "--out", metavar="DIR", help="output directory (checkpoint, scores, summary)"
+    )
+    batch.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the model calls and prompt tokens; call nothing",
+    )
     batch.add_argument("--concurrency", type=int, default=8, help="responses in flight (8)")
     _model_args(score)
-    score.add_argument("--decomposer", choices=DECOMPOSERS, default=None,
-                       help="llm (Table 6 prompt), sentence, or whole (default: llm with "
-                       "--model, else sentence)")
-    score.add_argument("--labeler", choices=LABELERS, default=None,
-                       help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, "
-                       "lexical, or nli (default: llm with --model, else lexical)")
-    score.add_argument("--nli-model", metavar="DIR",
-                       help="local NLI model directory for --labeler nli")
+    score.add_argument(
+        "--decomposer",
+        choices=DECOMPOSERS,
+        default=None,
+        help="llm (Table 6 prompt), sentence, or whole (default: llm with --model, else sentence)",
+    )
+    score.add_argument(
+        "--labeler",
+        choices=LABELERS,
+        default=None,
+        help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, "
+        "lexical, or nli (default: llm with --model, else lexical)",
+    )
+    score.add_argument(
+        "--nli-model", metavar="DIR", help="local NLI model directory for --labeler nli"
+    )
     score.set_defaults(func=_score)
 
 
 def _model_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="SPEC", default=None,
-                        help="model spec, e.g. openai/gpt-4.1-mini (API key from OPENAI_API_KEY)")
-    parser.add_argument("--base-url", metavar="URL", default=None,
-                        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        default=None,
+        help="model spec, e.g. openai/gpt-4.1-mini (API key from OPENAI_API_KEY)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1",
+    )
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -168,8 +191,13 @@ def read_items(path: str) -> list[dict[str, Any]]:
         if item_id in seen:
             raise DataError(path, lineno, "id", f"duplicate id {item_id!r}")
         seen.add(item_id)
-        items.append({"id": item_id, "response": row["response"],
-                      "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)]})
+        items.append(
+            {
+                "id": item_id,
+                "response": row["response"],
+                "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
+            }
+        )
     return items
 
 
@@ -182,8 +210,9 @@ def _score(args: argparse.Namespace) -> int:
                 raise ValueError("--input needs --out DIR")
             return _score_batch(args)
         if not (args.response and args.documents):
-            raise ValueError("give --response FILE|- and --documents FILE.jsonl, "
-                             "or --input FILE.jsonl --out DIR")
+            raise ValueError(
+                "give --response FILE|- and --documents FILE.jsonl, or --input FILE.jsonl --out DIR"
+            )
         return _score_one(args)
     except (ValueError, OSError) as exc:
         if isinstance(exc, DataError):
@@ -195,8 +224,10 @@ def _score(args: argparse.Namespace) -> int:
 def _score_one(args: argparse.Namespace) -> int:
     from .scorer import format_result
 
-    response = sys.stdin.read() if args.response == "-" else Path(args.response).read_text(
-        encoding="utf-8"
+    response = (
+        sys.stdin.read()
+        if args.response == "-"
+        else Path(args.response).read_text(encoding="utf-8")
     )
     documents = read_documents(args.documents)
     scorer = _scorer(args)
@@ -206,9 +237,11 @@ def _score_one(args: argparse.Namespace) -> int:
     else:
         print(format_result(result))
         u = result.usage
-        print(f"{result.calls} model calls ({u.cached_calls} from cache), "
-              f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
-              f"{result.n_failed_pairs} failed pairs")
+        print(
+            f"{result.calls} model calls ({u.cached_calls} from cache), "
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
+            f"{result.n_failed_pairs} failed pairs"
+        )
     return 0 if result.error is None else 1
 
 
@@ -222,32 +255,37 @@ def _score_batch(args: argparse.Namespace) -> int:
             for item in items:
                 claims = scorer.decomposer.decompose_sync(item["response"]).claims
                 pairs += len(claims) * len(item["documents"])
-            print(f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
-                  "no model calls (offline decomposer and labeler)")
+            print(
+                f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
+                "no model calls (offline decomposer and labeler)"
+            )
         else:
             print(f"dry run: {len(items)} responses")
             print(report.summary())
         return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    result = scorer.score_many(items, checkpoint=out / "checkpoint.jsonl",
-                               concurrency=args.concurrency, progress=None)
+    result = scorer.score_many(
+        items, checkpoint=out / "checkpoint.jsonl", concurrency=args.concurrency, progress=None
+    )
     rows = []
     for rec in result.records:
         res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
         agg = res.get("aggregate") or {}
-        rows.append({
-            "id": rec.id,
-            "status": rec.status,
-            "cs_c": res.get("cs_c"),
-            "cs_r": res.get("cs_r"),
-            "n_claims": agg.get("n_claims"),
-            "n_conflicted": agg.get("n_conflicted"),
-            "n_no_evidence": agg.get("n_no_evidence"),
-            "n_failed_pairs": agg.get("n_failed_pairs"),
-            "calls": res.get("calls"),
-            "error": rec.error,
-        })
+        rows.append(
+            {
+                "id": rec.id,
+                "status": rec.status,
+                "cs_c": res.get("cs_c"),
+                "cs_r": res.get("cs_r"),
+                "n_claims": agg.get("n_claims"),
+                "n_conflicted": agg.get("n_conflicted"),
+                "n_no_evidence": agg.get("n_no_evidence"),
+                "n_failed_pairs": agg.get("n_failed_pairs"),
+                "calls": res.get("calls"),
+                "error": rec.error,
+            }
+        )
     from conflicteval.runner import write_json_lines
 
     write_json_lines(out / "scores.jsonl", rows)
@@ -272,8 +310,10 @@ def _score_batch(args: argparse.Namespace) -> int:
     def fmt(v: float | None) -> str:
         return "undefined" if v is None else f"{v:.4f}"
 
-    print(f"mean CS-C {fmt(summary['mean_cs_c'])} over {len(cs_c)} responses; "
-          f"mean CS-R {fmt(summary['mean_cs_r'])} over {len(cs_r)}; "
-          f"{summary['failed_pairs']} failed pairs")
+    print(
+        f"mean CS-C {fmt(summary['mean_cs_c'])} over {len(cs_c)} responses; "
+        f"mean CS-R {fmt(summary['mean_cs_r'])} over {len(cs_r)}; "
+        f"{summary['failed_pairs']} failed pairs"
+    )
     print(f"wrote {out / 'scores.jsonl'}, {out / 'summary.json'} and {out / 'checkpoint.jsonl'}")
     return 0 if result.counts["ok"] == result.counts["total"] else 1

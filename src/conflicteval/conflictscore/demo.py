@@ -72,8 +72,10 @@ def run_demo(
         else f"{model}: LLM decomposer (Table 6 prompt) + LLM labeler (Table 7 prompt)"
     )
     print(f"ConflictScore demo -- {how}", file=out)
-    print("CS-C = conflicted claims / claims; CS-R = mean |D-|/(|D+|+|D-|); lower is better.\n",
-          file=out)
+    print(
+        "CS-C = conflicted claims / claims; CS-R = mean |D-|/(|D+|+|D-|); lower is better.\n",
+        file=out,
+    )
     total = Usage()
     calls = 0
     status = 0

@@ -81,8 +81,18 @@ _NUMBER_WORDS = {
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
-_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-                      "eighty": 80, "ninety": 90, "hundred": 100})
+_NUMBER_WORDS.update(
+    {
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "seventy": 70,
+        "eighty": 80,
+        "ninety": 90,
+        "hundred": 100,
+    }
+)
 _ORDINALS = {
     w: i + 1
     for i, w in enumerate(
@@ -153,9 +163,10 @@ def _numbers(text: str) -> set[_Num]:
     for match in _NUMBER.finditer(text):
         digits = match.group(1).replace(",", "")
         value = float(digits)
-        is_year = re.fullmatch(r"1\d{3}|20\d{2}", digits) is not None and not match.group(0)[
-            len(match.group(1)) :
-        ]
+        is_year = (
+            re.fullmatch(r"1\d{3}|20\d{2}", digits) is not None
+            and not match.group(0)[len(match.group(1)) :]
+        )
         out.add(_Num(value, "year" if is_year else "quantity"))
     for match in _WORD.finditer(text):
         w = match.group(0).lower()
@@ -237,8 +248,9 @@ class LexicalLabeler(BaseLabeler):
         """Label one pair (claim_index/doc_index 0); see :meth:`label` for tables."""
         doc = Document.coerce(document)
         label, snippet, reasoning = self._decide(claim, document_text(doc))
-        return PairLabel(claim_index=0, doc_index=0, label=label, snippet=snippet,
-                         reasoning=reasoning)
+        return PairLabel(
+            claim_index=0, doc_index=0, label=label, snippet=snippet, reasoning=reasoning
+        )
 
     def _decide(self, claim: str, text: str) -> tuple[Relation, str | None, str]:
         claim_words = content_words(claim)
@@ -290,9 +302,7 @@ class LexicalLabeler(BaseLabeler):
                 continue
             names = [n for n in _named_spans(evidence) if not _contains(claim_lower, n)]
             if names:
-                reasons.append(
-                    f"name {span!r} is not in the document; evidence names {names[0]!r}"
-                )
+                reasons.append(f"name {span!r} is not in the document; evidence names {names[0]!r}")
                 break
         if _is_negated(claim) != _is_negated(evidence):
             which = "claim" if _is_negated(claim) else "evidence sentence"
@@ -310,7 +320,14 @@ class LexicalLabeler(BaseLabeler):
             row = []
             for j, text in enumerate(texts):
                 label, snippet, reasoning = self._decide(claim, text)
-                row.append(PairLabel(claim_index=i, doc_index=j, label=label, snippet=snippet,
-                                     reasoning=reasoning))
+                row.append(
+                    PairLabel(
+                        claim_index=i,
+                        doc_index=j,
+                        label=label,
+                        snippet=snippet,
+                        reasoning=reasoning,
+                    )
+                )
             pairs.append(row)
         return LabelResult(pairs=pairs, calls=0, usage=Usage())

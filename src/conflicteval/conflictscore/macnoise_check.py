@@ -78,10 +78,12 @@ def macnoise_pairs(
             ctx_id = str(ctx.get("id", c))
             original = Document(id=ctx_id, text=strip_prefix(ctx["text"]))
             perturbed = Document(id=f"{ctx_id}#pert", text=strip_prefix(ctx["text_pert"]))
-            pairs.append(MacNoisePair(record=r, ctx=c, claim=claim, document=original,
-                                      gold="SUPPORTS"))
-            pairs.append(MacNoisePair(record=r, ctx=c, claim=claim, document=perturbed,
-                                      gold="CONTRADICTS"))
+            pairs.append(
+                MacNoisePair(record=r, ctx=c, claim=claim, document=original, gold="SUPPORTS")
+            )
+            pairs.append(
+                MacNoisePair(record=r, ctx=c, claim=claim, document=perturbed, gold="CONTRADICTS")
+            )
     return pairs
 
 

@@ -160,8 +160,16 @@ class ConflictScorer:
         }
         if dec.error or not dec.claims:
             return ScoreResult(
-                **base, claims=[], labels=[], cs_c=None, cs_r=None, aggregate=None,
-                calls=dec.calls, usage=usage, error=dec.error or "no claims", raw=dec.raw,
+                **base,
+                claims=[],
+                labels=[],
+                cs_c=None,
+                cs_r=None,
+                aggregate=None,
+                calls=dec.calls,
+                usage=usage,
+                error=dec.error or "no claims",
+                raw=dec.raw,
             )
         labelled: LabelResult = await self.labeler.label(dec.claims, docs)
         shape_ok = len(labelled.pairs) == len(dec.claims) and all(

@@ -69,9 +69,7 @@ class LabelResultLike(Protocol):
 class Labeler(Protocol):
     """Any ConflictScore labeler (``LexicalLabeler``, ``LLMLabeler``, ...)."""
 
-    async def label(
-        self, claims: Sequence[str], documents: Sequence[Document]
-    ) -> LabelResultLike:
+    async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResultLike:
         """Label every (claim, document) pair SUPPORTS, CONTRADICTS or IRRELEVANT.
 
         A pair that could not be labelled has ``label=None`` (and its error).

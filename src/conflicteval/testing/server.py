@@ -348,8 +348,10 @@ class OpenAICompatServer:
         if self.config.latency:
             await asyncio.sleep(self.config.latency)
         if self.config.reject_response_format and "response_format" in body:
-            status = 400 if self.config.reject_response_format is True else int(
-                self.config.reject_response_format
+            status = (
+                400
+                if self.config.reject_response_format is True
+                else int(self.config.reject_response_format)
             )
             entry.status = status
             self._write(
