@@ -9,7 +9,6 @@ validates is internally consistent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from os import PathLike
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from conflicteval.errors import DataError
+from conflicteval.jsonio import iter_json_lines
 from conflicteval.types import Document, Relation
 
 SourceName = Literal["conflictingqa", "ambigdocs", "contraqa", "macnoise-nq", "macnoise-tqa"]
@@ -169,20 +169,13 @@ def iter_items(path: str | PathLike[str]) -> Iterator[BenchItem]:
     Raises:
         DataError: naming the file, line and field of the first invalid record.
     """
-    with Path(path).open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, lineno, None, f"invalid JSON: {exc.msg}") from exc
-            try:
-                yield BenchItem.model_validate(data)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                field = ".".join(str(p) for p in err["loc"]) or None
-                raise DataError(path, lineno, field, err["msg"]) from exc
+    for lineno, data in iter_json_lines(path):
+        try:
+            yield BenchItem.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            raise DataError(path, lineno, field, err["msg"]) from exc
 
 
 def read_items(path: str | PathLike[str]) -> list[BenchItem]:

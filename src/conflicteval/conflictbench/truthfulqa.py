@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from conflicteval.conflictbench._io import iter_json_records, require_mapping
 from conflicteval.errors import DataError
+from conflicteval.jsonio import iter_json_records, require_mapping
 from conflicteval.types import Document
 
 COLUMNS = (

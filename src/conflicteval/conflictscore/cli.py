@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.jsonio import iter_json_lines
 from conflicteval.types import Document
 
 from .factory import DECOMPOSER_KINDS, LABELER_KINDS
@@ -151,13 +152,7 @@ def read_documents(path: str) -> list[Document]:
             raise DataError(path, None, None, f"not a JSON array: {exc}") from exc
         return [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
     docs: list[Document] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, lineno, None, f"not JSON: {exc.msg}") from exc
+    for lineno, row in iter_json_lines(path):
         docs.append(_doc(path, lineno, row, len(docs)))
     return docs
 
@@ -173,13 +168,7 @@ def read_items(path: str) -> list[dict[str, Any]]:
     """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, lineno, None, f"not JSON: {exc.msg}") from exc
+    for lineno, row in iter_json_lines(path):
         if not isinstance(row, dict):
             raise DataError(path, lineno, None, "each line must be a JSON object")
         if not isinstance(row.get("response"), str):

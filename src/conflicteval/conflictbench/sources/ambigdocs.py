@@ -25,11 +25,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from conflicteval.conflictbench._io import get_str, iter_json_records, require_mapping
 from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
 from conflicteval.conflictbench.sources._common import normalize_question
 from conflicteval.errors import DataError
+from conflicteval.jsonio import get_str, iter_json_records, require_mapping
 
 DOC_FIELDS = ("title", "text", "pid", "answer")
 

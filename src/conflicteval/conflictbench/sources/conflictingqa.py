@@ -29,11 +29,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from conflicteval.conflictbench._io import iter_json_records, require_mapping
 from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
 from conflicteval.conflictbench.sources._common import normalize_question, short_hash
 from conflicteval.errors import ConflictEvalError, DataError, require
+from conflicteval.jsonio import iter_json_records, require_mapping
 from conflicteval.types import Relation
 
 COLUMNS = (

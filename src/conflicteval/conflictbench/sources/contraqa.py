@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,11 +36,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
 
-from conflicteval.conflictbench._io import get_str, iter_json_records, require_mapping
 from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
 from conflicteval.conflictbench.sources._common import normalize_question
 from conflicteval.errors import DataError
+from conflicteval.jsonio import get_str, iter_json_lines, iter_json_records, require_mapping
 
 log = logging.getLogger(__name__)
 
@@ -165,15 +164,8 @@ def _read_qrels(path: Path) -> dict[str, list[str]]:
 
 
 def _stream_corpus(path: Path, beir: bool) -> Iterator[_Paragraph]:
-    with path.open(encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, lineno, None, f"invalid JSON: {exc.msg}") from exc
-            yield _paragraph(path, lineno, require_mapping(path, lineno, raw), beir)
+    for lineno, raw in iter_json_lines(path):
+        yield _paragraph(path, lineno, require_mapping(path, lineno, raw), beir)
 
 
 def _resolve_layout(

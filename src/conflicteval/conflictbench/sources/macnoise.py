@@ -36,17 +36,17 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from conflicteval.conflictbench._io import (
+from conflicteval.conflictbench.claims import ClaimRequest, template_claim
+from conflicteval.conflictbench.items import BenchDocument, BenchItem, SourceName, has_conflict
+from conflicteval.conflictbench.sources._common import contains_answer, normalize_question
+from conflicteval.errors import DataError
+from conflicteval.jsonio import (
     get_list,
     get_str,
     index_of,
     iter_json_records,
     require_mapping,
 )
-from conflicteval.conflictbench.claims import ClaimRequest, template_claim
-from conflicteval.conflictbench.items import BenchDocument, BenchItem, SourceName, has_conflict
-from conflicteval.conflictbench.sources._common import contains_answer, normalize_question
-from conflicteval.errors import DataError
 from conflicteval.types import Relation
 
 _PREFIX = re.compile(r"^\s*title:\s*(?P<title>.*?)\s*context:\s*", re.IGNORECASE | re.DOTALL)

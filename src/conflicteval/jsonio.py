@@ -1,4 +1,8 @@
-"""Reading JSON arrays and JSON lines with errors that name file, record and field."""
+"""Reading JSON lines and JSON arrays with errors that name the file, record and field.
+
+Every loader of the project reads JSON through these helpers, so a malformed
+file gives the same kind of error everywhere: ``DataError(file, row, field, ...)``.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,24 @@ def _first_line(path: Path) -> str:
             if line.strip():
                 return line.strip()
     return ""
+
+
+def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, Any]]:
+    """Stream ``(line number, value)`` from a JSON-lines file, skipping blank lines.
+
+    The file is read line by line (bounded memory); a byte-order mark is ignored.
+
+    Raises:
+        DataError: naming the file and line of the first line that is not JSON.
+    """
+    with Path(path).open(encoding="utf-8-sig") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(path, lineno, None, f"invalid JSON: {exc.msg}") from exc
 
 
 def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, Any]]:
@@ -42,14 +64,7 @@ def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, An
         except json.JSONDecodeError:
             is_lines = False
         if is_lines:
-            with p.open(encoding="utf-8-sig") as fh:
-                for lineno, line in enumerate(fh, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        yield lineno, json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise DataError(p, lineno, None, f"invalid JSON: {exc.msg}") from exc
+            yield from iter_json_lines(p)
             return
     try:
         with p.open(encoding="utf-8-sig") as fh:

@@ -1,0 +1,90 @@
+"""Lenient JSON extraction, the schema check and the JSON-lines reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conflicteval.errors import DataError
+from conflicteval.jsonio import iter_json_lines, iter_json_records
+from conflicteval.jsonparse import check_schema, extract_json
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"answer": "SUPPORTS"}', {"answer": "SUPPORTS"}),
+        ('```json\n{"answer": "CONTRADICTS"}\n```', {"answer": "CONTRADICTS"}),
+        ('```\n{"a": 1}\n```\nHope this helps.', {"a": 1}),
+        ('Here is my analysis. {"a": "x } y", "b": [1, 2]} Done.', {"a": "x } y", "b": [1, 2]}),
+        ('{"first": 1}\n{"second": 2}', {"first": 1}),
+        ('Note {not json} then {"ok": true}', {"ok": True}),
+        ('{"quote": "he said \\"hi\\" {"}', {"quote": 'he said "hi" {'}),
+    ],
+)
+def test_extract_json_finds_the_first_complete_object(reply: str, expected: object) -> None:
+    assert extract_json(reply) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ('{"answer": "SUPPO', "truncated"),
+        ("The answer is SUPPORTS.", "no JSON dict"),
+        ("", "no JSON dict"),
+    ],
+)
+def test_extract_json_never_guesses(reply: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        extract_json(reply)
+
+
+def test_extract_json_arrays() -> None:
+    assert extract_json('Labels: [{"i": 1}, {"i": 2}]', want=list) == [{"i": 1}, {"i": 2}]
+
+
+def test_check_schema_subset() -> None:
+    schema = {
+        "type": "object",
+        "required": ["answer", "items"],
+        "additionalProperties": False,
+        "properties": {
+            "answer": {"type": "string", "enum": ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]},
+            "items": {"type": "array", "minItems": 1, "items": {"type": "integer"}},
+        },
+    }
+    assert check_schema({"answer": "SUPPORTS", "items": [1]}, schema) == []
+    problems = check_schema({"answer": "MAYBE", "items": [], "extra": 1}, schema)
+    assert any("not one of" in p for p in problems)
+    assert any("fewer than 1" in p for p in problems)
+    assert any("unexpected key 'extra'" in p for p in problems)
+    assert check_schema({"answer": "SUPPORTS", "items": [True]}, schema) == [
+        "$.items[0]: expected integer, got bool"
+    ]
+    assert "missing required key 'items'" in check_schema({"answer": "SUPPORTS"}, schema)[0]
+
+
+def test_iter_json_lines_streams_and_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n\n{"b": 2}\n{"c": \n')
+    rows = iter_json_lines(path)
+    assert next(rows) == (1, {"a": 1})
+    assert next(rows) == (3, {"b": 2})
+    with pytest.raises(DataError) as info:
+        next(rows)
+    assert info.value.row == 4 and str(path) in str(info.value)
+
+
+def test_iter_json_records_reads_arrays_lines_and_single_objects(tmp_path: Path) -> None:
+    array = tmp_path / "a.json"
+    array.write_text('[{"q": 1}, {"q": 2}]')
+    assert list(iter_json_records(array)) == [("[0]", {"q": 1}), ("[1]", {"q": 2})]
+    lines = tmp_path / "l.jsonl"
+    lines.write_text('{"q": 1}\n{"q": 2}\n')
+    assert list(iter_json_records(lines)) == [(1, {"q": 1}), (2, {"q": 2})]
+    single = tmp_path / "s.json"
+    single.write_text('{\n  "q": 1\n}\n')
+    assert list(iter_json_records(single)) == [("[0]", {"q": 1})]
+    with pytest.raises(DataError, match="file not found"):
+        list(iter_json_records(tmp_path / "missing.json"))
