@@ -142,24 +142,57 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
 
 
 class _Writer:
-    """Appends records to the checkpoint, one flushed line each."""
+    """Owns the checkpoint while a batch runs: a lock, then one flushed line per record.
+
+    The lock (``<checkpoint>.lock``, an advisory ``flock`` where the platform
+    has one) keeps a second process from appending to the same checkpoint at
+    the same time, which would interleave lines and repeat work.
+    """
 
     def __init__(self, path: Path | None) -> None:
-        self.fh = None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.exists():
-                _drop_partial_last_line(path)
-            self.fh = path.open("a", encoding="utf-8")
+        self.fh: Any = None
+        self.lock: Any = None
+        self.path = path
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = _lock(path)
+        if path.exists():
+            _drop_partial_last_line(path)
 
     def write(self, record: Record) -> None:
-        if self.fh is not None:
-            self.fh.write(record.model_dump_json() + "\n")
-            self.fh.flush()
+        if self.path is None:
+            return
+        if self.fh is None:
+            self.fh = self.path.open("a", encoding="utf-8")
+        self.fh.write(record.model_dump_json() + "\n")
+        self.fh.flush()
 
     def close(self) -> None:
         if self.fh is not None:
             self.fh.close()
+            self.fh = None
+        if self.lock is not None:
+            self.lock.close()  # closing the file releases the flock
+            self.lock = None
+
+
+def _lock(path: Path) -> Any:
+    """Take the checkpoint's lock, or raise when another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock, documented
+        return None
+    fh = path.with_name(path.name + ".lock").open("a")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        fh.close()
+        raise ConflictEvalError(
+            f"{path}: the checkpoint is in use by another running batch; "
+            "wait for it to finish or use another checkpoint"
+        ) from exc
+    return fh
 
 
 def _drop_partial_last_line(path: Path) -> None:
@@ -237,13 +270,17 @@ async def run_batch(
             raise ValueError(f"duplicate item id {i!r} in batch")
         seen.add(i)
     path = Path(checkpoint) if checkpoint is not None else None
-    done = read_checkpoint(path) if path is not None else {}
+    writer = _Writer(path)  # locks the checkpoint before it is read
+    try:
+        done = read_checkpoint(path) if path is not None else {}
+    except BaseException:
+        writer.close()
+        raise
     if retry_failed:
         done = {k: v for k, v in done.items() if v.status != "model_error"}
     todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     results: dict[str, Record] = {i: done[i] for i in ids if i in done}
     resumed = len(results)
-    writer = _Writer(path)
     bar = _progress(len(ids), resumed, desc, progress)
     queue: asyncio.Queue[tuple[str, T]] = asyncio.Queue()
     for pair in todo:

@@ -261,3 +261,24 @@ def test_sigkill_and_resume_repeats_no_finished_request(tmp_path: Path) -> None:
     final = read_checkpoint(ck)
     assert len(final) == 120
     assert all(r.result == "done " + r.id for r in final.values())
+
+
+def test_a_checkpoint_in_use_by_another_batch_is_refused(tmp_path: Path) -> None:
+    ck = tmp_path / "ck.jsonl"
+
+    async def slow(item: str) -> str:
+        await asyncio.sleep(0.3)
+        return item
+
+    async def two_at_once() -> None:
+        first = asyncio.create_task(run_batch(slow, ["a", "b"], key=str, checkpoint=ck))
+        await asyncio.sleep(0.05)
+        with pytest.raises(ConflictEvalError, match="in use by another running batch"):
+            await run_batch(slow, ["a", "b"], key=str, checkpoint=ck)
+        result = await first
+        assert result.counts["ok"] == 2
+
+    asyncio.run(two_at_once())
+    # once the first batch is done the checkpoint is free again, and resumes
+    again = run_batch_sync(slow, ["a", "b", "c"], key=str, checkpoint=ck)
+    assert again.resumed == 2 and again.counts["ok"] == 3
