@@ -9,14 +9,29 @@ running, and keeps HTTP clients bound to one long-lived loop.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+CANCEL_GRACE = 10.0
+"""Seconds a Ctrl-C'd call waits for its coroutine to finish cleaning up."""
+
 _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    """In a forked child the parent's loop thread does not exist: start afresh."""
+    global _loop, _lock
+    _loop = None
+    _lock = threading.Lock()  # the parent may have held it while forking
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
@@ -46,9 +61,20 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     if running is loop:
         coro.close()
         raise RuntimeError("run_sync called from conflicteval's own event loop; await instead")
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    finished = threading.Event()
+
+    async def tracked() -> T:
+        try:
+            return await coro
+        finally:
+            finished.set()
+
+    future = asyncio.run_coroutine_threadsafe(tracked(), loop)
     try:
         return future.result()
     except KeyboardInterrupt:
         future.cancel()
+        # Let the coroutine's own clean-up run (a batch releases its checkpoint's lock)
+        # before the caller goes on; a second Ctrl-C stops waiting.
+        finished.wait(CANCEL_GRACE)
         raise

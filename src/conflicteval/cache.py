@@ -47,6 +47,9 @@ def cache_key(components: dict[str, Any]) -> str:
     return digest
 
 
+_INHERITED: list[sqlite3.Connection] = []  # connections a forked child must never use or close
+
+
 class ResponseCache:
     """A persistent cache of model completions in one SQLite file.
 
@@ -73,11 +76,17 @@ class ResponseCache:
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "pid", None) != os.getpid():
+            # Inherited through fork(): SQLite forbids using it in the child, and closing
+            # it there could disturb the parent's locks; keep it, untouched, and reconnect.
+            _INHERITED.append(conn)
+            conn = None
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = conn
+            self._local.pid = os.getpid()
         return conn
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -133,7 +142,10 @@ class ResponseCache:
         """Close this thread's connection."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
-            conn.close()
+            if getattr(self._local, "pid", None) == os.getpid():
+                conn.close()
+            else:
+                _INHERITED.append(conn)
             self._local.conn = None
 
 

@@ -87,7 +87,10 @@ def _tokenizer(model_name: str) -> tuple[Any, str] | None:
 def estimate_prompt_tokens(messages: list[Message], tokenizer: Any | None = None) -> int:
     """Prompt tokens of ``messages``: exact with a tokenizer, else chars/4 (+4 per message)."""
     if tokenizer is not None:
-        return sum(len(tokenizer.encode(m.get("content", ""))) + 4 for m in messages)
+        # disallowed_special=(): a prompt that spells "<|endoftext|>" is text, not an error
+        return sum(
+            len(tokenizer.encode(m.get("content", ""), disallowed_special=())) + 4 for m in messages
+        )
     return sum((len(m.get("content", "")) + 3) // 4 + 4 for m in messages)
 
 

@@ -32,7 +32,16 @@ def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, Any]]:
         DataError: naming the file and line of the first line that is not JSON.
     """
     with Path(path).open(encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, start=1):
+        lineno = 0
+        lines = iter(fh)
+        while True:
+            try:
+                line = next(lines)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as exc:
+                raise DataError(path, None, None, f"not UTF-8 text: {exc}") from exc
+            lineno += 1
             if not line.strip():
                 continue
             try:
@@ -54,7 +63,10 @@ def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, An
     p = Path(path)
     if not p.is_file():
         raise DataError(p, None, None, "file not found")
-    first = _first_line(p)
+    try:
+        first = _first_line(p)
+    except UnicodeDecodeError as exc:
+        raise DataError(p, None, None, f"not UTF-8 text: {exc}") from exc
     if not first:
         return
     if first.startswith("{"):
@@ -71,6 +83,8 @@ def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, An
             data = json.load(fh)
     except json.JSONDecodeError as exc:
         raise DataError(p, exc.lineno, None, f"invalid JSON: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(p, None, None, f"not UTF-8 text: {exc}") from exc
     if isinstance(data, list):
         for i, record in enumerate(data):
             yield f"[{i}]", record

@@ -46,23 +46,23 @@ def extract_json(text: str, *, want: type = dict) -> Any:
     """Extract the first JSON value of type ``want`` (dict or list) from ``text``.
 
     Tries, in order: the whole text, the contents of each code fence, then every
-    balanced ``{...}`` (or ``[...]``) span from left to right.
+    balanced ``{...}`` (or ``[...]``) span from left to right, inside the code
+    fences first, then anywhere in the text.
 
     Raises:
         ValueError: When no complete JSON value of that type is present (for
             example a truncated reply). The message says what was seen.
     """
-    candidates: list[str] = [text.strip()]
-    candidates.extend(m.group(1).strip() for m in _FENCE.finditer(text))
-    opener = "{" if want is dict else "["
-    for source in candidates:
+    fences = [m.group(1).strip() for m in _FENCE.finditer(text)]
+    for source in [text.strip(), *fences]:
         try:
             value = json.loads(source)
         except (json.JSONDecodeError, ValueError):
-            pass
-        else:
-            if isinstance(value, want):
-                return value
+            continue
+        if isinstance(value, want):
+            return value
+    opener = "{" if want is dict else "["
+    for source in [*fences, text]:
         idx = source.find(opener)
         while idx != -1:
             span = _scan_balanced(source, idx)

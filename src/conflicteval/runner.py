@@ -153,6 +153,7 @@ class _Writer:
         self.fh: Any = None
         self.lock: Any = None
         self.path = path
+        self.closed = False
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,15 +161,19 @@ class _Writer:
         if path.exists():
             _drop_partial_last_line(path)
 
-    def write(self, record: Record) -> None:
+    def write(self, line: str) -> None:
+        """Append one record's JSON line and flush it."""
         if self.path is None:
             return
+        if self.closed:  # never write to a checkpoint whose lock is given up
+            raise ConflictEvalError(f"{self.path}: write after the batch ended")
         if self.fh is None:
             self.fh = self.path.open("a", encoding="utf-8")
-        self.fh.write(record.model_dump_json() + "\n")
+        self.fh.write(line + "\n")
         self.fh.flush()
 
     def close(self) -> None:
+        self.closed = True
         if self.fh is not None:
             self.fh.close()
             self.fh = None
@@ -297,8 +302,18 @@ async def run_batch(
                 )
             except ModelError as exc:
                 rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
-            except asyncio.CancelledError:
-                raise
+            except asyncio.CancelledError as exc:
+                cancelling = getattr(asyncio.current_task(), "cancelling", None)
+                if cancelling is None or cancelling():
+                    raise  # the batch itself is cancelled (on 3.10 it cannot be told apart)
+                # raised inside the item (a helper task it awaited was cancelled)
+                log.warning("item %s raised CancelledError", item_id)
+                rec = Record(
+                    id=item_id,
+                    status="model_error",
+                    error=f"CancelledError: {exc}".rstrip(": "),
+                    usage=usage,
+                )
             except Exception as exc:
                 log.warning("item %s raised %s: %s", item_id, type(exc).__name__, exc)
                 rec = Record(
@@ -317,7 +332,7 @@ async def run_batch(
                 return
             rec = await run_one(item_id, item)
             try:
-                writer.write(rec)
+                line = rec.model_dump_json()
             except (TypeError, ValueError) as exc:
                 rec = Record(
                     id=item_id,
@@ -325,15 +340,28 @@ async def run_batch(
                     error=f"result is not JSON-serialisable: {exc}",
                     usage=rec.usage,
                 )
-                writer.write(rec)
+                line = rec.model_dump_json()
+            else:
+                # the record as a resumed run reads it back (a pydantic result becomes
+                # its dict, a tuple a list), so fresh and resumed runs give the same results
+                rec = Record.model_validate_json(line)
+            writer.write(line)
             results[item_id] = rec
             bar.update(1)
 
+    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, len(todo))))]
     try:
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))
+        await asyncio.gather(*workers)
     finally:
-        writer.close()
-        bar.close()
+        try:
+            # gather does not stop the other workers when one fails: stop them before the
+            # checkpoint's lock is given up, so none goes on calling models and writing
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+        finally:
+            writer.close()
+            bar.close()
     records = [results[i] for i in ids]
     now = Usage()
     for rec in records:

@@ -122,3 +122,23 @@ def test_wal_mode(tmp_path: Path) -> None:
     cache.put("k", "m", {"text": "x"})
     conn = sqlite3.connect(cache.path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_integer_temperature_hits_the_entry_of_the_same_float(tmp_path: Path) -> None:
+    with OpenAICompatServer() as s:
+        cached_model(s, tmp_path).generate_sync("q")  # the default, temperature 0.0
+        assert cached_model(s, tmp_path).generate_sync("q", temperature=0).cached
+        assert len(s.completions()) == 1
+
+
+def test_a_cache_that_cannot_store_does_not_lose_the_paid_reply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def disk_full(self: ResponseCache, *args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ResponseCache, "put", disk_full)
+    with OpenAICompatServer(replies=["the answer"]) as s:
+        out = cached_model(s, tmp_path).generate_sync("q")
+    assert out.text == "the answer" and not out.cached
+    assert "could not store" in caplog.text

@@ -88,3 +88,23 @@ def test_iter_json_records_reads_arrays_lines_and_single_objects(tmp_path: Path)
     assert list(iter_json_records(single)) == [("[0]", {"q": 1})]
     with pytest.raises(DataError, match="file not found"):
         list(iter_json_records(tmp_path / "missing.json"))
+
+
+def test_extract_json_prefers_a_fenced_reply_to_an_object_quoted_in_prose() -> None:
+    # the documented order: the whole text, the code fences, then any balanced object
+    reply = (
+        'The format asks for {"label": "SUPPORTS or CONTRADICTS"}. My answer:\n'
+        '```json\n{"label": "CONTRADICTS"}\n```'
+    )
+    assert extract_json(reply) == {"label": "CONTRADICTS"}
+    fenced_with_trailer = 'e.g. {"a": 0}\n```json\n{"a": 1} // final\n```'
+    assert extract_json(fenced_with_trailer) == {"a": 1}
+
+
+@pytest.mark.parametrize("reader", [iter_json_lines, iter_json_records])
+def test_a_file_that_is_not_utf8_is_a_data_error_naming_the_file(tmp_path: Path, reader) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes('{"a": "ok"}\n{"b": "caf\u00e9"}\n'.encode("latin-1"))
+    with pytest.raises(DataError) as info:
+        list(reader(path))
+    assert str(path) in str(info.value) and "UTF-8" in str(info.value)

@@ -261,3 +261,133 @@ def test_aclose_closes_the_client_of_the_loop() -> None:
         assert asyncio.run(once()) == "x"
         assert asyncio.run(once()) == "x"
         assert len(model.provider._clients) == 0  # type: ignore[attr-defined]
+
+
+def test_extra_parameters_the_sdk_does_not_name_still_reach_the_server() -> None:
+    # vLLM, llama.cpp and TGI take sampling parameters OpenAI has not (top_k, min_p, ...)
+    with OpenAICompatServer(replies=["x"]) as server:
+        out = fast_model(server).generate_sync("q", top_k=40, top_p=0.5)
+        assert out.text == "x"
+        body = server.completions()[0].body
+        assert body is not None and body["top_k"] == 40 and body["top_p"] == 0.5
+
+
+def test_a_call_argument_the_sdk_refuses_fails_at_once_and_is_not_retried() -> None:
+    with OpenAICompatServer(replies=["x"]) as server:
+        with pytest.raises(ModelError) as info:
+            fast_model(server).generate_sync("q", timeout=3)  # clashes with the wrapper's own
+        assert info.value.attempts == 1 and not info.value.retryable
+        assert "malformed" not in str(info.value)
+        assert server.completions() == []
+
+
+def test_an_empty_reply_still_counts_its_call_and_tokens() -> None:
+    with OpenAICompatServer(replies=[""]) as server:
+        model = fast_model(server)
+        with pytest.raises(ModelError, match="empty completion"):
+            model.generate_sync("three word prompt")
+        # the server answered (and bills) the call: its usage is not lost
+        assert model.usage.calls == 1 and model.usage.prompt_tokens == 3
+
+
+def test_models_used_from_many_event_loops_keep_no_dead_loop_alive(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import gc
+    import os
+    import weakref
+
+    with OpenAICompatServer(replies=["x"]) as server:
+        model = fast_model(server, max_concurrency=2)
+        loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
+
+        async def once() -> None:  # no aclose(): a caller who forgot it
+            loops.append(weakref.ref(asyncio.get_running_loop()))
+            await asyncio.gather(*(model.generate(f"q{i}") for i in range(4)))
+
+        def open_fds() -> int:
+            return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+
+        asyncio.run(once())
+        gc.collect()
+        before = open_fds()
+        for _ in range(30):
+            asyncio.run(once())
+        gc.collect()
+        # at most the last loop is still referenced (until the next call on a new loop)
+        assert sum(ref() is not None for ref in loops) <= 1
+        # the connections of dead loops are not kept open: 30 runs x 2 clients x 2 ends
+        assert open_fds() - before < 20
+        # nor is their closing attempted on another (running) loop, which cannot work
+        assert "Event loop is closed" not in caplog.text
+
+
+@pytest.mark.parametrize("form", ["imf-fixdate", "asctime"])
+def test_retry_after_http_dates_are_read_as_gmt(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conflicteval.models.openai_provider import parse_retry_after
+
+    if not hasattr(time, "tzset"):
+        pytest.skip("needs time.tzset")
+    monkeypatch.setenv("TZ", "America/New_York")  # a machine whose clock is not on UTC
+    time.tzset()
+    try:
+        when = time.gmtime(time.time() + 30)
+        pattern = "%a, %d %b %Y %H:%M:%S GMT" if form == "imf-fixdate" else "%a %b %e %H:%M:%S %Y"
+        wait = parse_retry_after({"retry-after": time.strftime(pattern, when)})
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert wait is not None and 25 <= wait <= 31
+
+
+def test_a_wait_that_would_end_past_max_retry_time_is_not_begun() -> None:
+    # a Retry-After longer than the time left: give up now instead of sleeping past the limit
+    with OpenAICompatServer(faults=[Fault.rate_limit(3.0)] * 3) as server:
+        start = time.monotonic()
+        with pytest.raises(ModelError) as info:
+            fast_model(server, max_retry_time=1.0).generate_sync("q")
+        assert time.monotonic() - start < 1.5
+        assert info.value.status == 429 and info.value.attempts == 1
+        assert len(server.completions()) == 1
+
+
+def test_the_test_server_listens_as_soon_as_a_restart_returns() -> None:
+    import socket
+
+    server = OpenAICompatServer().start()
+    try:
+        for _ in range(10):
+            server.stop()
+            server.start()
+            socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+    finally:
+        server.stop()
+
+
+def test_a_reply_function_that_raises_is_a_500_naming_the_error_not_a_dropped_connection() -> None:
+    def broken(body: dict) -> str:
+        return body["no such key"]
+
+    with OpenAICompatServer(replies=broken) as server:
+        with pytest.raises(ModelError) as info:
+            fast_model(server, max_attempts=1).generate_sync("q")
+        assert info.value.status == 500 and "KeyError" in str(info.value)
+        assert [r.status for r in server.completions()] == [500]
+
+
+def test_content_as_a_list_of_parts_is_joined() -> None:
+    from conflicteval.models.openai_provider import _content_text
+
+    parts = [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "Paris"}, " !"]
+    assert _content_text(parts) == "Paris !"
+    assert _content_text(None) == "" and _content_text("x") == "x"
+    with pytest.raises(TypeError):
+        _content_text(42)
+
+
+def test_short_placeholder_keys_are_not_masked_in_messages() -> None:
+    with OpenAICompatServer(faults=[Fault.status_code(404)]) as server:
+        model = fast_model(server, api_key="error")  # the server's message says "error 404"
+        with pytest.raises(ModelError) as info:
+            model.generate_sync("q")
+        assert "error 404" in str(info.value) and "***" not in str(info.value)

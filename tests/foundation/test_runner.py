@@ -282,3 +282,130 @@ def test_a_checkpoint_in_use_by_another_batch_is_refused(tmp_path: Path) -> None
     # once the first batch is done the checkpoint is free again, and resumes
     again = run_batch_sync(slow, ["a", "b", "c"], key=str, checkpoint=ck)
     assert again.resumed == 2 and again.counts["ok"] == 3
+
+
+def test_a_batch_that_fails_stops_all_its_workers_before_freeing_the_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conflicteval import runner
+
+    ck = tmp_path / "ck.jsonl"
+    calls: list[int] = []
+    original = runner._Writer.write
+    failed: list[bool] = []
+
+    def disk_full_once(self: object, *args: object) -> None:
+        if not failed:
+            failed.append(True)
+            raise OSError(28, "No space left on device")
+        original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner._Writer, "write", disk_full_once)
+
+    async def work(item: int) -> int:
+        calls.append(item)
+        await asyncio.sleep(0.0 if item == 0 else 0.05)
+        return item
+
+    async def scenario() -> None:
+        with pytest.raises(OSError, match="No space left"):
+            await run_batch(work, list(range(40)), key=str, checkpoint=ck, concurrency=4)
+        made, lines = len(calls), ck.read_text().count("\n") if ck.exists() else 0
+        await asyncio.sleep(0.3)
+        # no worker carries on behind the caller's back, calling models and writing
+        # to a checkpoint whose lock was already released
+        assert len(calls) == made
+        assert (ck.read_text().count("\n") if ck.exists() else 0) == lines
+        assert len(asyncio.all_tasks()) == 1
+
+    asyncio.run(scenario())
+
+
+def test_results_are_the_same_in_a_fresh_and_a_resumed_run(tmp_path: Path) -> None:
+    from pydantic import BaseModel
+
+    class Verdict(BaseModel):
+        label: str
+        score: float
+
+    async def work(item: int) -> object:
+        if item == 0:
+            return Verdict(label="SUPPORTS", score=0.5)
+        if item == 1:
+            return ("a", 1)
+        return {1: "int key"}
+
+    ck = tmp_path / "ck.jsonl"
+    fresh = run_batch_sync(work, [0, 1, 2], key=str, checkpoint=ck)
+    resumed = run_batch_sync(work, [0, 1, 2], key=str, checkpoint=ck)
+    assert resumed.resumed == 3
+    assert [r.result for r in fresh.records] == [r.result for r in resumed.records]
+    assert fresh.records[0].result == {"label": "SUPPORTS", "score": 0.5}
+
+
+def test_a_result_that_is_not_json_serialisable_fails_with_or_without_checkpoint(
+    tmp_path: Path,
+) -> None:
+    async def work(item: str) -> object:
+        return object() if item == "bad" else item
+
+    for checkpoint in (None, tmp_path / "ck.jsonl"):
+        result = run_batch_sync(work, ["ok", "bad"], key=str, checkpoint=checkpoint)
+        statuses = {r.id: (r.status, r.error) for r in result.records}
+        assert statuses["ok"] == ("ok", None)
+        assert statuses["bad"][0] == "model_error"
+        assert "JSON-serialisable" in str(statuses["bad"][1])
+
+
+def test_dry_run_counts_text_that_spells_a_special_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    class Encoding:  # tiktoken's behaviour: special-token text is refused unless allowed
+        name = "fake_base"
+
+        def encode(self, text: str, *, disallowed_special: object = "all") -> list[int]:
+            if disallowed_special == "all" and "<|endoftext|>" in text:
+                raise ValueError("Encountered text corresponding to disallowed special token")
+            return list(range(len(text.split())))
+
+    fake = types.ModuleType("tiktoken")
+    fake.encoding_for_model = lambda name: Encoding()  # type: ignore[attr-defined]
+    fake.get_encoding = lambda name: Encoding()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tiktoken", fake)
+    model = get_model("scripted", replies=[])
+    scraped = "a web page ending in <|endoftext|> and more"
+    report = dry_run(model, [PlannedCall([{"role": "user", "content": scraped}])])
+    assert not report.tokens_estimated
+    assert report.calls == 1 and report.prompt_tokens == len(scraped.split()) + 4
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is new in 3.11")
+def test_a_cancellation_raised_inside_an_item_is_that_items_failure(tmp_path: Path) -> None:
+    async def work(item: int) -> int:
+        if item == 1:  # e.g. awaiting a helper task that something else cancelled
+            helper = asyncio.ensure_future(asyncio.sleep(10))
+            await asyncio.sleep(0)
+            helper.cancel()
+            await helper
+        await asyncio.sleep(0.01)
+        return item
+
+    result = run_batch_sync(work, range(6), key=str, checkpoint=tmp_path / "ck.jsonl")
+    assert result.counts == {"ok": 5, "parse_error": 0, "model_error": 1, "total": 6}
+    assert "CancelledError" in str(result.records[1].error)
+
+
+def test_an_enclosing_usage_scope_still_sees_the_calls_of_a_batch_inside_it() -> None:
+    from conflicteval.models import usage_scope
+
+    model = get_model("scripted", replies=lambda msgs: "one two")
+
+    async def work(item: str) -> str:
+        return (await model.generate(item)).text
+
+    async def stage() -> tuple[int, int]:
+        with usage_scope() as total:  # e.g. the usage of one stage of a pipeline
+            result = await run_batch(work, ["a", "b", "c"], key=str)
+        return total.calls, result.usage.calls
+
+    assert asyncio.run(stage()) == (3, 3)

@@ -10,6 +10,7 @@ import asyncio
 import contextvars
 import json
 import logging
+import sqlite3
 import threading
 import time
 import weakref
@@ -21,8 +22,6 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception,
-    stop_after_attempt,
-    stop_after_delay,
     wait_random_exponential,
 )
 
@@ -35,8 +34,8 @@ from conflicteval.types import Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
 
-_item_usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar(
-    "conflicteval_item_usage", default=None
+_item_usage: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar(
+    "conflicteval_item_usage", default=()
 )
 
 REASK_TEMPLATE = (
@@ -49,15 +48,16 @@ class usage_scope:
     """Context manager collecting the usage of every model call made inside it.
 
     The runner opens one per item, so each item knows its own token usage even
-    when many items run concurrently.
+    when many items run concurrently. Scopes nest: a call counts in every
+    scope it is made in.
     """
 
     def __init__(self) -> None:
         self.usage = Usage()
-        self._token: contextvars.Token[Usage | None] | None = None
+        self._token: contextvars.Token[tuple[Usage, ...]] | None = None
 
     def __enter__(self) -> Usage:
-        self._token = _item_usage.set(self.usage)
+        self._token = _item_usage.set((*_item_usage.get(), self.usage))
         return self.usage
 
     def __exit__(self, *exc: object) -> None:
@@ -75,7 +75,13 @@ def _semaphore(base_url: str, model: str, limit: int) -> asyncio.Semaphore:
     """The semaphore shared by all calls to (base URL, model) with this limit on this loop."""
     loop = asyncio.get_running_loop()
     with _sem_lock:
-        table = _semaphores.setdefault(loop, {})
+        table = _semaphores.get(loop)
+        if table is None:
+            # A semaphore refers to its loop, so a dead loop's entry would never leave
+            # this weak dictionary (nor the loop be collected): drop those first.
+            for dead in [lp for lp in _semaphores if lp.is_closed()]:
+                del _semaphores[dead]
+            table = _semaphores.setdefault(loop, {})
         key = (base_url, model, limit)
         sem = table.get(key)
         if sem is None:
@@ -178,6 +184,8 @@ class Model:
     ) -> dict[str, Any]:
         """Everything that can change the answer, as it enters the cache key."""
         schema, _, _ = _schema_of(response_schema)
+        if isinstance(temperature, int) and not isinstance(temperature, bool):
+            temperature = float(temperature)  # 0 and 0.0 are the same request
         return {
             "provider": self.provider.name,
             "model": self.provider.model,
@@ -231,9 +239,16 @@ class Model:
                 error = exc
         attempts = 1
         if error.retryable and self.max_attempts > 1:
+            deadline = start + self.max_retry_time
+
+            def stop(state: RetryCallState) -> bool:
+                if state.attempt_number >= self.max_attempts:
+                    return True
+                # tenacity >= 8.3 knows the coming wait: never begin one that ends past the limit
+                return time.monotonic() + getattr(state, "upcoming_sleep", 0.0) >= deadline
+
             retrying = AsyncRetrying(
-                stop=stop_after_attempt(self.max_attempts)
-                | stop_after_delay(max(0.0, self.max_retry_time - (time.monotonic() - start))),
+                stop=stop,
                 wait=self._wait,
                 retry=retry_if_exception(lambda e: isinstance(e, ProviderError) and e.retryable),
                 reraise=True,
@@ -259,8 +274,7 @@ class Model:
 
     def _account(self, usage: Usage) -> None:
         self.usage.add(usage)
-        scope = _item_usage.get()
-        if scope is not None:
+        for scope in _item_usage.get():
             scope.add(usage)
 
     async def _raw(
@@ -303,27 +317,27 @@ class Model:
             extra=extra,
         )
         resp = await self._call(request)
+        usage = Usage(
+            prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, calls=1
+        )
+        self._account(usage)  # an empty reply was still a call the server answered (and bills)
         if not resp.text.strip():
             self.failures += 1
             raise ModelError(
                 f"{self.name}: empty completion (finish_reason={resp.finish_reason})",
                 retryable=False,
             )
-        usage = Usage(
-            prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, calls=1
-        )
-        self._account(usage)
         if self.cache is not None and key is not None:
-            self.cache.put(
-                key,
-                self.name,
-                {
-                    "text": resp.text,
-                    "finish_reason": resp.finish_reason,
-                    "prompt_tokens": resp.prompt_tokens,
-                    "completion_tokens": resp.completion_tokens,
-                },
-            )
+            value = {
+                "text": resp.text,
+                "finish_reason": resp.finish_reason,
+                "prompt_tokens": resp.prompt_tokens,
+                "completion_tokens": resp.completion_tokens,
+            }
+            try:
+                self.cache.put(key, self.name, value)
+            except sqlite3.Error as exc:  # disk full, locked too long: keep the paid reply
+                log.warning("%s: could not store the reply in the cache: %s", self.name, exc)
         return Completion(
             text=resp.text, finish_reason=resp.finish_reason, usage=usage, model=self.name
         )

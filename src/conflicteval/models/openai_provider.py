@@ -8,8 +8,12 @@ core wrapper retries, so retries are never stacked.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import email.utils
+import functools
+import inspect
 import os
+import threading
 import time
 import weakref
 from typing import Any
@@ -48,7 +52,27 @@ def parse_retry_after(headers: Any) -> float | None:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
+    if when.tzinfo is None:  # asctime form: an HTTP date is always GMT, never local time
+        when = when.replace(tzinfo=datetime.timezone.utc)
     return max(0.0, when.timestamp() - time.time())
+
+
+def _content_text(content: Any) -> str:
+    """The reply text; some servers send a list of parts (``[{"type": "text", "text": …}]``)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "".join(parts)
+    raise TypeError(f"message content of type {type(content).__name__}")
 
 
 def _error_code(body: Any) -> str | None:
@@ -58,6 +82,14 @@ def _error_code(body: Any) -> str | None:
             code = err.get("code") or err.get("type")
             return str(code) if code else None
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _sdk_parameters() -> frozenset[str]:
+    """The keyword arguments ``chat.completions.create`` of the installed SDK names."""
+    from openai.resources.chat.completions import AsyncCompletions
+
+    return frozenset(inspect.signature(AsyncCompletions.create).parameters) - {"self"}
 
 
 class OpenAIProvider:
@@ -105,6 +137,7 @@ class OpenAIProvider:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
         )
+        self._clients_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -113,13 +146,21 @@ class OpenAIProvider:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                organization=self._organization,
-                base_url=self.base_url,
-                max_retries=0,
-            )
-            self._clients[loop] = client
+            with self._clients_lock:  # loops of several threads may get here at once
+                # A client's connections refer to their loop, so a dead loop's entry would
+                # never leave this weak dictionary: drop them (sockets close when collected).
+                for dead in [lp for lp in self._clients if lp.is_closed()]:
+                    del self._clients[dead]
+                client = openai.AsyncOpenAI(
+                    api_key=self._api_key,
+                    organization=self._organization,
+                    base_url=self.base_url,
+                    max_retries=0,
+                    # the SDK's defaults, without its own HTTP client's finaliser, which
+                    # would try to close a dead loop's connections on whichever loop runs
+                    http_client=openai.DefaultAsyncHttpxClient(),
+                )
+                self._clients[loop] = client
         return client
 
     async def aclose(self) -> None:
@@ -130,7 +171,9 @@ class OpenAIProvider:
             await client.close()
 
     def _scrub(self, text: str) -> str:
-        if self._api_key and self._api_key != "no-key":
+        # Placeholders such as "none" or "ollama" are no secret; masking every
+        # occurrence of such a word would garble the message instead.
+        if len(self._api_key) >= 8:
             text = text.replace(self._api_key, "***")
         return text
 
@@ -154,9 +197,20 @@ class OpenAIProvider:
                     "type": "json_schema",
                     "json_schema": {"name": request.schema_name, "schema": request.response_schema},
                 }
-        params.update(request.extra)
+        # Parameters the SDK names are passed as such; others (top_k, min_p, ... of vLLM,
+        # llama.cpp, TGI) go in the request body, which is where the SDK would refuse them.
+        known = _sdk_parameters()
+        body = {k: v for k, v in request.extra.items() if k not in known}
+        params.update((k, v) for k, v in request.extra.items() if k in known)
+        if body:
+            given = params.get("extra_body")
+            params["extra_body"] = {**given, **body} if isinstance(given, dict) else body
         try:
-            resp = await self._client().chat.completions.create(**params, timeout=timeout)
+            pending = self._client().chat.completions.create(**params, timeout=timeout)
+        except TypeError as exc:  # a call the SDK refuses: a caller's mistake, not worth retrying
+            raise ProviderError(self._scrub(f"invalid request: {exc}")) from exc
+        try:
+            resp = await pending
         except openai.APITimeoutError as exc:
             raise ProviderError(f"request timed out after {timeout}s", retryable=True) from exc
         except openai.APIConnectionError as exc:
@@ -185,7 +239,7 @@ class OpenAIProvider:
             ) from exc
         try:
             choice = resp.choices[0]
-            text = choice.message.content or ""
+            text = _content_text(choice.message.content)
             finish = choice.finish_reason
         except (AttributeError, IndexError, TypeError) as exc:
             raise ProviderError("malformed response: no choices", retryable=True) from exc

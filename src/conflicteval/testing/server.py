@@ -127,7 +127,8 @@ class OpenAICompatServer:
             ``"OK"``), a callable ``(request_json) -> str``, or None (replies
             ``"OK"``).
         faults: A list applied to requests in arrival order (None = no fault),
-            or a callable ``(n, request_json) -> Fault | None``.
+            or a callable ``(n, request_json) -> Fault | None``. A reply or fault
+            function that raises is answered with a 500 naming the error.
         latency: Seconds to wait before answering every request.
         reject_response_format: Answer 400 (or this status, when an int) to requests
             carrying ``response_format``.
@@ -197,6 +198,7 @@ class OpenAICompatServer:
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> OpenAICompatServer:
         """Start serving in a background thread; returns self once listening."""
+        self._ready.clear()  # a restart waits for its own server, not the previous one's signal
         self._thread = threading.Thread(target=self._run, name="openai-compat-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(10):
@@ -331,6 +333,28 @@ class OpenAICompatServer:
             status=200,
         )
         self.requests.append(entry)
+        try:
+            return await self._answer(entry, method, path, body, writer)
+        except ConnectionError:
+            return False
+        except Exception as exc:  # a reply or fault function of the test raised: say so
+            entry.status = 500
+            message = f"test server: {type(exc).__name__}: {exc}"
+            try:
+                self._write(writer, 500, _error_body(message, "server_error"))
+            except (ConnectionError, RuntimeError):
+                return False
+            return True
+
+    async def _answer(
+        self,
+        entry: LoggedRequest,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        n = entry.n
         if method == "GET" and path.rstrip("/").endswith("/models"):
             listing = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
             self._write(writer, 200, json.dumps(listing).encode())
@@ -413,10 +437,7 @@ class OpenAICompatServer:
                 "total_tokens": prompt_words + _words(text),
             },
         }
-        try:
-            self._write(writer, 200, json.dumps(payload).encode())
-        except (ConnectionError, RuntimeError):
-            return False
+        self._write(writer, 200, json.dumps(payload).encode())
         return True
 
     @staticmethod

@@ -1,0 +1,94 @@
+"""The synchronous entry points and the cache across ``fork`` (multiprocessing on POSIX)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflicteval._sync import run_sync
+from conflicteval.cache import ResponseCache
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "fork") or sys.platform == "darwin", reason="needs the fork start method"
+)
+
+
+async def _answer() -> int:
+    return 42
+
+
+def _child_runs_sync(queue: Any) -> None:
+    queue.put(run_sync(_answer()))
+
+
+def test_run_sync_works_in_a_child_forked_after_it_was_used() -> None:
+    assert run_sync(_answer()) == 42  # the parent's background loop now exists
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_runs_sync, args=(queue,))
+    child.start()
+    child.join(20)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail("run_sync hung in a forked child (the parent's loop thread is not there)")
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == 42
+
+
+def _child_uses_cache(cache: ResponseCache, parent_conn: int, queue: Any) -> None:
+    conn = cache._connect()
+    value = cache.get("k")
+    cache.put("from-child", "m", {"text": "child"})
+    queue.put((id(conn) != parent_conn, value))
+
+
+def test_a_forked_child_opens_its_own_sqlite_connection(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path)
+    cache.put("k", "m", {"text": "parent"})
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_uses_cache, args=(cache, id(cache._connect()), queue))
+    child.start()
+    child.join(20)
+    assert child.exitcode == 0
+    own_connection, value = queue.get(timeout=5)
+    # SQLite: a connection must not be carried across fork() and used in the child
+    assert own_connection
+    assert value == {"text": "parent"}
+    assert cache.get("from-child") == {"text": "child"}
+
+
+def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) -> None:
+    import asyncio
+    import signal
+    import threading
+
+    from conflicteval.runner import run_batch_sync
+
+    async def work(item: str) -> str:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.3)  # an item's own clean-up on cancellation (closing a stream)
+            raise
+        return item
+
+    ck = tmp_path / "ck.jsonl"
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))  # Ctrl-C
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        run_batch_sync(work, ["a", "b"], key=str, checkpoint=ck, progress=False)
+    timer.join()
+
+    async def quick(item: str) -> str:
+        return item
+
+    # re-running at once (the notebook user's reflex) must not find the checkpoint still locked
+    again = run_batch_sync(quick, ["a", "b"], key=str, checkpoint=ck, progress=False)
+    assert again.counts["ok"] == 2
