@@ -56,21 +56,9 @@ async def _library(base_url: str, n: int, c: int, warm: int) -> tuple[float, flo
         with Timer() as t:
             texts = await asyncio.gather(*(one(i) for i in range(n)))
     finally:
-        await _close_clients(model)
+        await model.aclose()
     assert len(texts) == n and all(texts)
     return t.wall, t.cpu
-
-
-async def _close_clients(model: Model) -> None:
-    """Close the provider's HTTP client for this loop before the loop ends.
-
-    The library keeps one AsyncOpenAI client per event loop and has no public
-    close; without this, the SDK's ``__del__`` later schedules ``aclose`` on a
-    closed loop and logs "Event loop is closed" (noise only, after timing).
-    """
-    clients = getattr(model.provider, "_clients", {})
-    for client in list(clients.values()):
-        await client.close()
 
 
 async def _hand(base_url: str, n: int, c: int, warm: int) -> tuple[float, float]:
@@ -275,7 +263,7 @@ async def _sdk_no_network(n: int, c: int, repeats: int = 5) -> dict[str, float]:
             with Timer() as t:
                 await asyncio.gather(*(fn(i) for i in range(n)))
             best[name] = min(best.get(name, float("inf")), t.cpu)
-    await _close_clients(model)
+    await model.aclose()
     await hand_client.close()
     return {
         "hand_cpu_ms_per_call": round(1000 * best["hand"] / n, 4),
