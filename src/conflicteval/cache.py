@@ -50,11 +50,36 @@ def cache_key(components: dict[str, Any]) -> str:
 _INHERITED: list[sqlite3.Connection] = []  # connections a forked child must never use or close
 
 
+_BUSY_TIMEOUT = 30.0  # seconds SQLite waits for another writer's lock
+_BUSY_RETRIES = 5  # further tries when SQLite still answers "locked" / "busy"
+
+
+def _retry_busy(action: Any) -> Any:
+    """Run ``action()``; retry a few times, with a growing pause, while the database is busy.
+
+    SQLite's busy timeout covers most waits, but some steps (switching to WAL,
+    a checkpoint racing a new connection) answer SQLITE_BUSY at once; many
+    processes writing one cache (a Ray run) meet that now and then.
+    """
+    for attempt in range(_BUSY_RETRIES + 1):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            message = str(exc).lower()
+            if attempt == _BUSY_RETRIES or ("locked" not in message and "busy" not in message):
+                raise
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 class ResponseCache:
     """A persistent cache of model completions in one SQLite file.
 
     Safe to share between threads of one process (one connection per thread)
-    and between processes (WAL mode). Counts hits and misses.
+    and between processes (WAL mode; writers wait for each other's locks and
+    retry when SQLite still reports the database busy). Counts hits and
+    misses. Pickled, it is its directory: unpickled in another process (a Ray
+    worker) it opens the same file with a connection of its own.
 
     Args:
         directory: Where ``responses.sqlite3`` lives; created when missing.
@@ -67,12 +92,17 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self._local = threading.local()
-        with self._connect() as conn:
-            conn.execute(
+        _retry_busy(
+            lambda: self._connect().execute(
                 "CREATE TABLE IF NOT EXISTS responses ("
                 "key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL, "
                 "created REAL NOT NULL)"
             )
+        )
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # by path: connections and counters stay with their process
+        return open_cache, (str(self.directory),)
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -82,17 +112,23 @@ class ResponseCache:
             _INHERITED.append(conn)
             conn = None
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+            try:
+                _retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL"))
+                conn.execute("PRAGMA synchronous=NORMAL")
+            except BaseException:
+                conn.close()
+                raise
             self._local.conn = conn
             self._local.pid = os.getpid()
         return conn
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key``, or None (counted as a hit or a miss)."""
-        row = (
-            self._connect().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        row = _retry_busy(
+            lambda: self._connect()
+            .execute("SELECT value FROM responses WHERE key = ?", (key,))
+            .fetchone()
         )
         if row is None:
             self.misses += 1
@@ -108,9 +144,12 @@ class ResponseCache:
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
         """Store ``value`` under ``key`` (replacing an older value)."""
-        self._connect().execute(
-            "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
-            (key, model, canonical_json(value), time.time()),
+        row = (key, model, canonical_json(value), time.time())
+        _retry_busy(
+            lambda: self._connect().execute(
+                "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
+                row,
+            )
         )
 
     def info(self) -> dict[str, Any]:

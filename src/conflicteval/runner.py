@@ -57,6 +57,8 @@ class BatchResult(BaseModel):
     resumed: int = 0
     usage: Usage = Field(default_factory=Usage)
     """Usage of the model calls made by this run (items resumed from a checkpoint excluded)."""
+    executor: str = "local"
+    """The executor that computed this run's items (``local``, ``ray``, ...)."""
 
     @property
     def total_usage(self) -> Usage:
@@ -93,7 +95,8 @@ class BatchResult(BaseModel):
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
             f"{c['model_error']} model errors ({self.resumed} resumed from checkpoint); "
             f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
+            f"executor {self.executor}"
         )
 
     def to_pandas(self) -> Any:
@@ -241,6 +244,7 @@ async def run_batch(
     progress: bool | None = None,
     desc: str = "items",
     retry_failed: bool = False,
+    executor: Any = None,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -260,12 +264,19 @@ async def run_batch(
         desc: Progress bar label.
         retry_failed: On resume, run items whose record is ``model_error``
             again (they are otherwise kept as they are).
+        executor: How the items' results are computed: None or ``"local"``
+            (this process, asyncio), ``"ray"`` (a pool of Ray actors, see
+            :mod:`conflicteval.executors.ray`) or an executor object. The
+            checkpoint, failure accounting and result are the same for all.
 
     Returns:
         A BatchResult with one record per item, in input order.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    from conflicteval.executors.choice import resolve_executor
+
+    runner = resolve_executor(executor)
     keyfn = key or _default_key
     item_list = list(items)
     ids = [str(keyfn(it)) for it in item_list]
@@ -287,87 +298,91 @@ async def run_batch(
     results: dict[str, Record] = {i: done[i] for i in ids if i in done}
     resumed = len(results)
     bar = _progress(len(ids), resumed, desc, progress)
-    queue: asyncio.Queue[tuple[str, T]] = asyncio.Queue()
-    for pair in todo:
-        queue.put_nowait(pair)
 
-    async def run_one(item_id: str, item: T) -> Record:
-        with usage_scope() as usage:
-            try:
-                result = await fn(item)
-                rec = Record(id=item_id, status="ok", result=result, usage=usage)
-            except ParseFailure as exc:
-                rec = Record(
-                    id=item_id, status="parse_error", error=exc.reason, raw=exc.raw, usage=usage
-                )
-            except ModelError as exc:
-                rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
-            except asyncio.CancelledError as exc:
-                cancelling = getattr(asyncio.current_task(), "cancelling", None)
-                if cancelling is None or cancelling():
-                    raise  # the batch itself is cancelled (on 3.10 it cannot be told apart)
-                # raised inside the item (a helper task it awaited was cancelled)
-                log.warning("item %s raised CancelledError", item_id)
-                rec = Record(
-                    id=item_id,
-                    status="model_error",
-                    error=f"CancelledError: {exc}".rstrip(": "),
-                    usage=usage,
-                )
-            except Exception as exc:
-                log.warning("item %s raised %s: %s", item_id, type(exc).__name__, exc)
-                rec = Record(
-                    id=item_id,
-                    status="model_error",
-                    error=f"{type(exc).__name__}: {exc}",
-                    usage=usage,
-                )
-        return rec
+    def emit(rec: Record, line: str) -> None:
+        writer.write(line)
+        results[rec.id] = rec
+        bar.update(1)
 
-    async def worker() -> None:
-        while True:
-            try:
-                item_id, item = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            rec = await run_one(item_id, item)
-            try:
-                line = rec.model_dump_json()
-            except (TypeError, ValueError) as exc:
-                rec = Record(
-                    id=item_id,
-                    status="model_error",
-                    error=f"result is not JSON-serialisable: {exc}",
-                    usage=rec.usage,
-                )
-                line = rec.model_dump_json()
-            else:
-                # the record as a resumed run reads it back (a pydantic result becomes
-                # its dict, a tuple a list), so fresh and resumed runs give the same results
-                rec = Record.model_validate_json(line)
-            writer.write(line)
-            results[item_id] = rec
-            bar.update(1)
-
-    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, len(todo))))]
     try:
-        await asyncio.gather(*workers)
+        await runner.run(fn, todo, concurrency=concurrency, emit=emit)
+        for item_id, _ in todo:  # an executor that lost an item: counted, never dropped
+            if item_id not in results:
+                emit(*finish_record(_lost(item_id, runner.name)))
     finally:
-        try:
-            # gather does not stop the other workers when one fails: stop them before the
-            # checkpoint's lock is given up, so none goes on calling models and writing
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
-        finally:
-            writer.close()
-            bar.close()
+        writer.close()
+        bar.close()
     records = [results[i] for i in ids]
     now = Usage()
     for rec in records:
         if rec.id not in done:
             now.add(rec.usage)
-    return BatchResult(records=records, resumed=resumed, usage=now)
+    return BatchResult(records=records, resumed=resumed, usage=now, executor=runner.name)
+
+
+async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> Record:
+    """Run ``fn`` on one item and say how it ended; never raises for the item's failure."""
+    with usage_scope() as usage:
+        try:
+            result = await fn(item)
+            rec = Record(id=item_id, status="ok", result=result, usage=usage)
+        except ParseFailure as exc:
+            rec = Record(
+                id=item_id, status="parse_error", error=exc.reason, raw=exc.raw, usage=usage
+            )
+        except ModelError as exc:
+            rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
+        except asyncio.CancelledError as exc:
+            cancelling = getattr(asyncio.current_task(), "cancelling", None)
+            if cancelling is None or cancelling():
+                raise  # the batch itself is cancelled (on 3.10 it cannot be told apart)
+            # raised inside the item (a helper task it awaited was cancelled)
+            log.warning("item %s raised CancelledError", item_id)
+            rec = Record(
+                id=item_id,
+                status="model_error",
+                error=f"CancelledError: {exc}".rstrip(": "),
+                usage=usage,
+            )
+        except Exception as exc:
+            log.warning("item %s raised %s: %s", item_id, type(exc).__name__, exc)
+            rec = Record(
+                id=item_id,
+                status="model_error",
+                error=f"{type(exc).__name__}: {exc}",
+                usage=usage,
+            )
+    return rec
+
+
+def finish_record(rec: Record) -> tuple[Record, str]:
+    """The record as its checkpoint line, and as a resumed run reads that line back.
+
+    A result that is not JSON-serialisable ends the item ``model_error``. A
+    pydantic result becomes its dict, a tuple a list: fresh and resumed runs
+    give the same results.
+    """
+    try:
+        line = rec.model_dump_json()
+    except (TypeError, ValueError) as exc:
+        rec = Record(
+            id=rec.id,
+            status="model_error",
+            error=f"result is not JSON-serialisable: {exc}",
+            usage=rec.usage,
+        )
+        line = rec.model_dump_json()
+    else:
+        rec = Record.model_validate_json(line)
+    return rec, line
+
+
+def _lost(item_id: str, executor: str) -> Record:
+    return Record(
+        id=item_id,
+        status="model_error",
+        error=f"the {executor} executor returned no result for this item",
+    )
 
 
 def run_batch_sync(

@@ -145,6 +145,7 @@ async def adetect(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    executor: Any = None,
 ) -> DetectionRun:
     """Run conflict detection over items (async).
 
@@ -155,6 +156,8 @@ async def adetect(
         concurrency: Items in flight at once.
         progress: Show a progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run items that failed with a model error again.
+        executor: Where items run: None/``"local"`` (this process), ``"ray"``
+            or an executor object (see :func:`conflicteval.runner.run_batch`).
     """
     item_list = list(items)
 
@@ -170,6 +173,7 @@ async def adetect(
         progress=progress,
         desc="conflict detection",
         retry_failed=retry_failed,
+        executor=executor,
     )
     outcomes = [
         outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)
@@ -185,6 +189,7 @@ def detect(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    executor: Any = None,
 ) -> DetectionRun:
     """Synchronous :func:`adetect` (also works inside a running event loop)."""
     from conflicteval._sync import run_sync
@@ -197,6 +202,7 @@ def detect(
             concurrency=concurrency,
             progress=progress,
             retry_failed=retry_failed,
+            executor=executor,
         )
     )
 

@@ -548,6 +548,7 @@ async def arun_regeneration(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    executor: Any = None,
 ) -> RegenerationRun:
     """Run §6 over questions (async).
 
@@ -565,6 +566,8 @@ async def arun_regeneration(
         concurrency: Questions in flight.
         progress: Progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run failed items again.
+        executor: Where items run: None/``"local"`` (this process), ``"ray"``
+            or an executor object (see :func:`conflicteval.runner.run_batch`).
     """
     judge_model = judge if judge is not None else model
     tasks = plan_regeneration(questions, documents, modes, max_docs=max_docs)
@@ -583,6 +586,7 @@ async def arun_regeneration(
         progress=progress,
         desc="regeneration",
         retry_failed=retry_failed,
+        executor=executor,
     )
     summary = summarize_regeneration(
         (t.mode, rec.status, rec.result if rec.status == "ok" else None)

@@ -401,6 +401,7 @@ async def arun_reports(
     progress: bool | None = None,
     max_tokens: int = 800,
     retry_failed: bool = False,
+    executor: Any = None,
 ) -> ReportRun:
     """Write and score reports for every model × setting × item (async).
 
@@ -415,6 +416,8 @@ async def arun_reports(
         progress: Progress bar (None: when stderr is a terminal).
         max_tokens: Report length limit.
         retry_failed: On resume, run failed tasks again.
+        executor: Where items run: None/``"local"`` (this process), ``"ray"``
+            or an executor object (see :func:`conflicteval.runner.run_batch`).
     """
     from conflicteval.models.core import usage_scope
 
@@ -434,6 +437,7 @@ async def arun_reports(
         progress=progress,
         desc="reports",
         retry_failed=retry_failed,
+        executor=executor,
     )
     rows = summarize_reports(
         (t.model, t.setting, rec.status, rec.result if rec.status == "ok" else None)

@@ -48,7 +48,13 @@ class NLILabeler(BaseLabeler):
             relation. Default: :data:`DEFAULT_NLI_MAP`.
         batch_size: Pairs per forward pass.
         max_length: Token limit of one pair; the document (premise) is truncated.
-        device: Torch device, e.g. ``"cpu"`` or ``"cuda"``.
+        device: Torch device, e.g. ``"cpu"`` or ``"cuda"``; ``"auto"``: a GPU
+            when torch sees one, else the CPU.
+
+    A labeler loaded from a directory pickles as its options: unpickled in
+    another process (a Ray worker, one per GPU with ``num_gpus``) it loads the
+    model again from the same directory, on that process's device when
+    ``device="auto"``. A labeler built from a loaded model pickles the model.
 
     Raises:
         MissingDependency: transformers or torch is not installed.
@@ -69,8 +75,19 @@ class NLILabeler(BaseLabeler):
     ) -> None:
         transformers: Any = require("transformers", "nli")
         self._torch: Any = require("torch", "nli")
+        self._options: dict[str, Any] = {
+            "label_map": dict(label_map) if label_map is not None else None,
+            "batch_size": batch_size,
+            "max_length": max_length,
+            "device": device,
+        }
+        self._source: str | None = None
+        if device == "auto":
+            torch: Any = self._torch
+            device = "cuda" if torch.cuda.is_available() else "cpu"
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
+            self._source = path if tokenizer is None else None
             if tokenizer is None:
                 tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
             model = transformers.AutoModelForSequenceClassification.from_pretrained(
@@ -90,6 +107,20 @@ class NLILabeler(BaseLabeler):
         )
         self.classes: dict[int, Relation] = self._map_classes(mapping)
         self.forward_passes = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        if self._source is not None:  # the weights are reloaded where it is unpickled
+            return {"_source": self._source, "_options": self._options}
+        state = self.__dict__.copy()
+        del state["_torch"]  # a module: imported again on the other side
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "model" not in state:
+            self.__init__(state["_source"], **state["_options"])  # type: ignore[misc]
+            return
+        self.__dict__.update(state)
+        self._torch = require("torch", "nli")
 
     def _map_classes(self, label_map: Mapping[str | int, str]) -> dict[int, Relation]:
         id2label = {int(k): str(v) for k, v in self.model.config.id2label.items()}

@@ -219,6 +219,7 @@ class ConflictScorer:
         progress: bool | None = None,
         desc: str = "conflictscore",
         retry_failed: bool = False,
+        executor: Any = None,
     ) -> BatchResult:
         """Score many responses through :func:`conflicteval.runner.run_batch`.
 
@@ -230,6 +231,8 @@ class ConflictScorer:
             progress: Progress bar (None: when stderr is a terminal).
             desc: Progress bar label.
             retry_failed: On resume, run ``model_error`` items again.
+            executor: Where items run: None/``"local"`` (this process), ``"ray"``
+                or an executor object (see :func:`conflicteval.runner.run_batch`).
 
         Returns:
             The runner's BatchResult; ``record.result`` of an ``ok`` item is a
@@ -248,6 +251,7 @@ class ConflictScorer:
             progress=progress,
             desc=desc,
             retry_failed=retry_failed,
+            executor=executor,
         )
 
     def score_many(self, items: Iterable[Any], **options: Any) -> BatchResult:

@@ -199,6 +199,7 @@ async def verify(
     progress: bool | None = None,
     max_sentences: int | None = MAX_SENTENCES,
     max_cells: int | None = MAX_CELLS,
+    executor: Any = None,
 ) -> VerifyResult:
     """Label every claim against its evidence and score the verdicts.
 
@@ -215,6 +216,8 @@ async def verify(
         progress: Show a progress bar (None: only on a terminal).
         max_sentences: Sentence budget of the FEVEROUS score.
         max_cells: Cell budget of the FEVEROUS score.
+        executor: Where items run: None/``"local"`` (this process), ``"ray"``
+            or an executor object (see :func:`conflicteval.runner.run_batch`).
 
     Returns:
         A :class:`VerifyResult`.
@@ -235,6 +238,7 @@ async def verify(
         concurrency=concurrency,
         progress=progress,
         desc="verifying",
+        executor=executor,
     )
     return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
 

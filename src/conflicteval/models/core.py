@@ -130,6 +130,11 @@ class Model:
         backoff_initial: First backoff (seconds) of the exponential jitter.
         backoff_max: Cap of the exponential jitter.
         prompt_version: Default prompt-template version (part of the cache key).
+
+    A Model pickles as its configuration: the provider leaves its HTTP clients
+    behind and the cache pickles as its directory, so a copy in another process
+    (a Ray worker) builds its own clients and connection on first use. Usage
+    and failures counted there stay there (per-item usage travels in records).
     """
 
     def __init__(
@@ -291,7 +296,11 @@ class Model:
         )
         key = cache_key(components) if self.cache is not None else None
         if self.cache is not None and key is not None:
-            hit = self.cache.get(key)
+            try:
+                hit = self.cache.get(key)
+            except sqlite3.Error as exc:  # an unreadable cache is a miss, never a failed item
+                log.warning("%s: could not read the cache: %s", self.name, exc)
+                hit = None
             if hit is not None:
                 usage = Usage(
                     prompt_tokens=int(hit.get("prompt_tokens", 0)),

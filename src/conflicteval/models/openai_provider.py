@@ -108,6 +108,14 @@ class OpenAIProvider:
             ``"json_object"`` (``{"type": "json_object", "schema": ...}``, the
             form llama-cpp-python's server enforces; it answers the
             ``json_schema`` form with HTTP 500).
+
+    Pickling keeps the configuration and leaves the HTTP clients behind (each
+    process builds its own on first use). A key that came from
+    ``$OPENAI_API_KEY`` is not pickled: the unpickled provider reads that
+    variable in its own process (a Ray worker gets it from the driver's
+    environment or the job's ``runtime_env``). A key passed as ``api_key`` is
+    pickled with the rest, for in-memory transport only; never write such a
+    pickle to disk.
     """
 
     name = "openai"
@@ -130,6 +138,7 @@ class OpenAIProvider:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
+        self._key_from_env = not api_key
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
         self._organization = organization
         self.supports_schema = supports_schema
@@ -141,6 +150,20 @@ class OpenAIProvider:
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_clients"], state["_clients_lock"]
+        if state["_key_from_env"]:
+            del state["_api_key"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_api_key" not in state:
+            self._api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
+        self._clients = weakref.WeakKeyDictionary()
+        self._clients_lock = threading.Lock()
 
     def _client(self) -> openai.AsyncOpenAI:
         loop = asyncio.get_running_loop()

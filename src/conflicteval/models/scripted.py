@@ -57,6 +57,15 @@ class ScriptedProvider:
         self._lock = threading.Lock()
         self.requests: list[ProviderRequest] = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]  # a copy in another process replies and records on its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     async def _next(self, request: ProviderRequest) -> Any:
         source = self._replies
         if callable(source) and not isinstance(source, (Mapping, Sequence)):

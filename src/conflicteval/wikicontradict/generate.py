@@ -127,6 +127,7 @@ async def generate(
     progress: bool | None = None,
     retry_failed: bool = False,
     settings: dict[str, Any] | None = None,
+    executor: Any = None,
 ) -> BatchResult:
     """Generate responses for every (model, template, instance) into ``<out>/generations.jsonl``.
 
@@ -140,6 +141,8 @@ async def generate(
         progress: Show a progress bar (None: when stderr is a terminal).
         retry_failed: Send rows that ended ``model_error`` again.
         settings: Decoding settings (default: :data:`PAPER_SETTINGS`).
+        executor: Where items run: None/``"local"`` (this process), ``"ray"``
+            or an executor object (see :func:`conflicteval.runner.run_batch`).
 
     Returns:
         The runner's BatchResult (records in plan order, counts, usage).
@@ -169,6 +172,7 @@ async def generate(
         progress=progress,
         desc="generating",
         retry_failed=retry_failed,
+        executor=executor,
     )
 
 

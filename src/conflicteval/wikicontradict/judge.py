@@ -153,6 +153,7 @@ class Judge:
         concurrency: int = 16,
         progress: bool | None = None,
         retry_failed: bool = False,
+        executor: Any = None,
     ) -> BatchResult:
         """Grade every finished generation of a run into ``judgements.jsonl``.
 
@@ -165,6 +166,8 @@ class Judge:
             concurrency: Judge calls in flight at once.
             progress: Show a progress bar (None: when stderr is a terminal).
             retry_failed: Grade rows that ended ``model_error`` again.
+            executor: Where items run: None/``"local"`` (this process), ``"ray"``
+                or an executor object (see :func:`conflicteval.runner.run_batch`).
 
         Returns:
             The runner's BatchResult.
@@ -196,6 +199,7 @@ class Judge:
             progress=progress,
             desc=f"judging ({self.name})",
             retry_failed=retry_failed,
+            executor=executor,
         )
 
     def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:

@@ -1,0 +1,88 @@
+"""The local executor: items run on this process's event loop (the default).
+
+This is the runner as it always was: a pool of ``concurrency`` asyncio workers
+takes items from a queue and hands each finished record to the runner, which
+writes the checkpoint. Model calls are further bounded by each model's own
+concurrency limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from conflicteval.runner import Record, finish_record, run_item
+
+T = TypeVar("T")
+
+Emit = Callable[[Record, str], None]
+"""Called by an executor with each finished record and its checkpoint line."""
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """How a batch's pending items get their records.
+
+    An executor runs ``fn`` on every ``(id, item)`` of ``todo`` and calls
+    ``emit(record, line)`` once per item, as soon as it is finished (records from
+    :func:`conflicteval.runner.run_item` and :func:`~conflicteval.runner.finish_record`,
+    so failures are recorded exactly as locally). The runner owns everything
+    else: the checkpoint, resume, progress and the result.
+
+    Attributes:
+        name: Recorded in the batch's result and summary.
+    """
+
+    name: str
+
+    async def run(
+        self,
+        fn: Callable[[Any], Awaitable[Any]],
+        todo: Sequence[tuple[str, Any]],
+        *,
+        concurrency: int,
+        emit: Emit,
+    ) -> None:
+        """Compute the record of every pending item and emit it."""
+        ...
+
+
+class LocalExecutor:
+    """Run items on the running event loop, at most ``concurrency`` at once."""
+
+    name = "local"
+
+    async def run(
+        self,
+        fn: Callable[[T], Awaitable[Any]],
+        todo: Sequence[tuple[str, T]],
+        *,
+        concurrency: int,
+        emit: Emit,
+    ) -> None:
+        """Run every pending item; emit each record as it finishes."""
+        queue: asyncio.Queue[tuple[str, T]] = asyncio.Queue()
+        for pair in todo:
+            queue.put_nowait(pair)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    item_id, item = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                emit(*finish_record(await run_item(fn, item_id, item)))
+
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(todo)))]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            # gather does not stop the other workers when one fails: stop them before the
+            # runner gives up the checkpoint's lock, so none goes on calling models and writing
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    def __repr__(self) -> str:
+        return "LocalExecutor()"

@@ -1,0 +1,364 @@
+"""The Ray executor: a batch's pending items on a pool of Ray actors (Ray Data).
+
+Needs the optional extra ``ray`` (``pip install 'conflicteval[ray]'``), imported
+only when a Ray run starts.
+
+How a run goes:
+
+1. The driver (the process that called :func:`~conflicteval.runner.run_batch`)
+   connects to the cluster at ``$RAY_ADDRESS`` (or ``address``), or starts a
+   local Ray instance (``num_cpus``), unless Ray is already initialised.
+2. The work function is pickled once (cloudpickle) and put in Ray's object
+   store; each pending item is pickled into one row of a Ray Dataset
+   (``ray.data.from_items``).
+3. ``map_batches`` runs the rows on a pool of actors (``actors`` of them, each
+   reserving ``cpus_per_actor`` CPUs and ``gpus_per_actor`` GPUs). Each actor
+   unpickles the work function once, so what is expensive is built once per
+   actor: a :class:`~conflicteval.models.Model` builds its own HTTP client on
+   first use, an NLI labeler loads its weights, the response cache opens the
+   same SQLite file. An actor runs the items of a batch on its own event loop,
+   ``concurrency`` at a time, through :func:`~conflicteval.runner.run_item`, so
+   a failure becomes the same record as locally.
+4. Records stream back to the driver as batches finish and are written to the
+   checkpoint at once: a killed run resumes from it, and a re-run of a finished
+   run sends nothing.
+5. Items whose batch did not come back (an actor that died, a task that failed
+   after ``max_task_retries``) are run again one per Ray task; an item that
+   still fails ends ``model_error`` with the reason Ray gave. Nothing is
+   dropped.
+
+The workers must be able to import ``conflicteval`` (and whatever the work
+function refers to): install it on every node, or ship it with a
+``runtime_env``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import math
+import os
+import threading
+import warnings
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any
+
+from conflicteval.errors import ConflictEvalError, require
+from conflicteval.runner import Record, finish_record, run_item
+
+log = logging.getLogger("conflicteval.executors.ray")
+
+Emit = Callable[[Record, str], None]
+
+_BATCHES_PER_ACTOR_CALL = 4  # a batch holds this many rounds of `concurrency` items
+
+
+class RayExecutor:
+    """Run a batch's items on a pool of Ray actors.
+
+    Args:
+        actors: Actors in the pool (default: the cluster's CPUs divided by
+            ``cpus_per_actor``, or its GPUs by ``gpus_per_actor`` when that is
+            set; never more than there are batches).
+        batch_size: Items per actor call (default: four rounds of the item
+            concurrency, fewer when there are few items). Records come back,
+            and reach the checkpoint, a batch at a time.
+        num_cpus: CPUs of a local Ray instance started for this run (default:
+            all of the machine's). Ignored when connecting to a cluster.
+        cpus_per_actor: CPUs each actor reserves.
+        gpus_per_actor: GPUs each actor reserves (e.g. 1: one NLI labeler per GPU).
+        address: Cluster address (default ``$RAY_ADDRESS``; none: start Ray locally).
+        runtime_env: Ray runtime environment for a Ray started or connected
+            here (e.g. ``{"env_vars": {...}}``, ``{"pip": [...]}``).
+        max_task_retries: Retries of a batch whose actor died (on a new actor).
+        init_options: Further ``ray.init`` keyword arguments.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        *,
+        actors: int | None = None,
+        batch_size: int | None = None,
+        num_cpus: int | None = None,
+        cpus_per_actor: float = 1.0,
+        gpus_per_actor: float = 0.0,
+        address: str | None = None,
+        runtime_env: dict[str, Any] | None = None,
+        max_task_retries: int = 2,
+        init_options: dict[str, Any] | None = None,
+    ) -> None:
+        if actors is not None and actors < 1:
+            raise ValueError("actors must be at least 1")
+        if batch_size is not None and batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if cpus_per_actor < 0 or gpus_per_actor < 0:
+            raise ValueError("cpus_per_actor and gpus_per_actor must not be negative")
+        if max_task_retries < 0:
+            raise ValueError("max_task_retries must not be negative")
+        self.actors = actors
+        self.batch_size = batch_size
+        self.num_cpus = num_cpus
+        self.cpus_per_actor = cpus_per_actor
+        self.gpus_per_actor = gpus_per_actor
+        self.address = address
+        self.runtime_env = runtime_env
+        self.max_task_retries = max_task_retries
+        self.init_options = dict(init_options or {})
+
+    def __repr__(self) -> str:
+        return (
+            f"RayExecutor(actors={self.actors}, batch_size={self.batch_size}, "
+            f"gpus_per_actor={self.gpus_per_actor})"
+        )
+
+    # -- set-up -------------------------------------------------------------
+    def connect(self) -> Any:
+        """Import Ray and initialise it (once per process); returns the ``ray`` module."""
+        ray: Any = require("ray", "ray")
+        require("ray.data", "ray")
+        if ray.is_initialized():
+            return ray
+        address = self.address or os.environ.get("RAY_ADDRESS") or None
+        options: dict[str, Any] = {"ignore_reinit_error": True, **self.init_options}
+        if self.runtime_env is not None:
+            options["runtime_env"] = self.runtime_env
+        if address:
+            log.info("connecting to the Ray cluster at %s", address)
+            ray.init(address=address, **options)
+        else:
+            options.setdefault("include_dashboard", False)
+            if self.num_cpus is not None:
+                options["num_cpus"] = self.num_cpus
+            log.info("starting a local Ray instance")
+            ray.init(**options)
+        return ray
+
+    def _pool(self, ray: Any, n_items: int, concurrency: int) -> tuple[int, int]:
+        """(actors, batch size) for ``n_items`` items."""
+        actors = self.actors
+        if actors is None:
+            resources = ray.cluster_resources()
+            if self.gpus_per_actor > 0:
+                actors = int(resources.get("GPU", 0) // self.gpus_per_actor)
+            elif self.cpus_per_actor > 0:
+                actors = int(resources.get("CPU", 1) // self.cpus_per_actor)
+            else:
+                actors = int(resources.get("CPU", 1))
+            actors = max(1, actors)
+        batch_size = self.batch_size
+        if batch_size is None:
+            per_actor = math.ceil(n_items / actors)
+            batch_size = max(1, min(concurrency * _BATCHES_PER_ACTOR_CALL, per_actor))
+        return max(1, min(actors, math.ceil(n_items / batch_size))), batch_size
+
+    # -- the run ------------------------------------------------------------
+    async def run(
+        self,
+        fn: Callable[[Any], Awaitable[Any]],
+        todo: Sequence[tuple[str, Any]],
+        *,
+        concurrency: int,
+        emit: Emit,
+    ) -> None:
+        """Run every pending item on the actor pool; emit each record as it comes back."""
+        if not todo:
+            return
+        ray = self.connect()
+        fn_bytes = _dumps(ray, fn, "the work function")
+        rows = [
+            {"id": item_id, "item": _dumps(ray, item, f"item {item_id!r}")}
+            for item_id, item in todo
+        ]
+        loop = asyncio.get_running_loop()
+        inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        stop = threading.Event()
+
+        def post(message: tuple[str, Any]) -> None:
+            try:
+                loop.call_soon_threadsafe(inbox.put_nowait, message)
+            except RuntimeError:  # the driver's loop is gone: nobody is listening
+                stop.set()
+
+        def produce() -> None:
+            try:
+                for pairs in self._stream(ray, rows, fn_bytes, concurrency, stop):
+                    post(("records", pairs))
+            except BaseException as exc:  # handed to the driver's loop, raised there
+                post(("error", exc))
+            else:
+                post(("done", None))
+
+        thread = threading.Thread(target=produce, name="conflicteval-ray-driver", daemon=True)
+        thread.start()
+        emitted: set[str] = set()
+        try:
+            while True:
+                kind, payload = await inbox.get()
+                if kind == "done":
+                    break
+                if kind == "error":
+                    raise ConflictEvalError(
+                        f"the Ray run failed: {type(payload).__name__}: {payload}"
+                    ) from payload
+                for item_id, line in payload:
+                    if item_id in emitted:  # a batch delivered twice: the first one counts
+                        continue
+                    emitted.add(item_id)
+                    emit(Record.model_validate_json(line), line)
+        finally:
+            stop.set()  # the driver thread stops at its next batch and never touches the checkpoint
+
+    def _stream(
+        self,
+        ray: Any,
+        rows: list[dict[str, Any]],
+        fn_bytes: bytes,
+        concurrency: int,
+        stop: threading.Event,
+    ) -> Iterator[list[tuple[str, str]]]:
+        """(id, checkpoint line) pairs, a batch at a time (runs in a driver thread)."""
+        actors, batch_size = self._pool(ray, len(rows), concurrency)
+        ds = ray.data.from_items(rows, override_num_blocks=math.ceil(len(rows) / batch_size))
+        context = ds.context
+        context.max_errored_blocks = -1  # a lost batch is run again below, item by item
+        context.enable_progress_bars = False  # the runner shows its own
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*ray_remote_args.*is deprecated")
+            ds = self._map(ray, ds, fn_bytes, concurrency, actors, batch_size)
+        returned: set[str] = set()
+        for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+            pairs = list(
+                zip(batch.column("id").to_pylist(), batch.column("line").to_pylist(), strict=True)
+            )
+            returned.update(item_id for item_id, _ in pairs)
+            yield pairs
+            if stop.is_set():
+                return
+        missing = [row for row in rows if row["id"] not in returned]
+        if missing:
+            log.warning(
+                "%d item(s) did not come back from the actor pool; running them one by one",
+                len(missing),
+            )
+            yield from self._one_by_one(ray, missing, ray.put(fn_bytes), stop)
+
+    def _map(
+        self, ray: Any, ds: Any, fn_bytes: bytes, concurrency: int, actors: int, batch_size: int
+    ) -> Any:
+        return ds.map_batches(
+            _ItemActor,
+            fn_constructor_args=(fn_bytes, concurrency),
+            batch_size=batch_size,
+            batch_format="pyarrow",
+            compute=ray.data.ActorPoolStrategy(size=actors),
+            num_cpus=self.cpus_per_actor,
+            num_gpus=self.gpus_per_actor or None,
+            **self._retry_args(ray),
+        )
+
+    def _retry_args(self, ray: Any) -> dict[str, Any]:
+        """Bounded retries of a batch whose actor died (Ray's default is to retry forever).
+
+        Ray Data takes them as extra remote arguments, deprecated since Ray 2.60
+        (to be removed in 2.64); where it no longer takes them, Ray's defaults apply.
+        """
+        parameters = inspect.signature(ray.data.Dataset.map_batches).parameters.values()
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+            return {}  # pragma: no cover - a Ray without extra remote arguments
+        return {"max_restarts": -1, "max_task_retries": self.max_task_retries}
+
+    def _one_by_one(
+        self, ray: Any, rows: list[dict[str, Any]], fn_ref: Any, stop: threading.Event
+    ) -> Iterator[list[tuple[str, str]]]:
+        """Run items as single Ray tasks; an item whose task fails for good gets a record."""
+        task = ray.remote(_run_one).options(
+            num_cpus=self.cpus_per_actor,
+            num_gpus=self.gpus_per_actor,
+            max_retries=self.max_task_retries,
+        )
+        pending = {task.remote(fn_ref, row["id"], row["item"]): row["id"] for row in rows}
+        while pending and not stop.is_set():
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            item_id = pending.pop(ready[0])
+            try:
+                line = ray.get(ready[0])
+            except Exception as exc:
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                rec = Record(
+                    id=item_id,
+                    status="model_error",
+                    error=f"the Ray worker running this item failed: "
+                    f"{type(exc).__name__}: {reason}"[:1000],
+                )
+                line = finish_record(rec)[1]
+            yield [(item_id, line)]
+
+
+def _dumps(ray: Any, value: Any, what: str) -> bytes:
+    try:
+        data: bytes = ray.cloudpickle.dumps(value)
+    except Exception as exc:
+        raise ConflictEvalError(
+            f"{what} cannot be sent to Ray workers (it does not pickle): "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    return data
+
+
+async def _run_items(
+    fn: Callable[[Any], Awaitable[Any]],
+    ids: list[str],
+    payloads: list[bytes],
+    concurrency: int,
+) -> list[str]:
+    """The checkpoint line of every item, ``concurrency`` items at a time."""
+    from ray import cloudpickle
+
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(item_id: str, payload: bytes) -> str:
+        async with gate:
+            try:
+                item = cloudpickle.loads(payload)
+            except Exception as exc:
+                rec = Record(
+                    id=item_id,
+                    status="model_error",
+                    error=f"the item could not be unpickled on the Ray worker: "
+                    f"{type(exc).__name__}: {exc}",
+                )
+            else:
+                rec = await run_item(fn, item_id, item)
+            return finish_record(rec)[1]
+
+    return list(await asyncio.gather(*(one(i, p) for i, p in zip(ids, payloads, strict=True))))
+
+
+class _ItemActor:
+    """One actor of the pool: the work function, unpickled once, and an event loop."""
+
+    def __init__(self, fn_bytes: bytes, concurrency: int) -> None:
+        from ray import cloudpickle
+
+        self.fn = cloudpickle.loads(fn_bytes)
+        self.concurrency = concurrency
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        ids = [str(i) for i in batch.column("id").to_pylist()]
+        payloads = batch.column("item").to_pylist()
+        lines = self.loop.run_until_complete(_run_items(self.fn, ids, payloads, self.concurrency))
+        return pa.table({"id": ids, "line": lines})
+
+
+def _run_one(fn_bytes: bytes, item_id: str, payload: bytes) -> str:
+    """One item in a Ray task of its own (items whose batch was lost)."""
+    from ray import cloudpickle
+
+    fn = cloudpickle.loads(fn_bytes)
+    return asyncio.run(_run_items(fn, [item_id], [payload], 1))[0]
