@@ -126,9 +126,11 @@ class ResponseCache:
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key``, or None (counted as a hit or a miss)."""
         row = _retry_busy(
-            lambda: self._connect()
-            .execute("SELECT value FROM responses WHERE key = ?", (key,))
-            .fetchone()
+            lambda: (
+                self._connect()
+                .execute("SELECT value FROM responses WHERE key = ?", (key,))
+                .fetchone()
+            )
         )
         if row is None:
             self.misses += 1

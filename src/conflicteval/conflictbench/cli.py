@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval.executors.choice import add_executor_option, executor_from_args
+
 __all__ = ["register"]
 
 LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical")
@@ -98,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
     _model_args(det, "labeler model")
+    add_executor_option(det)
     det.set_defaults(func=_detect)
 
     rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
@@ -209,6 +212,7 @@ def _batch_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     parser.add_argument("--paper", action="store_true", help="show the paper's numbers too")
     parser.add_argument("--base-url", metavar="URL", default=None, help="OpenAI-compatible server")
+    add_executor_option(parser)
 
 
 def _scorer_args(parser: argparse.ArgumentParser) -> None:
@@ -386,6 +390,7 @@ def _detect(args: argparse.Namespace) -> int:
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
             retry_failed=args.retry_failed,
+            executor=executor_from_args(args),
         )
     )
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
@@ -495,6 +500,7 @@ def _reports(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             max_tokens=args.max_tokens,
             retry_failed=args.retry_failed,
+            executor=executor_from_args(args),
         )
     )
     text = run.table(paper=args.paper)
@@ -569,6 +575,7 @@ def _regenerate(args: argparse.Namespace) -> int:
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
             retry_failed=args.retry_failed,
+            executor=executor_from_args(args),
         )
     )
     text = run.tables(paper=args.paper)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.executors.choice import add_executor_option, executor_from_args
 from conflicteval.jsonio import iter_json_lines
 from conflicteval.types import Document
 
@@ -94,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument(
         "--nli-model", metavar="DIR", help="local NLI model directory for --labeler nli"
     )
+    add_executor_option(score)
     score.set_defaults(func=_score)
 
 
@@ -255,7 +257,11 @@ def _score_batch(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     result = scorer.score_many(
-        items, checkpoint=out / "checkpoint.jsonl", concurrency=args.concurrency, progress=None
+        items,
+        checkpoint=out / "checkpoint.jsonl",
+        concurrency=args.concurrency,
+        progress=None,
+        executor=executor_from_args(args),
     )
     rows = []
     for rec in result.records:
@@ -292,6 +298,7 @@ def _score_batch(args: argparse.Namespace) -> int:
         "usage_this_run": result.usage.model_dump(),
         "decomposer": scorer.decomposer.name,
         "labeler": scorer.labeler.name,
+        "executor": result.executor,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(result.summary())

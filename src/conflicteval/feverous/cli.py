@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conflicteval.executors.choice import add_executor_option, executor_from_args
+
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 
 
@@ -84,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="count the model calls, cache hits and prompt tokens without calling a model",
     )
+    add_executor_option(ve)
     ve.set_defaults(func=_verify)
 
 
@@ -126,6 +129,7 @@ def _verify(args: argparse.Namespace) -> int:
         mode=args.mode,
         checkpoint=out / "checkpoint.jsonl" if out else None,
         concurrency=args.concurrency,
+        executor=executor_from_args(args),
     )
     if out is not None:
         from conflicteval.runner import write_json_lines

@@ -15,6 +15,7 @@ from typing import Any
 
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import dry_run
+from conflicteval.executors.choice import add_executor_option, executor_from_args
 from conflicteval.runner import BatchResult, read_checkpoint
 
 
@@ -57,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _template_options(p)
+    add_executor_option(p)
     p.set_defaults(func=_generate)
 
     p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
@@ -69,6 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true", help="grade failed rows again")
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_executor_option(p)
     p.set_defaults(func=_judge)
 
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
@@ -271,6 +274,7 @@ def _generate(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             progress=not args.quiet,
             retry_failed=args.retry_failed,
+            executor=executor_from_args(args),
         )
     )
     return _finish(result, "generate", Path(args.out) / GENERATIONS_FILE)
@@ -312,6 +316,7 @@ def _judge(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             progress=not args.quiet,
             retry_failed=args.retry_failed,
+            executor=executor_from_args(args),
         )
     )
     return _finish(result, f"judge {judge.name}", output)
