@@ -23,9 +23,10 @@ How a run goes:
    checkpoint at once: a killed run resumes from it, and a re-run of a finished
    run sends nothing.
 5. Items whose batch did not come back (an actor that died, a task that failed
-   after ``max_task_retries``) are run again one per Ray task; an item that
-   still fails ends ``model_error`` with the reason Ray gave. Nothing is
-   dropped.
+   after ``max_task_retries``) are run again on the pool one item per batch, so
+   an item that kills its actor takes no other item with it; any still missing
+   then runs in a Ray task of its own, and an item that fails there too ends
+   ``model_error`` with the reason Ray gave. Nothing is dropped.
 
 The workers must be able to import ``conflicteval`` (and whatever the work
 function refers to): install it on every node, or ship it with a
@@ -219,31 +220,55 @@ class RayExecutor:
         concurrency: int,
         stop: threading.Event,
     ) -> Iterator[list[tuple[str, str]]]:
-        """(id, checkpoint line) pairs, a batch at a time (runs in a driver thread)."""
-        actors, batch_size = self._pool(ray, len(rows), concurrency)
-        ds = ray.data.from_items(rows, override_num_blocks=math.ceil(len(rows) / batch_size))
+        """(id, checkpoint line) pairs, a batch at a time (runs in a driver thread).
+
+        Items whose batch did not come back are run again on the pool one per batch
+        (so one item that kills its actor takes no other with it), then any still
+        missing one per Ray task, whose error becomes the item's record.
+        """
+        returned: set[str] = set()
+        for batch_size in (None, 1):
+            todo = [row for row in rows if row["id"] not in returned]
+            if not todo:
+                return
+            if batch_size == 1:
+                log.warning(
+                    "%d item(s) did not come back from the actor pool; running them again "
+                    "one per batch",
+                    len(todo),
+                )
+            for pairs in self._pool_pass(ray, todo, fn_bytes, concurrency, batch_size):
+                returned.update(item_id for item_id, _ in pairs)
+                yield pairs
+                if stop.is_set():
+                    return
+        missing = [row for row in rows if row["id"] not in returned]
+        if missing:
+            yield from self._one_by_one(ray, missing, ray.put(fn_bytes), stop)
+
+    def _pool_pass(
+        self,
+        ray: Any,
+        rows: list[dict[str, Any]],
+        fn_bytes: bytes,
+        concurrency: int,
+        batch_size: int | None,
+    ) -> Iterator[list[tuple[str, str]]]:
+        actors, size = self._pool(ray, len(rows), concurrency)
+        if batch_size is not None:
+            size = batch_size
+            actors = min(actors, len(rows))
+        ds = ray.data.from_items(rows, override_num_blocks=math.ceil(len(rows) / size))
         context = ds.context
-        context.max_errored_blocks = -1  # a lost batch is run again below, item by item
+        context.max_errored_blocks = -1  # a lost batch is run again, see _stream
         context.enable_progress_bars = False  # the runner shows its own
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*ray_remote_args.*is deprecated")
-            ds = self._map(ray, ds, fn_bytes, concurrency, actors, batch_size)
-        returned: set[str] = set()
+            ds = self._map(ray, ds, fn_bytes, concurrency, actors, size)
         for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            pairs = list(
+            yield list(
                 zip(batch.column("id").to_pylist(), batch.column("line").to_pylist(), strict=True)
             )
-            returned.update(item_id for item_id, _ in pairs)
-            yield pairs
-            if stop.is_set():
-                return
-        missing = [row for row in rows if row["id"] not in returned]
-        if missing:
-            log.warning(
-                "%d item(s) did not come back from the actor pool; running them one by one",
-                len(missing),
-            )
-            yield from self._one_by_one(ray, missing, ray.put(fn_bytes), stop)
 
     def _map(
         self, ray: Any, ds: Any, fn_bytes: bytes, concurrency: int, actors: int, batch_size: int
@@ -274,6 +299,7 @@ class RayExecutor:
         self, ray: Any, rows: list[dict[str, Any]], fn_ref: Any, stop: threading.Event
     ) -> Iterator[list[tuple[str, str]]]:
         """Run items as single Ray tasks; an item whose task fails for good gets a record."""
+        log.warning("%d item(s) failed on the actor pool twice; one Ray task each", len(rows))
         task = ray.remote(_run_one).options(
             num_cpus=self.cpus_per_actor,
             num_gpus=self.gpus_per_actor,
