@@ -53,7 +53,7 @@ def make_labeler(kind: str, model: Model | None = None, *, nli_model: Any = None
             raise ValueError("the nli labeler needs a local model directory (--nli-model DIR)")
         from conflicteval.conflictscore.nli import NLILabeler
 
-        return NLILabeler(nli_model)
+        return NLILabeler(nli_model, device="auto")  # a GPU when there is one (a GPU actor)
     if kind not in _LLM_LABELERS:
         raise ValueError(f"unknown labeler {kind!r} (known: {', '.join(LABELER_KINDS)})")
     if model is None:
