@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval.data.cli import add_data_option, resolve_data_arg
+
 __all__ = ["register"]
 
 LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical")
@@ -49,7 +51,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read one source's release files and write unified items (or pickle rows) as JSONL",
     )
     conv.add_argument("source", help="conflictingqa, ambigdocs, contraqa, macnoise[-nq|-tqa]")
-    conv.add_argument("path", help="release file (ContraQA: the corpus directory)")
+    conv.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help=(
+            "release file (ContraQA: the corpus directory); omitted: the pinned release is "
+            "fetched (AmbigDocs, ContraQA) or the download instructions are shown"
+        ),
+    )
     conv.add_argument("--out", required=True, help="JSONL file to write")
     conv.add_argument(
         "--rows",
@@ -150,7 +160,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "and judge truthfulness / informativeness (free-form) or accuracy (binary choice)."
         ),
     )
-    regen.add_argument("--questions", required=True, help="TruthfulQA CSV")
+    add_data_option(regen, "truthfulqa", flag="--questions", what="TruthfulQA CSV")
     regen.add_argument("--documents", required=True, help="retrieved documents (JSONL)")
     regen.add_argument("--model", required=True, help="answering model spec")
     regen.add_argument("--judge-model", default=None, help="judge model (default: --model)")
@@ -283,9 +293,13 @@ def _convert(args: argparse.Namespace) -> int:
     if args.rows:
         if args.source.lower() != "conflictingqa":
             raise ValueError("--rows is for the ConflictingQA pickle only")
+        if args.path is None:
+            raise ValueError("--rows needs the path of the ConflictingQA pickle")
         n = convert_conflictingqa_pickle(args.path, args.out, allow_pickle=args.allow_pickle)
         print(f"wrote {n} rows to {args.out}")
         return 0
+    if args.path is not None and Path(args.path).is_file():
+        resolve_data_arg(args, "", dest="path")  # prints the file's provenance (sha256)
     items = load(args.source, args.path, **_source_options(args.source, args))
     n = write_items(items, args.out)
     print(f"wrote {n} items to {args.out}")
@@ -512,7 +526,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
     from conflicteval.conflictbench.truthfulqa import load_retrieved_documents, load_truthfulqa
 
-    questions = load_truthfulqa(args.questions)
+    questions = load_truthfulqa(resolve_data_arg(args, "truthfulqa", dest="questions").path)
     if args.limit is not None:
         questions = questions[: args.limit]
     documents = load_retrieved_documents(args.documents, questions)
