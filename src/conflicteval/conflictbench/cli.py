@@ -74,8 +74,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--source",
         action="append",
         required=True,
-        metavar="NAME=PATH",
-        help="a source and its release file; repeat for several",
+        metavar="NAME[=PATH]",
+        help=(
+            "a source and its release file (without =PATH: the pinned release, fetched by "
+            "name where the source allows it); repeat for several"
+        ),
     )
     build.add_argument("--out", required=True, help="JSONL file to write")
     build.add_argument("--seed", type=int, default=0, help="seed of the split and draws (0)")
@@ -179,6 +182,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _source_args(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("source options")
     g.add_argument("--allow-pickle", action="store_true", help="ConflictingQA: read a pickle")
+    g.add_argument(
+        "--allow-checksum-mismatch",
+        action="store_true",
+        help="use a fetched release whose sha256 differs from its pin",
+    )
     g.add_argument("--level", default="35", help="MacNoise perturbation level (35)")
     g.add_argument("--variant", choices=("nq", "tqa"), default=None, help="MacNoise variant")
     g.add_argument(
@@ -298,22 +306,44 @@ def _convert(args: argparse.Namespace) -> int:
         n = convert_conflictingqa_pickle(args.path, args.out, allow_pickle=args.allow_pickle)
         print(f"wrote {n} rows to {args.out}")
         return 0
-    if args.path is not None and Path(args.path).is_file():
-        resolve_data_arg(args, "", dest="path")  # prints the file's provenance (sha256)
-    items = load(args.source, args.path, **_source_options(args.source, args))
+    path = _source_path(args.source, args.path, args)
+    items = load(args.source, path, **_source_options(args.source, args))
     n = write_items(items, args.out)
     print(f"wrote {n} items to {args.out}")
     return 0
 
 
-def _parse_sources(values: list[str]) -> list[tuple[str, str]]:
-    out = []
+def _parse_sources(values: list[str]) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
     for value in values:
         name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            raise ValueError(f"--source expects NAME=PATH, got {value!r}")
-        out.append((name.strip(), path.strip()))
+        if not name or (sep and not path):
+            raise ValueError(f"--source expects NAME=PATH or NAME, got {value!r}")
+        out.append((name.strip(), path.strip() if sep else None))
     return out
+
+
+_REGISTRY_NAMES = {"ambigdocs": "ambigdocs", "contraqa": "contraqa-corpus"}
+"""The dataset registry's name for a source that can be fetched (the rest are manual)."""
+
+
+def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str | None:
+    """The file to load for a source, printing its ``data: ...`` provenance line on stderr.
+
+    Without a path the registry's file is fetched (or, for a manual source, the error says
+    where to download it). ContraQA's corpus and queries are two files: its loader fetches both.
+    """
+    from conflicteval.data import fetch, resolve
+
+    allow = getattr(args, "allow_checksum_mismatch", False)
+    base = name.lower().split("-")[0]
+    if path is not None:
+        if Path(path).is_file():
+            print(resolve(path, base).describe(), file=sys.stderr)
+        return path
+    source = fetch(_REGISTRY_NAMES.get(base, base), allow_mismatch=allow)
+    print(source.describe(), file=sys.stderr)
+    return None if base == "contraqa" else str(source.path)
 
 
 @_handled
@@ -328,7 +358,10 @@ def _build(args: argparse.Namespace) -> int:
     )
     from conflicteval.conflictbench.claims import claim_request
 
-    specs = [(n, p, _source_options(n, args)) for n, p in _parse_sources(args.source)]
+    specs = [
+        (n, _source_path(n, p, args), _source_options(n, args))
+        for n, p in _parse_sources(args.source)
+    ]
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(_get_model(args.model, args.base_url)) if args.model else None
     if args.dry_run:
