@@ -145,6 +145,7 @@ def test_every_batch_command_has_the_executor_option() -> None:
         ["score"],
         ["wikicontradict", "generate", "--data", "d", "--model", "m", "--out", "o"],
         ["wikicontradict", "judge", "--run", "r", "--judge", "lexical"],
+        ["conflictbench", "build", "--out", "o"],
         ["conflictbench", "detect", "--items", "i", "--out", "o"],
         ["reports", "--items", "i", "--out", "o", "--model", "m"],
         ["regenerate", "--questions", "q", "--documents", "d", "--out", "o", "--model", "m"],

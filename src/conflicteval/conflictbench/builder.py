@@ -284,6 +284,7 @@ async def write_claims(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    executor: Any = None,
 ) -> tuple[list[BenchItem], list[str], Usage]:
     """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
 
@@ -304,6 +305,7 @@ async def write_claims(
         concurrency=concurrency,
         progress=progress,
         desc="writing claims",
+        executor=executor,
     )
     out: list[BenchItem] = []
     failed: list[str] = []
@@ -336,6 +338,7 @@ async def abuild_conflictbench(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    executor: Any = None,
 ) -> BuildResult:
     """Async :func:`build_conflictbench`."""
     by_source: dict[str, list[BenchItem]] = {}
@@ -357,7 +360,12 @@ async def abuild_conflictbench(
     items = [it for src in built for part in built[src] for it in part]
     if claim_writer is not None and getattr(claim_writer, "name", "") != "template":
         items, result.claim_failures, result.usage = await write_claims(
-            items, claim_writer, checkpoint=checkpoint, concurrency=concurrency, progress=progress
+            items,
+            claim_writer,
+            checkpoint=checkpoint,
+            concurrency=concurrency,
+            progress=progress,
+            executor=executor,
         )
     result.items = items
     for name, (conf, noconf) in built.items():
@@ -378,6 +386,7 @@ def build_conflictbench(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    executor: Any = None,
 ) -> BuildResult:
     """Build ConflictBench items from source files and optionally write them as JSONL.
 
@@ -392,6 +401,8 @@ def build_conflictbench(
         checkpoint: JSONL checkpoint for claim writing (resumable).
         concurrency: Claims written at once.
         progress: Show a progress bar (None: when stderr is a terminal).
+        executor: Where claims are written: None/``"local"``, ``"ray"`` or an
+            executor object (see :func:`conflicteval.runner.run_batch`).
 
     Returns:
         A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
@@ -408,5 +419,6 @@ def build_conflictbench(
             checkpoint=checkpoint,
             concurrency=concurrency,
             progress=progress,
+            executor=executor,
         )
     )

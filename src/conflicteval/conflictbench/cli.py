@@ -94,6 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--dry-run", action="store_true", help="count claim-writing calls only")
     _source_args(build)
     _model_args(build, "claim writer model (default: deterministic template claims)")
+    add_executor_option(build)
     build.set_defaults(func=_build)
 
     det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
@@ -398,6 +399,7 @@ def _build(args: argparse.Namespace) -> int:
             claim_writer=writer,
             checkpoint=args.checkpoint,
             concurrency=args.concurrency,
+            executor=executor_from_args(args),
         )
     )
     print(result.table())

@@ -259,7 +259,8 @@ class RayExecutor:
             size = batch_size
             actors = min(actors, len(rows))
         ds = ray.data.from_items(rows, override_num_blocks=math.ceil(len(rows) / size))
-        context = ds.context
+        # this dataset's own copy of the settings (the process-wide one on an older Ray)
+        context = getattr(ds, "context", None) or ray.data.DataContext.get_current()
         context.max_errored_blocks = -1  # a lost batch is run again, see _stream
         context.enable_progress_bars = False  # the runner shows its own
         with warnings.catch_warnings():
@@ -371,14 +372,17 @@ class _ItemActor:
 
         self.fn = cloudpickle.loads(fn_bytes)
         self.concurrency = concurrency
-        self.loop = asyncio.new_event_loop()
+        self._loops = threading.local()  # one loop per calling thread, kept between batches
 
     def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
 
+        loop = getattr(self._loops, "loop", None)
+        if loop is None:
+            loop = self._loops.loop = asyncio.new_event_loop()
         ids = [str(i) for i in batch.column("id").to_pylist()]
         payloads = batch.column("item").to_pylist()
-        lines = self.loop.run_until_complete(_run_items(self.fn, ids, payloads, self.concurrency))
+        lines = loop.run_until_complete(_run_items(self.fn, ids, payloads, self.concurrency))
         return pa.table({"id": ids, "line": lines})
 
 
