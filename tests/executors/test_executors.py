@@ -145,7 +145,7 @@ def test_every_batch_command_has_the_executor_option() -> None:
         ["score"],
         ["wikicontradict", "generate", "--data", "d", "--model", "m", "--out", "o"],
         ["wikicontradict", "judge", "--run", "r", "--judge", "lexical"],
-        ["conflictbench", "build", "--out", "o"],
+        ["conflictbench", "build", "--out", "o", "--source", "macnoise"],
         ["conflictbench", "detect", "--items", "i", "--out", "o"],
         ["reports", "--items", "i", "--out", "o", "--model", "m"],
         ["regenerate", "--questions", "q", "--documents", "d", "--out", "o", "--model", "m"],
@@ -255,3 +255,20 @@ def test_an_nli_labeler_pickles_as_its_directory(tiny_nli_dir: Path) -> None:
     assert asyncio.run(copy.label(claims, docs)).model_dump() == first.model_dump()
     loaded = NLILabeler(labeler.model, labeler.tokenizer)  # no directory: the model is pickled
     assert asyncio.run(pickle.loads(pickle.dumps(loaded)).label(claims, docs)) == first
+
+
+def test_ray_without_the_extra_names_it_and_bad_options_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from conflicteval.errors import MissingDependency
+    from conflicteval.executors.ray import RayExecutor
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
+    with pytest.raises(MissingDependency, match=r"pip install 'conflicteval\[ray\]'"):
+        run_batch_sync(_work, ITEMS, checkpoint=tmp_path / "ck.jsonl", executor="ray")
+    assert not (tmp_path / "ck.jsonl").exists() or read_checkpoint(tmp_path / "ck.jsonl") == {}
+    for bad in ({"actors": 0}, {"batch_size": 0}, {"gpus_per_actor": -1}, {"max_task_retries": -1}):
+        with pytest.raises(ValueError):
+            RayExecutor(**bad)  # type: ignore[arg-type]
