@@ -548,6 +548,7 @@ async def arun_regeneration(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
 ) -> RegenerationRun:
     """Run §6 over questions (async).
 
@@ -565,7 +566,11 @@ async def arun_regeneration(
         concurrency: Questions in flight.
         progress: Progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run failed items again.
+        restart: Start over (move an existing checkpoint aside); a checkpoint
+            made with other models, scorer or settings is refused otherwise.
     """
+    from conflicteval.identity import describe, text_version
+
     judge_model = judge if judge is not None else model
     tasks = plan_regeneration(questions, documents, modes, max_docs=max_docs)
 
@@ -583,6 +588,17 @@ async def arun_regeneration(
         progress=progress,
         desc="regeneration",
         retry_failed=retry_failed,
+        identity={
+            "task": "conflictbench-regenerate",
+            "model": describe(model),
+            "judge": describe(judge_model),
+            "scorer": describe(scorer),
+            "seed": seed,
+            "max_docs": max_docs,
+            "prompts": {f"{m}/{k}": text_version(load_prompt(v)) for (m, k), v in PROMPTS.items()},
+            "max_tokens": [FREE_MAX_TOKENS, CHOICE_MAX_TOKENS, JUDGE_MAX_TOKENS],
+        },
+        restart=restart,
     )
     summary = summarize_regeneration(
         (t.mode, rec.status, rec.result if rec.status == "ok" else None)
