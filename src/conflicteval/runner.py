@@ -126,9 +126,7 @@ class BatchResult(BaseModel):
         failed = c["total"] - c["ok"]
         parts = [f"{c['ok']} ok", f"{failed} failed"]
         if failed:
-            parts[-1] += (
-                f" ({c['parse_error']} unreadable replies, {c['model_error']} model errors)"
-            )
+            parts[-1] += f" ({c['parse_error']} parse errors, {c['model_error']} model errors)"
         lines = [f"{c['total']} {what}: " + ", ".join(parts)]
         if self.resumed:
             lines[0] += f"; {self.resumed} resumed from the checkpoint"
@@ -301,6 +299,13 @@ def read_identity(checkpoint: str | os.PathLike[str]) -> dict[str, Any] | None:
     return ident
 
 
+def record_identity(checkpoint: str | os.PathLike[str], identity: dict[str, Any]) -> None:
+    """Record ``identity`` as the checkpoint's (for a workflow that extends its own run)."""
+    from conflicteval.identity import describe
+
+    _write_identity(Path(checkpoint), describe(identity))
+
+
 def _write_identity(checkpoint: Path, identity: dict[str, Any]) -> None:
     """Write ``<checkpoint>.meta.json`` atomically (a kill leaves the old file or the new)."""
     p = meta_path(checkpoint)
@@ -372,9 +377,30 @@ def _drop_partial_last_line(path: Path) -> None:
             block = min(size, block * 2)
 
 
-def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:
-    from tqdm.auto import tqdm
+def _tqdm_class() -> Any:
+    """tqdm's notebook bar when ipywidgets is installed, else the plain text bar.
 
+    ``tqdm.auto`` picks the notebook bar inside Jupyter even without
+    ipywidgets, which then warns "IProgress not found" and shows no bar; the
+    plain bar works everywhere.
+    """
+    import importlib.util
+
+    try:
+        has_widgets = importlib.util.find_spec("ipywidgets") is not None
+    except (ImportError, ValueError):
+        has_widgets = False
+    if has_widgets:
+        from tqdm.auto import tqdm as auto_tqdm
+
+        return auto_tqdm
+    from tqdm.std import tqdm as std_tqdm
+
+    return std_tqdm
+
+
+def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:
+    tqdm = _tqdm_class()
     if enabled is None:
         enabled = sys.stderr.isatty()
     return tqdm(total=total, initial=initial, desc=desc, disable=not enabled, unit="item")

@@ -132,7 +132,7 @@ def test_score_batch_offline_writes_scores_and_summary(
     out = tmp_path / "out"
     assert main(["score", "--input", str(inp), "--out", str(out)]) == 1  # one item failed
     text = capsys.readouterr().out
-    assert "4 responses: 3 ok, 1 failed (1 unreadable replies, 0 model errors)" in text
+    assert "4 responses: 3 ok, 1 failed (1 parse errors, 0 model errors)" in text
     assert "1 x parse_error: no sentence in response  (e.g. empty)" in text
     rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
     assert [r["status"] for r in rows] == ["ok", "ok", "ok", "parse_error"]

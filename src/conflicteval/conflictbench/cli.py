@@ -171,7 +171,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     regen.add_argument(
         "--judge-model", metavar="SPEC", default=None, help="judge model (default: --model)"
     )
-    regen.add_argument("--mode", choices=("free", "choice", "both"), default="both")
+    regen.add_argument(
+        "--mode",
+        choices=("free", "choice", "both"),
+        default="both",
+        help="free-form answers, binary choice, or both (default)",
+    )
     regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
     regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
     regen.add_argument("--limit", type=int, default=None, help="only the first N questions")

@@ -82,7 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
     p.add_argument("--run", required=True, help="run directory")
-    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.add_argument(
+        "--format", choices=("md", "csv", "json"), default="md", help="output format (md)"
+    )
     p.add_argument("--layout", choices=("table5", "table2"), default="table5", help="for md")
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     p.add_argument("--out", default=None, help="write to this file instead of stdout")

@@ -24,6 +24,7 @@ from conflicteval.runner import (
     BatchResult,
     read_checkpoint,
     read_identity,
+    record_identity,
     run_batch,
     write_json_lines,
 )
@@ -178,8 +179,16 @@ async def generate(
     models_identity = {m.name: describe(m) for m in model_list}
     recorded = None if restart else read_identity(run_dir / GENERATIONS_FILE)
     if recorded is not None and isinstance(recorded.get("models"), dict):
-        # rows are per model (the model is in the row id): models of earlier runs stay
-        models_identity = {**recorded["models"], **models_identity}
+        # Rows are per model (the model is in the row id), so a run may gain models:
+        # record the newcomers beside the earlier ones. A model already there must be
+        # the same (name, base URL); run_batch refuses it otherwise.
+        known = recorded["models"]
+        if all(known[k] == v for k, v in models_identity.items() if k in known):
+            models_identity = {**known, **models_identity}
+            if models_identity != known:
+                record_identity(run_dir / GENERATIONS_FILE, {**recorded, "models": models_identity})
+        else:
+            models_identity = {**known, **models_identity}
     identity = {
         "task": "wikicontradict-generate",
         "settings": decoding,
