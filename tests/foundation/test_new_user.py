@@ -454,3 +454,13 @@ def test_wikicontradict_report_with_every_judgement_failed_exits_non_zero(
     err = capsys.readouterr().err
     assert "2 generated rows: 0 ok, 2 failed" in err and "judge failed" in err
     assert "nothing could be scored" in err
+
+
+def test_an_unknown_template_is_one_line_not_a_traceback(
+    wc_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["wikicontradict", "generate", "--data", str(wc_csv), "--templates", "9"]
+    argv += ["--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1"]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "\nerror: unknown template '9'; available: 1, 2" in err and "Traceback" not in err
