@@ -106,12 +106,15 @@ class BatchResult(BaseModel):
     def failure_reasons(self, limit: int = 5) -> list[tuple[str, int, str]]:
         """The most common failure reasons: ``[(reason, count, example id), ...]``.
 
+        Failures are the records with status ``parse_error`` or ``model_error``.
+
         Reasons are grouped by status and the error text with numbers and
         quoted parts masked, so "item 3 ..." and "item 7 ..." count together.
         """
         groups: dict[str, list[Record]] = {}
-        for rec in self.failed:
-            groups.setdefault(_reason_key(rec), []).append(rec)
+        for rec in self.records:
+            if rec.status in ("parse_error", "model_error"):
+                groups.setdefault(_reason_key(rec), []).append(rec)
         ranked = sorted(groups.values(), key=lambda recs: -len(recs))[:limit]
         return [(_reason_text(recs[0]), len(recs), recs[0].id) for recs in ranked]
 
@@ -123,10 +126,12 @@ class BatchResult(BaseModel):
             limit: How many failure reasons to show.
         """
         c = self.counts
-        failed = c["total"] - c["ok"]
+        failed = c["parse_error"] + c["model_error"]
         parts = [f"{c['ok']} ok", f"{failed} failed"]
         if failed:
             parts[-1] += f" ({c['parse_error']} parse errors, {c['model_error']} model errors)"
+        known = ("ok", "parse_error", "model_error", "total")
+        parts += [f"{n} {status}" for status, n in c.items() if status not in known and n]
         lines = [f"{c['total']} {what}: " + ", ".join(parts)]
         if self.resumed:
             lines[0] += f"; {self.resumed} resumed from the checkpoint"

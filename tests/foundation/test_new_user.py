@@ -464,3 +464,19 @@ def test_an_unknown_template_is_one_line_not_a_traceback(
     assert main([*argv, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "\nerror: unknown template '9'; available: 1, 2" in err and "Traceback" not in err
+
+
+def test_batch_report_groups_reasons_and_names_an_example() -> None:
+    from conflicteval.runner import BatchResult, Record
+
+    records = [Record(id="a", status="ok")]
+    records += [
+        Record(id=f"t{k}", status="model_error", error=f"HTTP 500 on try {k}") for k in range(3)
+    ]
+    records.append(Record(id="p", status="parse_error", error="no label in 'xyz'"))
+    text = BatchResult(records=records).report("claims")
+    lines = text.splitlines()
+    assert lines[0] == "5 claims: 1 ok, 4 failed (1 parse errors, 3 model errors)"
+    assert lines[1] == "  3 x model_error: HTTP 500 on try 0  (e.g. t0)"
+    assert lines[2] == "  1 x parse_error: no label in 'xyz'  (e.g. p)"
+    assert lines[3].startswith("this run: 0 model calls")
