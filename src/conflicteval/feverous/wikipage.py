@@ -25,6 +25,7 @@ from typing import Any
 
 from conflicteval.errors import ConflictEvalError
 
+
 class _Link:
     """A ``[[`` seen by :func:`strip_wiki_links` and not yet closed."""
 
