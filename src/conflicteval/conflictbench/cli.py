@@ -158,6 +158,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
     regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
     regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    regen.add_argument(
+        "--main-claim",
+        choices=("first-conflicted", "first"),
+        default="first-conflicted",
+        help=(
+            "free-form claim fed back for regeneration: the first claim that has conflicts "
+            "(default) or the first claim only (regenerate only when it is conflicted)"
+        ),
+    )
     _batch_args(regen)
     _scorer_args(regen)
     regen.set_defaults(func=_regenerate)
@@ -569,6 +578,7 @@ def _regenerate(args: argparse.Namespace) -> int:
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
             retry_failed=args.retry_failed,
+            main_claim=args.main_claim.replace("-", "_"),
         )
     )
     text = run.tables(paper=args.paper)
