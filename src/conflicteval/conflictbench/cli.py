@@ -97,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     det.add_argument("--retry-failed", action="store_true", help="re-run failed items on resume")
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
+    _plain_json_arg(det)
     _model_args(det, "labeler model")
     det.set_defaults(func=_detect)
 
@@ -225,6 +226,16 @@ def _scorer_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--scorer-model", default=None, help="model for decomposition and labelling")
     g.add_argument("--decomposer", choices=DECOMPOSERS, default=None)
     g.add_argument("--labeler", choices=LABELERS, default=None)
+    _plain_json_arg(g)
+
+
+def _plain_json_arg(parser: Any) -> None:
+    parser.add_argument(
+        "--plain-json",
+        action="store_true",
+        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
+        "response_format schema); default: send the schema",
+    )
 
 
 def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -251,10 +262,10 @@ def _get_model(spec: str, base_url: str | None) -> Any:
     return get_model(spec, base_url=base_url)
 
 
-def _labeler(kind: str, model: Any) -> Any:
+def _labeler(kind: str, model: Any, plain_json: bool = False) -> Any:
     from conflicteval.conflictscore.factory import make_labeler
 
-    return make_labeler(kind, model)
+    return make_labeler(kind, model, structured=not plain_json)
 
 
 def _scorer(args: argparse.Namespace) -> Any:
@@ -274,7 +285,7 @@ def _scorer(args: argparse.Namespace) -> Any:
         dec: Any = LLMDecomposer(model)
     else:
         dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
-    return ConflictScorer(dec, _labeler(lab_kind, model))
+    return ConflictScorer(dec, _labeler(lab_kind, model, args.plain_json))
 
 
 def _print_dry_run(reports: list[Any]) -> None:
@@ -373,7 +384,9 @@ def _detect(args: argparse.Namespace) -> int:
     if args.limit is not None:
         items = items[: args.limit]
     model = _get_model(args.model, args.base_url) if args.model else None
-    labeler = _labeler(args.labeler or ("llm" if model is not None else "lexical"), model)
+    labeler = _labeler(
+        args.labeler or ("llm" if model is not None else "lexical"), model, args.plain_json
+    )
     if args.dry_run:
         if model is None:
             pairs = sum(len(it.documents) for it in items)
