@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval.data.cli import add_data_option, resolve_data_arg
 
 __all__ = ["register"]
@@ -268,7 +269,9 @@ def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
         except ConflictEvalError:
             raise
         except (ValueError, OSError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            # An error may carry its command-line wording (e.g. "--variant nq" rather
+            # than the Python argument "variant='nq'").
+            print(f"error: {getattr(exc, 'cli_message', None) or exc}", file=sys.stderr)
             return 2
 
     return wrapper
@@ -373,9 +376,9 @@ def _build(args: argparse.Namespace) -> int:
         LLMClaimWriter,
         abuild_conflictbench,
         assemble,
-        load,
         table1,
     )
+    from conflicteval.conflictbench.builder import load_sources
     from conflicteval.conflictbench.claims import claim_request
 
     specs = [
@@ -385,10 +388,7 @@ def _build(args: argparse.Namespace) -> int:
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(_get_model(args.model, args.base_url)) if args.model else None
     if args.dry_run:
-        by_source: dict[str, list[Any]] = {}
-        for name, path, opts in specs:
-            for item in load(name, path, **opts):
-                by_source.setdefault(item.source, []).append(item)
+        by_source = load_sources(specs)
         counts = {}
         built = []
         for src, loaded in by_source.items():
@@ -458,9 +458,9 @@ def _detect(args: argparse.Namespace) -> int:
         )
     )
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
     text = table2(run.metrics, paper=args.paper)
-    (out / "table2.md").write_text(text + "\n", encoding="utf-8")
+    atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
     print(run.summary())
     return 0 if run.batch.counts["ok"] or not items else 1
@@ -567,9 +567,11 @@ def _reports(args: argparse.Namespace) -> int:
         )
     )
     text = run.table(paper=args.paper)
-    (out / "table3.md").write_text(text + "\n", encoding="utf-8")
-    (out / "rows.json").write_text(
-        json.dumps([r.model_dump() for r in run.rows], indent=2), encoding="utf-8"
+    atomic_write_text(out / "table3.md", text + "\n", encoding="utf-8")
+    atomic_write_text(
+        out / "rows.json",
+        json.dumps([r.model_dump() for r in run.rows], indent=2),
+        encoding="utf-8",
     )
     print(text)
     print(run.summary())
@@ -642,8 +644,8 @@ def _regenerate(args: argparse.Namespace) -> int:
         )
     )
     text = run.tables(paper=args.paper)
-    (out / "tables.md").write_text(text + "\n", encoding="utf-8")
-    (out / "summary.json").write_text(run.summary.model_dump_json(indent=2), encoding="utf-8")
+    atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
+    atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
     print(text)
     print(run.summary_text())
     return 0 if run.batch.counts["ok"] else 1

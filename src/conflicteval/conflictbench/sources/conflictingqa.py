@@ -261,11 +261,11 @@ def convert_conflictingqa_pickle(
     Returns:
         The number of rows written.
     """
+    from conflicteval._atomic import atomic_open
+
     rows = iter_rows(pickle_path, allow_pickle=allow_pickle)
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with out.open("w", encoding="utf-8") as fh:
+    with atomic_open(out_path) as fh:  # no partial file when reading fails
         for _row, record in rows:
             fh.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
             n += 1
