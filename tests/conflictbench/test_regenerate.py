@@ -483,3 +483,27 @@ def test_regeneration_feeds_back_the_first_conflicted_claim(tmp_path: Path, rule
         # The earlier behaviour: only the first claim counts, so nothing is regenerated.
         assert result["main_claim_index"] == 0 and result["conflicted"] is False
         assert regen == [] and result["regenerated"] is None
+
+
+def test_cli_main_claim_option(tmp_path: Path, capsys: Any) -> None:
+    from conflicteval.cli import main
+
+    args = [
+        "regenerate",
+        "--questions",
+        str(_write_csv(tmp_path / "TruthfulQA.csv")),
+        "--documents",
+        str(_write_docs(tmp_path / "docs.jsonl")),
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path / "rg"),
+        "--dry-run",
+    ]
+    for rule in ("first-conflicted", "first"):
+        assert main([*args, "--main-claim", rule]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--main-claim", "last"])
+    assert exc.value.code == 2
+    assert "--main-claim" in capsys.readouterr().err
