@@ -109,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    # an error may carry its command-line wording ("--variant nq", not "variant='nq'")
+    text = " ".join(str(getattr(exc, "cli_message", None) or exc).split()) or type(exc).__name__
     if isinstance(exc, OSError) and exc.filename is not None and str(exc.filename) not in text:
         text = f"{exc.filename}: {text}"
     return text

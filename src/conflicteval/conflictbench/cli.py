@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval.cli_common import (
     SPEC_HELP,
     add_model_options,
@@ -120,6 +121,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     det.add_argument("--limit", type=int, default=None, help="only the first N items")
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
+    _plain_json_arg(det)
     add_model_options(det, what="labeler model")
     add_run_options(det)
     det.set_defaults(func=_detect)
@@ -192,6 +194,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
     regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
     regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    regen.add_argument(
+        "--main-claim",
+        choices=("first-conflicted", "first"),
+        default="first-conflicted",
+        help=(
+            "free-form claim fed back for regeneration: the first claim that has conflicts "
+            "(default) or the first claim only (regenerate only when it is conflicted)"
+        ),
+    )
     _batch_args(regen)
     add_model_options(
         regen, what="answering model", required=True, concurrency_help="questions in flight"
@@ -264,6 +275,16 @@ def _scorer_args(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="default: llm with --scorer-model, else lexical",
     )
+    _plain_json_arg(g)
+
+
+def _plain_json_arg(parser: Any) -> None:
+    parser.add_argument(
+        "--plain-json",
+        action="store_true",
+        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
+        "response_format schema); default: send the schema",
+    )
 
 
 def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -272,10 +293,10 @@ def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
     return func
 
 
-def _labeler(kind: str, model: Any) -> Any:
+def _labeler(kind: str, model: Any, plain_json: bool = False) -> Any:
     from conflicteval.conflictscore.factory import make_labeler
 
-    return make_labeler(kind, model)
+    return make_labeler(kind, model, structured=not plain_json)
 
 
 def _scorer(args: argparse.Namespace) -> Any:
@@ -295,7 +316,7 @@ def _scorer(args: argparse.Namespace) -> Any:
         dec: Any = LLMDecomposer(model)
     else:
         dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
-    return ConflictScorer(dec, _labeler(lab_kind, model))
+    return ConflictScorer(dec, _labeler(lab_kind, model, args.plain_json))
 
 
 def _print_dry_run(reports: list[Any]) -> None:
@@ -365,9 +386,9 @@ def _build(args: argparse.Namespace) -> int:
         LLMClaimWriter,
         abuild_conflictbench,
         assemble,
-        load,
         table1,
     )
+    from conflicteval.conflictbench.builder import load_sources
     from conflicteval.conflictbench.claims import claim_request
 
     specs = [
@@ -377,10 +398,7 @@ def _build(args: argparse.Namespace) -> int:
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(model_from_args(args)) if args.model else None
     if args.dry_run:
-        by_source: dict[str, list[Any]] = {}
-        for name, path, opts in specs:
-            for item in load(name, path, **opts):
-                by_source.setdefault(item.source, []).append(item)
+        by_source = load_sources(specs)
         counts = {}
         built = []
         for src, loaded in by_source.items():
@@ -424,7 +442,9 @@ def _detect(args: argparse.Namespace) -> int:
     if args.limit is not None:
         items = items[: args.limit]
     model = model_from_args(args) if args.model else None
-    labeler = _labeler(args.labeler or ("llm" if model is not None else "lexical"), model)
+    labeler = _labeler(
+        args.labeler or ("llm" if model is not None else "lexical"), model, args.plain_json
+    )
     if args.dry_run:
         if model is None:
             pairs = sum(len(it.documents) for it in items)
@@ -449,9 +469,9 @@ def _detect(args: argparse.Namespace) -> int:
         )
     )
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
     text = table2(run.metrics, paper=args.paper)
-    (out / "table2.md").write_text(text + "\n", encoding="utf-8")
+    atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
     print(run.summary())
     return finish(run.batch, "items", stream=sys.stdout)
@@ -558,9 +578,11 @@ def _reports(args: argparse.Namespace) -> int:
         )
     )
     text = run.table(paper=args.paper)
-    (out / "table3.md").write_text(text + "\n", encoding="utf-8")
-    (out / "rows.json").write_text(
-        json.dumps([r.model_dump() for r in run.rows], indent=2), encoding="utf-8"
+    atomic_write_text(out / "table3.md", text + "\n", encoding="utf-8")
+    atomic_write_text(
+        out / "rows.json",
+        json.dumps([r.model_dump() for r in run.rows], indent=2),
+        encoding="utf-8",
     )
     print(text)
     print(run.summary())
@@ -629,11 +651,12 @@ def _regenerate(args: argparse.Namespace) -> int:
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
             **run_options(args),
+            main_claim=args.main_claim.replace("-", "_"),
         )
     )
     text = run.tables(paper=args.paper)
-    (out / "tables.md").write_text(text + "\n", encoding="utf-8")
-    (out / "summary.json").write_text(run.summary.model_dump_json(indent=2), encoding="utf-8")
+    atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
+    atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
     print(text)
     print(run.summary_text())
     return finish(run.batch, "question-format items", stream=sys.stdout)
