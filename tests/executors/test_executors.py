@@ -17,12 +17,9 @@ import pytest
 
 from conflicteval import ParseFailure, get_model, run_batch_sync
 from conflicteval.cache import ResponseCache, open_cache
+from conflicteval.cli_common import add_run_options, executor_from_args, run_options
 from conflicteval.errors import ModelError
-from conflicteval.executors.choice import (
-    add_executor_option,
-    executor_from_args,
-    resolve_executor,
-)
+from conflicteval.executors.choice import resolve_executor
 from conflicteval.executors.local import LocalExecutor
 from conflicteval.runner import Record, finish_record, read_checkpoint, run_item
 from conflicteval.testing import OpenAICompatServer
@@ -121,8 +118,9 @@ def test_resolve_executor() -> None:
 
 def test_executor_options_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser()
-    add_executor_option(parser)
+    add_run_options(parser)
     assert executor_from_args(parser.parse_args([])) is None
+    assert run_options(parser.parse_args([]))["executor"] is None
     assert executor_from_args(parser.parse_args(["--executor", "local"])) is None
     if importlib.util.find_spec("ray") is not None:
         ex = executor_from_args(

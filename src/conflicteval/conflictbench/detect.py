@@ -145,6 +145,7 @@ async def adetect(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
     executor: Any = None,
 ) -> DetectionRun:
     """Run conflict detection over items (async).
@@ -156,9 +157,14 @@ async def adetect(
         concurrency: Items in flight at once.
         progress: Show a progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run items that failed with a model error again.
+        restart: Start over (move an existing checkpoint aside). A checkpoint
+            made by another labeler (model, base URL, prompt, settings) is
+            refused otherwise.
         executor: Where items run: None/``"local"`` (this process), ``"ray"``
             or an executor object (see :func:`conflicteval.runner.run_batch`).
     """
+    from conflicteval.identity import describe
+
     item_list = list(items)
 
     async def work(item: BenchItem) -> dict[str, Any]:
@@ -173,6 +179,8 @@ async def adetect(
         progress=progress,
         desc="conflict detection",
         retry_failed=retry_failed,
+        identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
+        restart=restart,
         executor=executor,
     )
     outcomes = [
@@ -189,6 +197,7 @@ def detect(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
     executor: Any = None,
 ) -> DetectionRun:
     """Synchronous :func:`adetect` (also works inside a running event loop)."""
@@ -202,6 +211,7 @@ def detect(
             concurrency=concurrency,
             progress=progress,
             retry_failed=retry_failed,
+            restart=restart,
             executor=executor,
         )
     )

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import math
 import os
@@ -45,13 +46,17 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
-from conflicteval.errors import ConflictEvalError, require
+from conflicteval._fatal import close_signal, open_signal, report_fatal
+from conflicteval.errors import ConflictEvalError, ModelError, require
 from conflicteval.runner import Record, finish_record, run_item
 
 log = logging.getLogger("conflicteval.executors.ray")
 
 Emit = Callable[[Record, str], None]
+Result = tuple[str, str, str]
+"""(item id, checkpoint line, fatal failure as JSON or ``""``) as an actor returns it."""
 
+_COLUMNS = ("id", "line", "fatal")
 _BATCHES_PER_ACTOR_CALL = 4  # a batch holds this many rounds of `concurrency` items
 
 
@@ -204,11 +209,19 @@ class RayExecutor:
                     raise ConflictEvalError(
                         f"the Ray run failed: {type(payload).__name__}: {payload}"
                     ) from payload
-                for item_id, line in payload:
-                    if item_id in emitted:  # a batch delivered twice: the first one counts
-                        continue
-                    emitted.add(item_id)
-                    emit(Record.model_validate_json(line), line)
+                stopped = None
+                for item_id, line, fatal in payload:
+                    if fatal:  # a refused key in an actor: the batch stops, as locally
+                        stopped = stopped or fatal
+                    elif item_id not in emitted:  # a batch delivered twice: the first counts
+                        emitted.add(item_id)
+                        emit(Record.model_validate_json(line), line)
+                if stopped:
+                    failure = json.loads(stopped)
+                    report_fatal(
+                        ModelError(failure["message"], status=failure["status"], fatal=True)
+                    )
+                    return
         finally:
             stop.set()  # the driver thread stops at its next batch and never touches the checkpoint
 
@@ -219,8 +232,8 @@ class RayExecutor:
         fn_bytes: bytes,
         concurrency: int,
         stop: threading.Event,
-    ) -> Iterator[list[tuple[str, str]]]:
-        """(id, checkpoint line) pairs, a batch at a time (runs in a driver thread).
+    ) -> Iterator[list[Result]]:
+        """The items' results, a batch at a time (runs in a driver thread).
 
         Items whose batch did not come back are run again on the pool one per batch
         (so one item that kills its actor takes no other with it), then any still
@@ -238,7 +251,7 @@ class RayExecutor:
                     len(todo),
                 )
             for pairs in self._pool_pass(ray, todo, fn_bytes, concurrency, batch_size):
-                returned.update(item_id for item_id, _ in pairs)
+                returned.update(item_id for item_id, _, _ in pairs)
                 yield pairs
                 if stop.is_set():
                     return
@@ -253,7 +266,7 @@ class RayExecutor:
         fn_bytes: bytes,
         concurrency: int,
         batch_size: int | None,
-    ) -> Iterator[list[tuple[str, str]]]:
+    ) -> Iterator[list[Result]]:
         actors, size = self._pool(ray, len(rows), concurrency)
         if batch_size is not None:
             size = batch_size
@@ -267,9 +280,8 @@ class RayExecutor:
             warnings.filterwarnings("ignore", message=".*ray_remote_args.*is deprecated")
             ds = self._map(ray, ds, fn_bytes, concurrency, actors, size)
         for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            yield list(
-                zip(batch.column("id").to_pylist(), batch.column("line").to_pylist(), strict=True)
-            )
+            columns = [batch.column(name).to_pylist() for name in ("id", "line", "fatal")]
+            yield list(zip(*columns, strict=True))
 
     def _map(
         self, ray: Any, ds: Any, fn_bytes: bytes, concurrency: int, actors: int, batch_size: int
@@ -298,7 +310,7 @@ class RayExecutor:
 
     def _one_by_one(
         self, ray: Any, rows: list[dict[str, Any]], fn_ref: Any, stop: threading.Event
-    ) -> Iterator[list[tuple[str, str]]]:
+    ) -> Iterator[list[Result]]:
         """Run items as single Ray tasks; an item whose task fails for good gets a record."""
         log.warning("%d item(s) failed on the actor pool twice; one Ray task each", len(rows))
         task = ray.remote(_run_one).options(
@@ -311,7 +323,7 @@ class RayExecutor:
             ready, _ = ray.wait(list(pending), num_returns=1)
             item_id = pending.pop(ready[0])
             try:
-                line = ray.get(ready[0])
+                result: Result = ray.get(ready[0])
             except Exception as exc:
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 rec = Record(
@@ -320,8 +332,8 @@ class RayExecutor:
                     error=f"the Ray worker running this item failed: "
                     f"{type(exc).__name__}: {reason}"[:1000],
                 )
-                line = finish_record(rec)[1]
-            yield [(item_id, line)]
+                result = (item_id, finish_record(rec)[1], "")
+            yield [result]
 
 
 def _dumps(ray: Any, value: Any, what: str) -> bytes:
@@ -340,13 +352,18 @@ async def _run_items(
     ids: list[str],
     payloads: list[bytes],
     concurrency: int,
-) -> list[str]:
-    """The checkpoint line of every item, ``concurrency`` items at a time."""
+) -> list[Result]:
+    """Every item's result, ``concurrency`` items at a time.
+
+    As in the local runner, an item that ends after a call failed in a way
+    every call would (a refused key) is not recorded: its result carries that
+    failure instead, and the driver stops the batch.
+    """
     from ray import cloudpickle
 
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(item_id: str, payload: bytes) -> str:
+    async def one(item_id: str, payload: bytes) -> Result:
         async with gate:
             try:
                 item = cloudpickle.loads(payload)
@@ -359,9 +376,17 @@ async def _run_items(
                 )
             else:
                 rec = await run_item(fn, item_id, item)
-            return finish_record(rec)[1]
+        if fatal.error is not None:
+            status = getattr(fatal.error, "status", None)
+            return item_id, "", json.dumps({"message": str(fatal.error), "status": status})
+        return item_id, finish_record(rec)[1], ""
 
-    return list(await asyncio.gather(*(one(i, p) for i, p in zip(ids, payloads, strict=True))))
+    fatal, token = open_signal()  # the item tasks inherit it
+    try:
+        tasks = [asyncio.ensure_future(one(i, p)) for i, p in zip(ids, payloads, strict=True)]
+    finally:
+        close_signal(token)
+    return list(await asyncio.gather(*tasks))
 
 
 class _ItemActor:
@@ -382,11 +407,11 @@ class _ItemActor:
             loop = self._loops.loop = asyncio.new_event_loop()
         ids = [str(i) for i in batch.column("id").to_pylist()]
         payloads = batch.column("item").to_pylist()
-        lines = loop.run_until_complete(_run_items(self.fn, ids, payloads, self.concurrency))
-        return pa.table({"id": ids, "line": lines})
+        results = loop.run_until_complete(_run_items(self.fn, ids, payloads, self.concurrency))
+        return pa.table({name: [r[k] for r in results] for k, name in enumerate(_COLUMNS)})
 
 
-def _run_one(fn_bytes: bytes, item_id: str, payload: bytes) -> str:
+def _run_one(fn_bytes: bytes, item_id: str, payload: bytes) -> Result:
     """One item in a Ray task of its own (items whose batch was lost)."""
     from ray import cloudpickle
 
