@@ -145,6 +145,8 @@ class BatchResult(BaseModel):
             f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
+        if self.executor != "local":
+            lines[-1] += f"; executor {self.executor}"
         return "\n".join(lines)
 
     def to_pandas(self) -> Any:

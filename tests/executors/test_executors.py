@@ -73,6 +73,7 @@ def test_an_executor_object_gives_the_local_records_and_is_named(tmp_path: Path)
     assert local.counts == {"ok": 4, "parse_error": 4, "model_error": 12, "total": 20}
     assert local.executor == "local" and "executor local" in local.summary()
     assert other.executor == "reversed" and "executor reversed" in other.summary()
+    assert "executor reversed" in other.report() and "executor" not in local.report()
     by_id = {r.id: r for r in other.records}
     assert by_id["i0"].result == [0, {"square": 0}]  # as a resumed run reads it back
     assert (by_id["i1"].status, by_id["i1"].error, by_id["i1"].raw) == (

@@ -125,7 +125,8 @@ def test_offline_conflictscore_on_ray_matches_local(
     assert {k: r.model_dump() for k, r in ray_records.items()} == {
         k: r.model_dump() for k, r in local_records.items()
     }
-    assert "executor ray" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "executor ray" in captured.out + captured.err  # the closing lines name it
 
 
 # -- the NLI labeler, reloaded in every actor ---------------------------------------------
@@ -315,3 +316,19 @@ def test_a_killed_ray_run_resumes_from_its_checkpoint(ray_session: Any, tmp_path
         before_rerun = len(server.completions())
         rerun = scorer.score_many(items, checkpoint=ck, executor=_ray(actors=1))
         assert rerun.resumed == 30 and len(server.completions()) == before_rerun
+
+
+def test_a_refused_key_stops_a_ray_batch_as_it_stops_a_local_one(
+    ray_session: Any, tmp_path: Path
+) -> None:
+    from conflicteval.errors import BatchAborted
+
+    items = _llm_items()[:6]
+    with OpenAICompatServer(faults=lambda n, body: Fault.status_code(401)) as server:
+        scorer = _scorer(server, tmp_path / "cache")
+        for name, executor in (("local", None), ("ray", _ray(actors=1))):
+            ck = tmp_path / f"{name}.jsonl"
+            with pytest.raises(BatchAborted, match="HTTP 401") as info:
+                scorer.score_many(items, checkpoint=ck, executor=executor)
+            assert "API key" in str(info.value), name
+            assert read_checkpoint(ck) == {}, name  # no item written as failed: a re-run does it
