@@ -332,3 +332,19 @@ def test_a_refused_key_stops_a_ray_batch_as_it_stops_a_local_one(
                 scorer.score_many(items, checkpoint=ck, executor=executor)
             assert "API key" in str(info.value), name
             assert read_checkpoint(ck) == {}, name  # no item written as failed: a re-run does it
+
+
+def test_a_work_function_that_cannot_be_pickled_is_refused_before_any_item(
+    ray_session: Any, tmp_path: Path
+) -> None:
+    from conflicteval.errors import ConflictEvalError
+
+    lock = threading.Lock()
+
+    async def work(item: dict[str, Any]) -> int:
+        with lock:
+            return 1
+
+    with pytest.raises(ConflictEvalError, match="cannot be sent to Ray workers"):
+        run_batch_sync(work, [{"id": "a"}], checkpoint=tmp_path / "ck.jsonl", executor=_ray())
+    assert read_checkpoint(tmp_path / "ck.jsonl") == {}
