@@ -510,13 +510,19 @@ def _reports(args: argparse.Namespace) -> int:
 @_handled
 def _regenerate(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
-    from conflicteval.conflictbench.truthfulqa import load_retrieved_documents, load_truthfulqa
+    from conflicteval.conflictbench.truthfulqa import (
+        load_retrieved_documents,
+        load_truthfulqa,
+        require_binary_choice,
+    )
 
     questions = load_truthfulqa(args.questions)
     if args.limit is not None:
         questions = questions[: args.limit]
-    documents = load_retrieved_documents(args.documents, questions)
     modes: Any = ("free", "choice") if args.mode == "both" else (args.mode,)
+    if "choice" in modes:
+        require_binary_choice(questions, args.questions)
+    documents = load_retrieved_documents(args.documents, questions)
     model = _get_model(args.model, args.base_url)
     judge = _get_model(args.judge_model, args.base_url) if args.judge_model else None
     scorer = _scorer(args)

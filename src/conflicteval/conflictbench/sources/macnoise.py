@@ -47,6 +47,7 @@ from conflicteval.jsonio import (
     iter_json_records,
     require_mapping,
 )
+from conflicteval.readers import get_id
 from conflicteval.types import Relation
 
 _PREFIX = re.compile(r"^\s*title:\s*(?P<title>.*?)\s*context:\s*", re.IGNORECASE | re.DOTALL)
@@ -148,7 +149,7 @@ def load_macnoise(
             where = f"ctxs[{i}]"
             if not isinstance(ctx_raw, dict):
                 raise DataError(p, row, where, "expected a JSON object")
-            raw_id = get_str(p, row, ctx_raw, "id")
+            raw_id = get_id(p, row, ctx_raw, "id")
             if raw_id is None:  # pragma: no cover - get_str raises
                 raise DataError(p, row, f"{where}.id", "missing field")
             # A passage id given twice in one record gets "#<ctx index>" so that
