@@ -233,11 +233,7 @@ def _score(args: argparse.Namespace) -> int:
 def _score_one(args: argparse.Namespace) -> int:
     from .scorer import format_result
 
-    response = (
-        sys.stdin.read()
-        if args.response == "-"
-        else read_text(args.response)
-    )
+    response = sys.stdin.read() if args.response == "-" else read_text(args.response)
     documents = read_documents(args.documents)
     scorer = _scorer(args)
     result = scorer.score(response, documents)
