@@ -144,64 +144,57 @@ def iter_lines(path: PathArg) -> Iterator[tuple[int, str]]:
             yield lineno, line
 
 
-def _csv_source(path: PathArg, text: str | None) -> IO[str]:
-    if text is not None:
-        return io.StringIO(text, newline="")
-    fh = _open_binary(path)
-    try:
-        head = fh.read(4)
-        _check_head(path, head)
-        fh.seek(0)
-    except BaseException:
-        fh.close()
-        raise
-    return io.TextIOWrapper(fh, encoding="utf-8-sig", errors="strict", newline="")
-
-
 def iter_csv(
     path: PathArg,
     *,
     delimiter: str = ",",
     text: str | None = None,
-    field_limit: int = CSV_FIELD_LIMIT,
+    field_limit: int | None = None,
 ) -> Iterator[tuple[int, list[str]]]:
     """Stream ``(line where the record starts, cells)`` of a CSV/TSV file; blank lines skipped.
 
+    The file is decoded line by line through :func:`iter_lines`, so an
+    encoding error names its line.
+
     Args:
         path: The file (named in errors; read unless ``text`` is given).
-        delimiter: ``","`` for CSV, ``"\\t"`` for TSV.
+        delimiter: ``","`` for CSV, ``"\t"`` for TSV.
         text: The file's content, when the caller has read it already.
-        field_limit: Largest field in characters (applies to this reader only).
+        field_limit: Largest field in characters, for this reader only
+            (default :data:`CSV_FIELD_LIMIT`).
 
     Raises:
         DataError: Bad encoding, NUL bytes, a field over ``field_limit``, or
             malformed quoting; the error names the file and line.
     """
-    with _csv_source(path, text) as fh:
-        reader = csv.reader(fh, delimiter=delimiter, strict=False)
-        while True:
-            start = reader.line_num + 1
-            with _CSV_LOCK:
-                old = csv.field_size_limit(field_limit)
-                try:
-                    cells = next(reader)
-                except StopIteration:
-                    return
-                except csv.Error as exc:
-                    if "field larger than field limit" in str(exc):
-                        msg = f"a field is longer than the limit of {field_limit} characters"
-                    else:
-                        msg = f"bad CSV: {exc}"
-                    raise DataError(path, start, None, msg) from None
-                except UnicodeDecodeError as exc:
-                    raise _decode_error(path, reader.line_num + 1, exc) from None
-                finally:
-                    csv.field_size_limit(old)
-            if not cells:
-                continue
-            if any("\x00" in cell for cell in cells):
-                raise _nul_error(path, start)
-            yield start, cells
+    limit = CSV_FIELD_LIMIT if field_limit is None else field_limit
+    lines: Iterator[str]
+    if text is not None:
+        lines = iter(io.StringIO(text, newline=""))
+    else:
+        lines = (line for _, line in iter_lines(path))
+    reader = csv.reader(lines, delimiter=delimiter, strict=False)
+    while True:
+        start = reader.line_num + 1
+        with _CSV_LOCK:
+            old = csv.field_size_limit(limit)
+            try:
+                cells = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                if "field larger than field limit" in str(exc):
+                    msg = f"a field is longer than the limit of {limit} characters"
+                else:
+                    msg = f"bad CSV: {exc}"
+                raise DataError(path, start, None, msg) from None
+            finally:
+                csv.field_size_limit(old)
+        if not cells:
+            continue
+        if any("\x00" in cell for cell in cells):
+            raise _nul_error(path, start)
+        yield start, cells
 
 
 @dataclass(frozen=True)
@@ -225,7 +218,7 @@ def iter_csv_rows(
     required: Sequence[str] = (),
     delimiter: str = ",",
     text: str | None = None,
-    field_limit: int = CSV_FIELD_LIMIT,
+    field_limit: int | None = None,
 ) -> Iterator[CsvRow]:
     """Stream the records of a CSV file with a header row, checked against the header.
 
@@ -236,7 +229,7 @@ def iter_csv_rows(
         required: Columns the header must have.
         delimiter: The field separator.
         text: The file's content, when the caller has read it already.
-        field_limit: Largest field in characters.
+        field_limit: Largest field in characters (default :data:`CSV_FIELD_LIMIT`).
 
     Raises:
         DataError: Everything :func:`iter_csv` refuses; no header; a column

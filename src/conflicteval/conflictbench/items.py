@@ -96,9 +96,9 @@ class BenchItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: str = Field(min_length=1)
     source: SourceName
-    question: str
+    question: str = Field(min_length=1)
     claim: str
     claim_method: str = "template"
     answer: str | None = None

@@ -181,9 +181,12 @@ def _doc(path: str, row: int, value: Any, index: int) -> Document:
             if value.get(key) is not None and not isinstance(value[key], str):
                 raise DataError(path, row, key, f"expected text, got {type(value[key]).__name__}")
     try:
-        return Document.coerce(value, index)
+        doc = Document.coerce(value, index)
     except (TypeError, ValueError) as exc:
         raise DataError(path, row, "text", f"not a document: {exc}") from exc
+    if not doc.text.strip():
+        raise DataError(path, row, "text", "empty value")
+    return doc
 
 
 def read_items(path: str) -> list[dict[str, Any]]:

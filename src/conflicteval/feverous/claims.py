@@ -197,6 +197,8 @@ def parse_claim_record(
     text = record["claim"]
     if not isinstance(text, str):
         raise fail("claim", f"expected a string, got {type(text).__name__}")
+    if not text.strip():
+        raise fail("claim", "empty value")
 
     label: Label | None = None
     if record.get("label") is not None:

@@ -20,6 +20,7 @@ from os import PathLike
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.readers import UniqueIds
 
 from .claims import LABELS, iter_claims, iter_json_lines, normalize_label
 from .ids import ElementIdError, as_element
@@ -36,6 +37,7 @@ def load_predictions(path: str | PathLike[str]) -> list[dict[str, Any]]:
         DataError: A line is malformed (names the file, line and field).
     """
     out: list[dict[str, Any]] = []
+    ids = UniqueIds(path, "id", "prediction id")
     for lineno, record in iter_json_lines(path):
         for field in ("predicted_label", "predicted_evidence"):
             if field not in record:
@@ -54,6 +56,8 @@ def load_predictions(path: str | PathLike[str]) -> list[dict[str, Any]]:
             isinstance(record["id"], bool) or not isinstance(record["id"], (int, str))
         ):
             raise DataError(path, lineno, "id", f"expected an integer id, got {record['id']!r}")
+        if "id" in record:
+            ids.add(record["id"], lineno)
         evidence = record["predicted_evidence"]
         if not isinstance(evidence, list):
             raise DataError(path, lineno, "predicted_evidence", "expected a list")

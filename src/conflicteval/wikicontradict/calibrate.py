@@ -151,10 +151,15 @@ def _flatten(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _label_row(path: Path, n: int, record: dict[str, Any]) -> HumanLabel:
-    id_key = _pick(record, "instance_id")[0]
-    if id_key is not None and isinstance(record[id_key], (dict, list)):
-        # An id is never an object: do not let _flatten hide it (a row number would stand in).
-        id_text(path, n, id_key, record[id_key])
+    norm = {_key(k): k for k in record}
+    id_key = next((norm[_key(c)] for c in _CANDIDATES["instance_id"] if _key(c) in norm), None)
+    if id_key is not None:
+        # An id column that is there must hold an id: never let a null, an object
+        # (which _flatten would hide) or an empty cell fall back to the row number.
+        value = record[id_key]
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise DataError(path, n, id_key, "empty id")
+        id_text(path, n, id_key, value)
     rec = _flatten(record)
     found: dict[str, Any] = {}
     for field in ("human_label", "response"):
