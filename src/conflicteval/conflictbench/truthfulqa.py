@@ -195,6 +195,7 @@ def load_retrieved_documents(
     by_text = {_norm(q.question): q.index for q in questions}
     valid = {q.index for q in questions}
     out: dict[int, list[Document]] = {}
+    seen = UniqueIds(p, "index", "question index")
     for row, raw in iter_json_records(p):
         record = require_mapping(p, row, raw)
         index = record.get("index")
@@ -209,7 +210,6 @@ def load_retrieved_documents(
         docs = record.get("documents")
         if not isinstance(docs, list):
             raise DataError(p, row, "documents", "missing or not a list")
-        if index in out:
-            raise DataError(p, row, "index", f"question {index} given twice")
+        seen.add(index, row)
         out[index] = [_document(p, row, j, d) for j, d in enumerate(docs)]
     return out

@@ -94,8 +94,11 @@ def _read_json(path: Path, text: str) -> list[WikiContradictInstance]:
 
 def _read_csv(path: Path, text: str) -> list[WikiContradictInstance]:
     out: list[WikiContradictInstance] = []
+    ids = UniqueIds(path, "question_ID")
     for row in iter_csv_rows(path, required=CSV_REQUIRED, text=text):
-        out.append(_csv_instance(path, row.number, row.values))
+        inst = _csv_instance(path, row.number, row.values)
+        ids.add(inst.id, row.number)
+        out.append(inst)
     if not out:
         raise DataError(path, None, None, "the CSV file has a header but no rows")
     return out
