@@ -542,7 +542,7 @@ def _regenerate(args: argparse.Namespace) -> int:
         tasks = plan_regeneration(questions, documents, modes, max_docs=args.max_docs)
         calls = []
         for t in tasks:
-            a, b, _ = t.question.options(args.seed)
+            a, b, _ = t.question.options(args.seed) if t.mode == "choice" else ("", "", "A")
             for kind in ("rag", "control"):
                 text = render(
                     load_prompt(PROMPTS[(t.mode, kind)]),
