@@ -118,13 +118,19 @@ def split_answers(text: str) -> list[str]:
     return [part.strip() for part in text.split(";") if part.strip()]
 
 
-def load_truthfulqa(path: str | PathLike[str]) -> list[TruthfulQAQuestion]:
-    """Read the TruthfulQA CSV (current release, or the 2022 one without its choice column).
+def load_truthfulqa(path: str | PathLike[str] | None = None) -> list[TruthfulQAQuestion]:
+    """Read the TruthfulQA CSV: the current release, or the 2022 one without its choice column.
+
+    ``path`` None fetches the registry's ``truthfulqa`` file once.
 
     Raises:
         DataError: for a missing column, an empty required field, a row longer
             or shorter than the header, or a question given twice (file, line, field).
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("truthfulqa").path
     p = Path(path)
     if not p.is_file():
         raise DataError(p, None, None, "file not found")

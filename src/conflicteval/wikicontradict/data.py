@@ -42,11 +42,13 @@ REVISED_FIELDS = ("revised_passage_1", "revised_passage_2")
 """Optional columns/keys holding user-supplied conflict-free passages (templates 5.3/5.4)."""
 
 
-def load_wikicontradict(path: PathArg) -> list[WikiContradictInstance]:
+def load_wikicontradict(path: PathArg | None = None) -> list[WikiContradictInstance]:
     """Load WikiContradict instances from a CSV release, nested JSON or Label Studio export.
 
     Args:
-        path: The file to read. Its layout is detected from its content.
+        path: The file to read. Its layout is detected from its content. None: the
+            official CSV release, fetched once into the cache and verified against its
+            pinned sha256 (registry name ``wikicontradict``).
 
     Returns:
         The instances in file order.
@@ -57,6 +59,10 @@ def load_wikicontradict(path: PathArg) -> list[WikiContradictInstance]:
             or a duplicate id. The error names the file, the row or record
             and the field.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("wikicontradict").path
     p = Path(path)
     text = read_text(p)
     stripped = text.lstrip()
@@ -94,7 +100,7 @@ def _read_json(path: Path, text: str) -> list[WikiContradictInstance]:
 
 def _read_csv(path: Path, text: str) -> list[WikiContradictInstance]:
     out: list[WikiContradictInstance] = []
-    ids = UniqueIds(path, "question_ID")
+    ids = UniqueIds(path, "question_ID", "instance id")
     for row in iter_csv_rows(path, required=CSV_REQUIRED, text=text):
         inst = _csv_instance(path, row.number, row.values)
         ids.add(inst.id, row.number)
