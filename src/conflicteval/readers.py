@@ -29,7 +29,7 @@ import gzip
 import io
 import threading
 import zlib
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -320,8 +320,17 @@ def require_text(path: PathArg | None, row: int | str | None, field: str, value:
     return value
 
 
+_BITMAP_IDS = 1 << 24
+"""Integer ids below this are kept as bits (at most 2 MiB) by a compact :class:`UniqueIds`."""
+
+
 class UniqueIds:
     """Refuses an id given twice in one file, naming the file and both rows.
+
+    By default every id is kept with its row. For streams of many records,
+    pass ``first_row``: then only membership is kept (non-negative integer ids
+    below 2**24 as one bit each, others in a set), and on a duplicate
+    ``first_row(id)`` looks the first row up again (e.g. by re-reading the file).
 
     Example:
         >>> ids = UniqueIds("items.jsonl", "id")
@@ -329,11 +338,36 @@ class UniqueIds:
         >>> ids.add("a", 3)  # DataError: items.jsonl, row 3, field 'id': duplicate ...
     """
 
-    def __init__(self, path: PathArg | None, field: str, what: str = "id") -> None:
+    def __init__(
+        self,
+        path: PathArg | None,
+        field: str,
+        what: str = "id",
+        *,
+        first_row: Callable[[Hashable], int | str | None] | None = None,
+    ) -> None:
         self.path = path
         self.field = field
         self.what = what
         self._first: dict[Hashable, int | str] = {}
+        self._first_row = first_row
+        self._bits = bytearray()
+        self._other: set[Hashable] = set()
+
+    def _seen_before(self, value: Hashable) -> bool:
+        """Compact mode: whether ``value`` was seen, recording it."""
+        if type(value) is int and 0 <= value < _BITMAP_IDS:
+            byte, bit = divmod(value, 8)
+            if byte >= len(self._bits):
+                self._bits.extend(bytes(max(byte + 1 - len(self._bits), len(self._bits))))
+            if self._bits[byte] >> bit & 1:
+                return True
+            self._bits[byte] |= 1 << bit
+            return False
+        if value in self._other:
+            return True
+        self._other.add(value)
+        return False
 
     def add(self, value: Hashable, row: int | str) -> None:
         """Record ``value`` as seen at ``row``.
@@ -341,18 +375,18 @@ class UniqueIds:
         Raises:
             DataError: ``value`` was seen before (the message names the first row).
         """
-        first = self._first.get(value)
-        if first is not None:
-            raise DataError(
-                self.path,
-                row,
-                self.field,
-                f"duplicate {self.what} {value!r} (first at row {first})",
-            )
-        self._first[value] = row
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._first
-
-    def __len__(self) -> int:
-        return len(self._first)
+        if self._first_row is not None:
+            if not self._seen_before(value):
+                return
+            first: int | str | None = self._first_row(value)
+        else:
+            first = self._first.get(value)
+            if first is None:
+                self._first[value] = row
+                return
+        raise DataError(
+            self.path,
+            row,
+            self.field,
+            f"duplicate {self.what} {value!r} (first at row {first})",
+        )

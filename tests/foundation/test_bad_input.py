@@ -938,3 +938,34 @@ def test_nested_json_line_numbers_point_at_the_problem(tmp_path: Path) -> None:
     with pytest.raises(DataError) as info:
         load_json(path)
     assert info.value.row == 3
+
+
+# ----------------------------------------------------------------- duplicate-id tracking
+
+
+@pytest.mark.parametrize("value", [0, 7, 100_000, (1 << 24) + 5, -3, "x", 2**70])
+def test_compact_unique_ids_find_duplicates_and_look_up_the_first_row(value: Any) -> None:
+    looked_up: list[Any] = []
+
+    def first_row(v: Any) -> int:
+        looked_up.append(v)
+        return 4
+
+    ids = readers.UniqueIds("f.jsonl", "id", first_row=first_row)
+    for other in (1, 8, 99_999, 1 << 24, -2, "y", 2**70 + 1):
+        ids.add(other, 1)
+    ids.add(value, 4)
+    assert looked_up == []
+    with pytest.raises(DataError, match=r"duplicate id .* \(first at row 4\)") as info:
+        ids.add(value, 9)
+    assert (info.value.row, info.value.field) == (9, "id")
+    assert looked_up == [value]
+
+
+def test_feverous_duplicate_claim_ids_name_both_lines(tmp_path: Path) -> None:
+    rows = [dict(_feverous()[0], id=i) for i in (5, 6, 7, 6)]
+    path = tmp_path / "dev.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(DataError, match=r"duplicate claim id 6 \(first at row 2\)") as info:
+        load_claims(path)
+    assert info.value.row == 4

@@ -154,7 +154,13 @@ def iter_claims(path: str | PathLike[str] | None = None) -> Iterator[FeverousCla
         from conflicteval.data import fetch
 
         path = fetch("feverous-dev").path
-    ids = UniqueIds(path, "id", "claim id")
+    source = path
+
+    def first_line(claim_id: object) -> int | None:
+        # Only on a duplicate: the file is read again rather than every line kept.
+        return next((n for n, r in iter_json_lines(source) if r.get("id") == claim_id), None)
+
+    ids = UniqueIds(path, "id", "claim id", first_row=first_line)
     for index, (lineno, record) in enumerate(iter_json_lines(path)):
         claim = parse_claim_record(record, path=path, line=lineno, index=index)
         if claim.id is not None:
