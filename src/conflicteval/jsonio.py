@@ -40,6 +40,10 @@ def _reject_constant(name: str) -> Any:
     raise _BadConstant(name)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+"""One decoder for every parse (``json.loads`` with options would build one per call)."""
+
+
 def _too_deep(text: str, limit: int) -> bool:
     if text.count("[") + text.count("{") <= limit:
         return False
@@ -88,7 +92,7 @@ def parse_json(
         line = row if row is not None else _locate(text, depth=max_depth)
         raise DataError(path, line, None, f"JSON nested deeper than {max_depth} levels")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text)
     except _BadConstant as exc:
         line = row if row is not None else _locate(text, constant=True)
         raise DataError(
@@ -153,7 +157,7 @@ def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, An
         try:
             if _too_deep(first, MAX_JSON_DEPTH):
                 raise ValueError("too deep")
-            json.loads(first, parse_constant=_reject_constant)
+            _DECODER.decode(first)
             is_lines = True
         except (ValueError, _BadConstant):
             is_lines = False

@@ -125,23 +125,21 @@ def iter_lines(path: PathArg) -> Iterator[tuple[int, str]]:
     """
     with _open_binary(path) as fh:
         lineno = 0
-        while True:
-            try:
-                raw = fh.readline()
-            except (OSError, EOFError, zlib.error) as exc:
-                raise DataError(path, lineno + 1, None, f"cannot read file: {exc}") from None
-            if not raw:
-                return
-            lineno += 1
-            if lineno == 1:
-                _check_head(path, raw[:4])
-            try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise _decode_error(path, lineno, exc) from None
-            if "\x00" in line:
-                raise _nul_error(path, lineno)
-            yield lineno, line
+        try:
+            for raw in fh:
+                lineno += 1
+                if lineno == 1:
+                    _check_head(path, raw[:4])
+                    raw = raw.removeprefix(codecs.BOM_UTF8)
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise _decode_error(path, lineno, exc) from None
+                if "\x00" in line:
+                    raise _nul_error(path, lineno)
+                yield lineno, line
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataError(path, lineno + 1, None, f"cannot read file: {exc}") from None
 
 
 def iter_csv(
