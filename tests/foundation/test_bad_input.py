@@ -969,3 +969,30 @@ def test_feverous_duplicate_claim_ids_name_both_lines(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"duplicate claim id 6 \(first at row 2\)") as info:
         load_claims(path)
     assert info.value.row == 4
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+        ('{"title": NaN}', "NaN"),
+        ("{oops", "invalid JSON"),
+        (None, "not text"),
+        ("[1, 2]", "not an object"),
+    ],
+)
+def test_a_bad_page_in_the_feverous_database_names_the_database_and_page(
+    tmp_path: Path, data: str | None, match: str
+) -> None:
+    import sqlite3
+
+    from conflicteval.feverous.wikidb import WikiDB
+
+    path = tmp_path / "wiki.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE wiki (id TEXT PRIMARY KEY, data TEXT)")
+        conn.execute("INSERT INTO wiki VALUES (?, ?)", ("Page", data))
+    conn.close()
+    with WikiDB(path) as db, pytest.raises(DataError, match=match) as info:
+        db.page_json("Page")
+    assert (info.value.path, info.value.row, info.value.field) == (str(path), "Page", "data")
