@@ -156,7 +156,7 @@ def iter_csv(
 
     Args:
         path: The file (named in errors; read unless ``text`` is given).
-        delimiter: ``","`` for CSV, ``"\t"`` for TSV.
+        delimiter: ``","`` for CSV, a tab for TSV.
         text: The file's content, when the caller has read it already.
         field_limit: Largest field in characters, for this reader only
             (default :data:`CSV_FIELD_LIMIT`).
