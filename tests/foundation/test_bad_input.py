@@ -996,3 +996,35 @@ def test_a_bad_page_in_the_feverous_database_names_the_database_and_page(
     with WikiDB(path) as db, pytest.raises(DataError, match=match) as info:
         db.page_json("Page")
     assert (info.value.path, info.value.row, info.value.field) == (str(path), "Page", "data")
+
+
+def _template_file(path: Path) -> Any:
+    from conflicteval.wikicontradict.templates import TemplateSet
+
+    return TemplateSet.from_file(path)
+
+
+def _macnoise_pairs(path: Path) -> Any:
+    from conflicteval.conflictscore.macnoise_check import macnoise_pairs
+
+    return macnoise_pairs(path)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b'{"5": "caf\xe9"}', id="not-utf8"),
+        pytest.param('{"5": "x"}'.encode("utf-16"), id="utf16"),
+        pytest.param(("[" * 100_000 + "]" * 100_000).encode(), id="deep"),
+        pytest.param(b'{"5": NaN}', id="nan"),
+    ],
+)
+@pytest.mark.parametrize("load", [_template_file, _macnoise_pairs])
+def test_the_other_json_readers_follow_the_same_rules(
+    tmp_path: Path, load: Callable[[Path], Any], data: bytes
+) -> None:
+    path = tmp_path / "file.json"
+    path.write_bytes(data)
+    with pytest.raises(DataError) as info:
+        load(path)
+    assert info.value.path == str(path) and info.value.row is not None
