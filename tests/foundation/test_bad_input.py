@@ -504,7 +504,7 @@ CASES = [
         _drain(load_macnoise),
         "NQ_eval.json",
         "ctxs.0.id",
-        "id",
+        "ctxs[0].id",
         "question",
         "question",
     ),
