@@ -26,6 +26,7 @@ from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 LABELS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
 JUDGE_START = "Please evaluate the response to a question under relaxed evaluation"
 NO_CLAIMS = "Report with nothing to claim"
+OFF_TOPIC = "Off-topic remark"
 
 
 def _h(text: str) -> int:
@@ -40,7 +41,8 @@ def _label_entry(key: str, index: int | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {"document_snippet": key[:30], "reasoning": "scripted"}
     if index is not None:
         entry["index"] = index
-    entry["answer"] = LABELS[_h(key) % 3]
+    # off-topic claims have no evidence in any document: CS-R is undefined for them
+    entry["answer"] = "IRRELEVANT" if OFF_TOPIC in key else LABELS[_h(key) % 3]
     return entry
 
 
@@ -57,7 +59,7 @@ def reply_to(prompt: str) -> str:
     if "Break down the following report into individual claims" in prompt:
         report = _between(prompt, "Report: ", "\n\nPlease identify")
         if NO_CLAIMS in report:
-            return "There is nothing to list here."
+            return "Claims:"  # an empty list
         parts = [p.strip() for p in report.split(".") if p.strip()]
         return "\n".join(f"Claims: {p}." for p in parts)
     if prompt.startswith("# Document-Claim Conflict Detection"):
@@ -82,9 +84,11 @@ def reply_to(prompt: str) -> str:
             entries.append(_label_entry(claim + "|" + text, int(k)))
         return json.dumps({"labels": entries})
     if prompt.startswith("Instruction: Write a report about"):
-        k = _h(prompt) % 5
+        k = _h(prompt) % 6
         if k == 0:
             return NO_CLAIMS
+        if k == 1:
+            return f"{OFF_TOPIC} one. {OFF_TOPIC} two."
         return " ".join(f"Statement {n} about the topic of report {k}." for n in range(1, k + 1))
     return f"Variant {_h(prompt) % 7}: the passages disagree, so both answers are possible."
 
