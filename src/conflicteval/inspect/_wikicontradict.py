@@ -80,7 +80,8 @@ def wikicontradict_dataset(
         Samples whose input is the rendered template (the paper's messages: an
         empty system turn, then the prompt), target the gold answers the
         template expects, and metadata the instance id, contradiction type,
-        question, answers, template and template version.
+        question, answers, template, template version and the two passages as
+        ``documents`` (so ``conflict_score`` can score the responses too).
 
     Raises:
         ConflictEvalError: No data given (says where to get it).
@@ -112,6 +113,11 @@ def wikicontradict_dataset(
                     "answers": list(r.answers),
                     "template": r.template,
                     "template_version": r.template_version,
+                    # the two passages, so conflict_score can re-score the responses
+                    "documents": [
+                        {"id": "passage_1", "text": inst.passage_1},
+                        {"id": "passage_2", "text": inst.passage_2},
+                    ],
                 },
             )
         )
@@ -146,7 +152,7 @@ def verdict_shares() -> Metric:
                     template="",
                     instance_id=str(s.sample_id),
                     contradiction_type=str(meta.get("contradiction_type", "")),
-                    label=value,  # type: ignore[arg-type]
+                    label=value,
                 )
             )
         out: dict[str, float] = {}
