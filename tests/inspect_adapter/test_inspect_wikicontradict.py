@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import math
 from collections import Counter
 from pathlib import Path
@@ -15,6 +17,7 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 
 from conflicteval import get_model
+from conflicteval.data import DatasetUnavailable
 from conflicteval.errors import ConflictEvalError
 from conflicteval.inspect import wikicontradict, wikicontradict_judge
 from conflicteval.runner import read_checkpoint
@@ -27,6 +30,11 @@ from conflicteval.wikicontradict.report import (
 )
 
 LIMIT = 16
+
+try:  # imported at collection, before the suite's fixtures switch the Hub offline
+    import huggingface_hub as HF_HUB
+except ImportError:  # pragma: no cover - a core dependency of the registry
+    HF_HUB = None
 
 
 def _library_run(data: Path, template: str, reply: Any, out: Path) -> dict[str, Any]:
@@ -123,13 +131,46 @@ def test_verdicts_equal_the_library_runner(
         assert n_messages == 2  # the paper's empty system turn, then the prompt
 
 
-def test_no_data_says_where_to_get_it() -> None:
-    with pytest.raises(ConflictEvalError) as info:
+def test_no_data_offline_says_where_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the registry offline (the suite's CONFLICTEVAL_OFFLINE), with nothing cached; the Hub
+    # library's own offline switch is left off, as a user's would be
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("CONFLICTEVAL_OFFLINE", "1")
+    with pytest.raises(DatasetUnavailable) as info:
         wikicontradict()
     text = str(info.value)
     assert "ibm-research/Wikipedia_contradict_benchmark" in text
     assert "WikiContradict_dataset_v1_rag_qa.csv" in text
-    assert "data=PATH" in text
+    assert "-T data=PATH" in text and "conflicteval data fetch wikicontradict" in text
+
+
+def test_no_data_fetches_the_pinned_release_by_name(
+    wc_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    if HF_HUB is None:
+        pytest.skip("needs huggingface_hub")
+    from conflicteval.data import registry
+    from conflicteval.testing.fileserver import FileServer
+
+    copy = wc_data.read_bytes()
+    digest = hashlib.sha256(copy).hexdigest()
+    entry = registry.get_entry("wikicontradict")
+    # pin the project's copy so the registry accepts it from the stand-in Hub
+    pinned = [
+        dataclasses.replace(e, sha256=digest) if e.name == "wikicontradict" else e
+        for e in registry.REGISTRY
+    ]
+    monkeypatch.setattr(registry, "REGISTRY", tuple(pinned))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("CONFLICTEVAL_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+    with FileServer(hub={(entry.repo, entry.filename): copy}) as srv:
+        monkeypatch.setenv("HF_ENDPOINT", srv.base_url)
+        task = wikicontradict(template="1")
+    assert len(task.dataset) == len(load_wikicontradict(wc_data))
+    assert task.metadata is not None
+    assert task.metadata["data"]["name"] == "wikicontradict"
+    assert task.metadata["data"]["sha256"] == digest
 
 
 def test_bad_data_file_names_file(tmp_path: Path) -> None:

@@ -18,7 +18,8 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState, generate
 
-from conflicteval.errors import ConflictEvalError, ParseFailure
+from conflicteval.data import DatasetUnavailable, DataSource, resolve
+from conflicteval.errors import ParseFailure
 from conflicteval.wikicontradict.data import add_revisions, load_revisions, load_wikicontradict
 from conflicteval.wikicontradict.generate import PAPER_SETTINGS
 from conflicteval.wikicontradict.instance import WikiContradictInstance
@@ -47,17 +48,23 @@ HF_FILE = "WikiContradict_dataset_v1_rag_qa.csv"
 """The release file the loaders read (any of the three layouts works)."""
 
 
-def _load(data: str | Path | None) -> list[WikiContradictInstance]:
-    if data is None:
-        # A dataset registry that fetches the pinned release by name plugs in here.
-        raise ConflictEvalError(
-            "wikicontradict: no data given. Download the release file "
-            f"{HF_FILE} from the Hugging Face dataset {HF_DATASET} "
-            f"(https://huggingface.co/datasets/{HF_DATASET}) and pass its path: "
+def _load(data: str | Path | None) -> tuple[list[WikiContradictInstance], DataSource]:
+    """The instances and the provenance of the file they came from.
+
+    ``data=None`` fetches the pinned release by its registry name (``wikicontradict``),
+    verified against its sha256; when it is not cached and cannot be fetched, the
+    error says where to get the file and how to pass it.
+    """
+    try:
+        source = resolve(data, "wikicontradict")
+    except DatasetUnavailable as exc:
+        raise DatasetUnavailable(
+            f"{exc}\nFor the Inspect task: download {HF_FILE} from the Hugging Face dataset "
+            f"{HF_DATASET} (https://huggingface.co/datasets/{HF_DATASET}) and pass "
             "data=PATH in Python, or -T data=PATH on the inspect command line "
             "(the CSV, the nested JSON and Label Studio exports all load)"
-        )
-    return load_wikicontradict(data)
+        ) from exc
+    return load_wikicontradict(source.path), source
 
 
 def wikicontradict_dataset(
@@ -70,7 +77,9 @@ def wikicontradict_dataset(
     """WikiContradict as an Inspect dataset: one sample per instance for one template.
 
     Args:
-        data: The release file (CSV, nested JSON or Label Studio export).
+        data: The release file (CSV, nested JSON or Label Studio export); None:
+            the pinned official CSV, fetched once by its registry name
+            (``conflicteval data fetch wikicontradict``) and verified.
         template: ``"1"`` … ``"5"`` or ``"5.1"`` … ``"5.4"``.
         revised: A file of revised passages (templates 5.3/5.4), see
             :func:`~conflicteval.wikicontradict.load_revisions`.
@@ -84,11 +93,21 @@ def wikicontradict_dataset(
         ``documents`` (so ``conflict_score`` can score the responses too).
 
     Raises:
-        ConflictEvalError: No data given (says where to get it).
+        DatasetUnavailable: No data given and the pinned file is neither cached nor
+            fetchable (the message says where to get it and how to pass it).
         DataError: A malformed data or revisions file (names file, row, field).
         MissingRevisedPassages: Template 5.3/5.4 for an instance without revisions.
     """
-    instances = _load(data)
+    return _dataset(data, template, revised, templates)[0]
+
+
+def _dataset(
+    data: str | Path | None,
+    template: str,
+    revised: str | Path | None,
+    templates: str | Path | TemplateSet | None,
+) -> tuple[MemoryDataset, DataSource]:
+    instances, source = _load(data)
     if revised is not None:
         instances = add_revisions(instances, load_revisions(revised))
     tset = (
@@ -121,8 +140,10 @@ def wikicontradict_dataset(
                 },
             )
         )
-    name = Path(data).name if data is not None else "wikicontradict"
-    return MemoryDataset(samples, name=f"{name} (template {template})")
+    dataset = MemoryDataset(
+        samples, name=f"{source.path.name} (template {template})", location=str(source.path)
+    )
+    return dataset, source
 
 
 @metric(scores="unreduced")
@@ -258,7 +279,8 @@ def wikicontradict(
         template: ``"1"`` … ``"5"`` or ``"5.1"`` … ``"5.4"``.
         data: The release file (``WikiContradict_dataset_v1_rag_qa.csv`` from the
             Hugging Face dataset ``ibm-research/Wikipedia_contradict_benchmark``,
-            or a nested JSON / Label Studio export).
+            or a nested JSON / Label Studio export). None: the pinned official
+            CSV, fetched by name through the dataset registry.
         revised: Revised passages for templates 5.3/5.4.
         templates: A JSON file of template overrides.
         judge: The judge model (default: the ``grader`` role, else the evaluated model).
@@ -266,10 +288,11 @@ def wikicontradict(
     The evaluated model decodes as in the paper (temperature 0, at most 250
     new tokens, seed 5); ``--temperature`` etc. on the command line override it.
     """
+    dataset, source = _dataset(data, str(template), revised, templates)
     return Task(
-        dataset=wikicontradict_dataset(data, str(template), revised=revised, templates=templates),
+        dataset=dataset,
         solver=generate(),
         scorer=wikicontradict_judge(model=judge),
         config=generate_config(PAPER_SETTINGS),
-        metadata={"template": str(template)},
+        metadata={"template": str(template), "data": source.to_dict()},
     )
