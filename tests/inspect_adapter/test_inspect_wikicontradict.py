@@ -90,6 +90,8 @@ def test_verdicts_equal_the_library_runner(
             assert record.status == "parse_error"
             assert isinstance(score.value, float) and math.isnan(score.value)
             assert score.metadata["unscored_reason"] == "grader_failed"
+            # Inspect versions with a Score.reason field read it from there
+            assert getattr(score, "reason", "grader_failed") == "grader_failed"
             assert "evaluation" in (score.explanation or "")
             assert score.metadata["raw"] == record.raw
             seen["unscored"] += 1
