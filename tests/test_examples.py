@@ -30,7 +30,8 @@ def run_example(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("name", OFFLINE_EXAMPLES)
 def test_example_runs_offline(name: str, tmp_path: Path) -> None:
-    out = run_example([str(REPO / "examples" / name)], cwd=REPO)
+    # run in tmp_path: an example's default output folder (runs/...) must not land in the checkout
+    out = run_example([str(REPO / "examples" / name)], cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip(), "an example should show its results"
 

@@ -86,7 +86,13 @@ def test_registry_module_registers_the_names() -> None:
     module = importlib.import_module(REGISTRY_MODULE)
     for names in NAMES.values():
         for name in names:
-            assert registry_info(getattr(module, name)).name == f"conflicteval/{name}"
+            registered = registry_info(getattr(module, name)).name
+            # Inspect prefixes the package name only for an installed package; an in-tree
+            # build's src/conflicteval.egg-info first on the path hides the install from it
+            assert registered == f"conflicteval/{name}", (
+                f"{registered!r}: Inspect does not see conflicteval as installed "
+                "(a stale src/conflicteval.egg-info?)"
+            )
 
 
 CHECK_NAMES = """
