@@ -23,7 +23,7 @@ from conflicteval.models import Model, get_model
 from conflicteval.types import Usage
 
 from . import prompts
-from .parse import parse_claims
+from .parse import claims_list_problem, parse_claims
 from .sentences import split_sentences
 
 __all__ = [
@@ -59,10 +59,11 @@ def claims_from_reply(
     Returns:
         ``(claims, error)``: ``error`` says why no claim was found (None when some were).
     """
-    claims = parse_claims(text)
+    problem = claims_list_problem(text)
+    claims = [] if problem else parse_claims(text)
     if max_claims is not None:
         claims = claims[:max_claims]
-    error = None if claims else "no claims in the decomposition reply"
+    error = problem or (None if claims else "no claims in the decomposition reply")
     if error and truncated:
         error += " (reply cut at max_tokens)"
     return claims, error
@@ -111,6 +112,10 @@ class _Base:
         """The model calls :meth:`decompose` would make (none for offline decomposers)."""
         return []
 
+    def identity(self) -> dict[str, Any]:
+        """What determines this decomposer's claims (recorded with a run's checkpoint)."""
+        return {"decomposer": self.name, **getattr(self, "_identity_extra", lambda: {})()}
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -142,6 +147,9 @@ class SentenceDecomposer(_Base):
 
     def __init__(self, min_words: int = 1) -> None:
         self.min_words = min_words
+
+    def _identity_extra(self) -> dict[str, Any]:
+        return {"min_words": self.min_words}
 
     async def decompose(self, response: str) -> Decomposition:
         """Split ``response`` into sentences."""
@@ -186,6 +194,16 @@ class LLMDecomposer(_Base):
 
     def _settings(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+
+    def _identity_extra(self) -> dict[str, Any]:
+        from conflicteval.identity import describe, text_version
+
+        return {
+            "model": describe(self.model),
+            "prompt": text_version(prompts.load_prompt(prompts.DECOMPOSE)),
+            **self._settings(),
+            "max_claims": self.max_claims,
+        }
 
     def planned_calls(self, response: str) -> list[PlannedCall]:
         """One call per response."""
