@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterable
@@ -231,6 +232,30 @@ def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:
     return tqdm(total=total, initial=initial, desc=desc, disable=not enabled, unit="item")
 
 
+DEFAULT_ITEM_TIMEOUT: float | None = None
+"""The bound :func:`run_batch` puts on one item when none is given (None: no bound).
+
+A front end (the CLI) may set it once for every batch of a command."""
+
+
+class _ItemTimeout(Exception):
+    pass
+
+
+async def _bounded(work: Awaitable[Any], seconds: float | None) -> Any:
+    """Await ``work``, stopping it after ``seconds`` (None: no bound)."""
+    if seconds is None:
+        return await work
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        return await asyncio.wait_for(work, seconds)
+    except asyncio.TimeoutError:
+        if loop.time() - start < seconds:
+            raise  # raised by the item itself, not by its bound
+        raise _ItemTimeout(f"item timed out: not finished within {seconds:g}s") from None
+
+
 async def run_batch(
     fn: Callable[[T], Awaitable[Any]],
     items: Iterable[T],
@@ -241,6 +266,7 @@ async def run_batch(
     progress: bool | None = None,
     desc: str = "items",
     retry_failed: bool = False,
+    item_timeout: float | None = None,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -260,6 +286,12 @@ async def run_batch(
         desc: Progress bar label.
         retry_failed: On resume, run items whose record is ``model_error``
             again (they are otherwise kept as they are).
+        item_timeout: Seconds one item may take in all; an item still running
+            then is stopped and recorded ``model_error`` with the reason
+            (None: :data:`DEFAULT_ITEM_TIMEOUT`, no bound unless a front end
+            set one; ``math.inf``: no bound). Each
+            model call is bounded anyway by its model's ``timeout`` per
+            attempt and its retry limits; this bounds the item as a whole.
 
     Returns:
         A BatchResult with one record per item, in input order.
@@ -291,11 +323,20 @@ async def run_batch(
     for pair in todo:
         queue.put_nowait(pair)
 
+    bound = DEFAULT_ITEM_TIMEOUT if item_timeout is None else item_timeout
+    if bound is not None and not bound > 0:
+        raise ValueError("item_timeout must be a positive number of seconds or None")
+    if bound == math.inf:
+        bound = None
+
     async def run_one(item_id: str, item: T) -> Record:
         with usage_scope() as usage:
             try:
-                result = await fn(item)
+                result = await _bounded(fn(item), bound)
                 rec = Record(id=item_id, status="ok", result=result, usage=usage)
+            except _ItemTimeout as exc:
+                log.warning("item %s: %s", item_id, exc)
+                rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
             except ParseFailure as exc:
                 rec = Record(
                     id=item_id, status="parse_error", error=exc.reason, raw=exc.raw, usage=usage

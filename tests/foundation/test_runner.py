@@ -409,3 +409,59 @@ def test_an_enclosing_usage_scope_still_sees_the_calls_of_a_batch_inside_it() ->
         return total.calls, result.usage.calls
 
     assert asyncio.run(stage()) == (3, 3)
+
+
+@pytest.mark.timeout(30)
+def test_an_item_past_its_bound_is_a_recorded_failure_and_the_batch_finishes(
+    tmp_path: Path,
+) -> None:
+    # A model without a per-attempt limit on a server that drips for ever: without a
+    # bound on the item, the batch would never finish and the item get no record.
+    with OpenAICompatServer(
+        replies=lambda body: "ok",
+        faults=lambda n, body: (
+            Fault.drip(0.1, endless=True) if body["messages"][-1]["content"] == "stuck" else None
+        ),
+    ) as server:
+        model = get_model(
+            "openai/m", base_url=server.base_url, api_key="k", cache=False, timeout=None
+        )
+
+        async def work(item: str) -> str:
+            return (await model.generate(item)).text
+
+        start = time.monotonic()
+        ck = tmp_path / "ck.jsonl"
+        result = run_batch_sync(work, ["a", "stuck", "b"], key=str, checkpoint=ck, item_timeout=1.0)
+        assert time.monotonic() - start < 10
+    assert result.counts == {"ok": 2, "parse_error": 0, "model_error": 1, "total": 3}
+    failed = result.records[1]
+    assert failed.id == "stuck" and "timed out" in str(failed.error) and "1s" in str(failed.error)
+    assert read_checkpoint(ck)["stuck"].status == "model_error"
+
+
+def test_the_default_item_bound_applies_and_inf_switches_it_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from conflicteval import runner
+
+    async def work(item: float) -> float:
+        await asyncio.sleep(item)
+        return item
+
+    monkeypatch.setattr(runner, "DEFAULT_ITEM_TIMEOUT", 0.3)
+    result = run_batch_sync(work, [0.0, 1.0], key=str)
+    assert [r.status for r in result.records] == ["ok", "model_error"]
+    result = run_batch_sync(work, [0.0, 0.5], key=str, item_timeout=float("inf"))
+    assert [r.status for r in result.records] == ["ok", "ok"]
+    with pytest.raises(ValueError, match="item_timeout"):
+        run_batch_sync(work, [0.0], key=str, item_timeout=0)
+
+
+def test_a_timeout_raised_by_the_item_itself_is_not_called_the_bound() -> None:
+    async def work(item: int) -> int:
+        raise asyncio.TimeoutError("the item's own wait")
+
+    result = run_batch_sync(work, [1], key=str, item_timeout=30)
+    assert result.records[0].status == "model_error"
+    assert "item timed out" not in str(result.records[0].error)

@@ -123,7 +123,8 @@ class Model:
         provider: The backend that translates requests.
         cache: A ResponseCache, or None for no caching.
         max_concurrency: Calls in flight at once per (base URL, model).
-        timeout: Seconds for one attempt.
+        timeout: Seconds for one attempt, from sending the request to the
+            last byte of the reply (None: no limit).
         max_attempts: Attempts per call, including the first.
         max_retry_time: Give up retrying after this many seconds in all.
         max_retry_wait: Cap on one wait, also on a server's Retry-After.
@@ -216,15 +217,34 @@ class Model:
             return min(exc.retry_after, self.max_retry_wait)
         return min(float(self._jitter(state)), self.max_retry_wait)
 
+    async def _complete(self, request: ProviderRequest) -> ProviderResponse:
+        """One request to the provider, within ``timeout`` seconds from start to last byte.
+
+        The provider also hands the timeout to its HTTP client, where it only
+        limits each wait for data; a server that drips its reply a byte at a
+        time would pass that check for ever. This deadline bounds the whole
+        attempt, and missing it is a retryable failure like any timeout.
+        """
+        if self.timeout is None:
+            return await self.provider.complete(request, None)
+        try:
+            return await asyncio.wait_for(
+                self.provider.complete(request, self.timeout), self.timeout
+            )
+        except asyncio.TimeoutError:
+            raise ProviderError(
+                f"request timed out: no complete reply within {self.timeout:g}s", retryable=True
+            ) from None
+
     async def _attempt(self, request: ProviderRequest) -> ProviderResponse:
         """One attempt (the caller holds the semaphore); falls back once on a schema refusal."""
         try:
-            return await self.provider.complete(request, self.timeout)
+            return await self._complete(request)
         except ProviderError as exc:
             if exc.schema_rejected and request.response_schema is not None:
                 log.warning("%s rejected response_format; extracting JSON from text", self.name)
                 self.provider.supports_schema = False
-                return await self.provider.complete(request, self.timeout)
+                return await self._complete(request)
             raise
 
     async def _call(self, request: ProviderRequest) -> ProviderResponse:
