@@ -32,7 +32,10 @@ def _cache_info(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
     else:
-        print(f"cache: {info['path']}")
+        print(
+            f"cache: {info['path']}"
+            + (f" ({info['mode']})" if info["mode"] != "read-write" else "")
+        )
         print(f"entries: {info['entries']}")
         print(f"size on disk: {info['size_bytes'] / 1024:.1f} KiB")
         for model, n in sorted(info["per_model"].items()):

@@ -311,7 +311,11 @@ class Model:
         )
         key = cache_key(components) if self.cache is not None else None
         if self.cache is not None and key is not None:
-            hit = self.cache.get(key)
+            try:
+                hit = self.cache.get(key)
+            except (sqlite3.Error, OSError, ValueError) as exc:  # the cache never fails a call
+                log.warning("%s: could not read the cache: %s", self.name, exc)
+                hit = None
             if hit is not None:
                 usage = Usage(
                     prompt_tokens=int(hit.get("prompt_tokens", 0)),
@@ -356,7 +360,7 @@ class Model:
             }
             try:
                 self.cache.put(key, self.name, value)
-            except sqlite3.Error as exc:  # disk full, locked too long: keep the paid reply
+            except (sqlite3.Error, OSError) as exc:  # disk full, locked too long: keep the reply
                 log.warning("%s: could not store the reply in the cache: %s", self.name, exc)
         return Completion(
             text=resp.text, finish_reason=resp.finish_reason, usage=usage, model=self.name
