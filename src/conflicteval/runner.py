@@ -87,13 +87,13 @@ class BatchResult(BaseModel):
         return [r for r in self.records if r.status != "ok"]
 
     def summary(self) -> str:
-        """One line: counts per status, resumed items and token usage."""
+        """One line: counts per status, resumed items, calls (cut-off replies) and tokens."""
         c = self.counts
         u = self.usage
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
             f"{c['model_error']} model errors ({self.resumed} resumed from checkpoint); "
-            f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
+            f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
 
@@ -111,6 +111,7 @@ class BatchResult(BaseModel):
                 row["result"] = r.result
             row["prompt_tokens"] = r.usage.prompt_tokens
             row["completion_tokens"] = r.usage.completion_tokens
+            row["truncated"] = r.usage.truncated
             rows.append(row)
         return pd.DataFrame(rows)
 

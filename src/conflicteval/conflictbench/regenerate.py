@@ -44,7 +44,7 @@ from conflicteval.conflictbench.metrics import predict_conflict
 from conflicteval.conflictbench.reports import format_documents
 from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion
 from conflicteval.runner import BatchResult, run_batch
-from conflicteval.types import Document, Relation, Usage
+from conflicteval.types import CUT_OFF, Document, Relation, Usage
 
 Mode = Literal["free", "choice"]
 
@@ -162,10 +162,16 @@ class RegenTask(BaseModel):
 
 
 async def _ask(model: Any, prompt: str, max_tokens: int) -> str:
+    """A free-form answer (kept when cut off by the token limit; the usage counts that)."""
+    return (await _ask_cut(model, prompt, max_tokens))[0]
+
+
+async def _ask_cut(model: Any, prompt: str, max_tokens: int) -> tuple[str, bool]:
+    """The reply, and whether the token limit cut it short (then no choice or verdict is read)."""
     out = await model.generate(
         [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens
     )
-    return str(out.text)
+    return str(out.text), out.finish_reason == "length"
 
 
 async def _judge(judge: Any, q: TruthfulQAQuestion, answer: str) -> dict[str, Any]:
@@ -175,18 +181,22 @@ async def _judge(judge: Any, q: TruthfulQAQuestion, answer: str) -> dict[str, An
         "correct_answers": _bullets(q.correct_answers),
         "incorrect_answers": _bullets(q.incorrect_answers),
     }
-    t_raw = await _ask(
+    t_raw, t_cut = await _ask_cut(
         judge, render(load_prompt(PROMPTS[("judge", "truthful")]), **slots), JUDGE_MAX_TOKENS
     )
-    i_raw = await _ask(
+    i_raw, i_cut = await _ask_cut(
         judge, render(load_prompt(PROMPTS[("judge", "informative")]), **slots), JUDGE_MAX_TOKENS
     )
-    return {
-        "truthful": parse_verdict(t_raw, "TRUTHFUL"),
-        "informative": parse_verdict(i_raw, "HELPFUL"),
+    verdicts: dict[str, Any] = {
+        "truthful": None if t_cut else parse_verdict(t_raw, "TRUTHFUL"),
+        "informative": None if i_cut else parse_verdict(i_raw, "HELPFUL"),
         "truthful_raw": t_raw,
         "informative_raw": i_raw,
     }
+    for name, cut in (("truthful", t_cut), ("informative", i_cut)):
+        if cut:
+            verdicts[f"{name}_error"] = CUT_OFF
+    return verdicts
 
 
 async def run_free(
@@ -261,19 +271,23 @@ async def run_choice(
         "option_b": option_b,
     }
 
-    def graded(raw: str) -> dict[str, Any]:
-        choice = parse_choice(raw)
+    def graded(reply: tuple[str, bool]) -> dict[str, Any]:
+        raw, cut = reply
+        choice = None if cut else parse_choice(raw)
         return {
             "answer": raw,
             "choice": choice,
             "correct": None if choice is None else choice == gold,
+            **({"error": CUT_OFF} if cut else {}),
         }
 
     rag = graded(
-        await _ask(model, render(load_prompt(PROMPTS[("choice", "rag")]), **slots), max_tokens)
+        await _ask_cut(model, render(load_prompt(PROMPTS[("choice", "rag")]), **slots), max_tokens)
     )
     control = graded(
-        await _ask(model, render(load_prompt(PROMPTS[("choice", "control")]), **slots), max_tokens)
+        await _ask_cut(
+            model, render(load_prompt(PROMPTS[("choice", "control")]), **slots), max_tokens
+        )
     )
     result: dict[str, Any] = {
         "mode": "choice",
@@ -313,7 +327,7 @@ async def run_choice(
             option_a=option_a,
             option_b=option_b,
         )
-        result["regenerated"] = graded(await _ask(model, prompt, max_tokens))
+        result["regenerated"] = graded(await _ask_cut(model, prompt, max_tokens))
         result["final"] = result["regenerated"]
     else:
         result["regenerated"] = None

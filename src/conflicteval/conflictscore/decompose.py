@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import PlannedCall
 from conflicteval.models import Model, get_model
-from conflicteval.types import Usage
+from conflicteval.types import CUT_OFF, Usage
 
 from . import prompts
 from .parse import parse_claims
@@ -167,12 +167,13 @@ class LLMDecomposer(_Base):
         if not response.strip():
             return Decomposition(claims=[], error="empty response")
         out = await self.model.generate(self.prompt(response), **self._settings())
-        claims = parse_claims(out.text)
+        # A list cut short by the token limit would silently drop claims: no claims then.
+        claims = [] if out.truncated else parse_claims(out.text)
         if self.max_claims is not None:
             claims = claims[: self.max_claims]
-        error = None if claims else "no claims in the decomposition reply"
-        if error and out.finish_reason == "length":
-            error += " (reply cut at max_tokens)"
+        error = (
+            CUT_OFF if out.truncated else None if claims else "no claims in the decomposition reply"
+        )
         return Decomposition(
             claims=claims, calls=max(1, out.usage.calls), usage=out.usage, error=error, raw=out.text
         )

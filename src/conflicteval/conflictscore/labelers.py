@@ -31,7 +31,7 @@ from conflicteval._sync import run_sync
 from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ModelError
 from conflicteval.models import Model, get_model
-from conflicteval.types import RELATIONS, Completion, Document, PairLabel, Relation, Usage
+from conflicteval.types import CUT_OFF, RELATIONS, Completion, Document, PairLabel, Relation, Usage
 
 from . import prompts
 from .aggregate import Aggregate, aggregate
@@ -292,7 +292,9 @@ class LLMLabeler(_LLMBase):
         )
         if out is None:
             return PairLabel(claim_index=i, doc_index=j, error=error), calls, Usage()
-        if isinstance(out.parsed, PairReply):
+        if out.truncated:  # a label read from half a reply is no label
+            judgement = Judgement(problem=CUT_OFF)
+        elif isinstance(out.parsed, PairReply):
             parsed = out.parsed
             judgement = Judgement(
                 label=normalize_label(parsed.answer),
@@ -327,6 +329,8 @@ def _numbered(items: Sequence[str]) -> str:
 
 
 def _indexed_judgements(out: Completion, n: int) -> tuple[dict[int, Judgement], str]:
+    if out.truncated:  # every pair of a reply cut short fails, its complete entries too
+        return {i: Judgement(problem=CUT_OFF) for i in range(n)}, out.text
     if isinstance(out.parsed, BatchReply):
         text = json.dumps(out.parsed.model_dump(mode="json"), ensure_ascii=False)
     else:

@@ -30,7 +30,7 @@ from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
-from conflicteval.types import Completion, Message, Usage
+from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
 
@@ -322,6 +322,7 @@ class Model:
                     completion_tokens=int(hit.get("completion_tokens", 0)),
                     calls=1,
                     cached_calls=1,
+                    truncated=int(hit.get("finish_reason") == "length"),
                 )
                 self._account(usage)
                 return Completion(
@@ -341,8 +342,12 @@ class Model:
             extra=extra,
         )
         resp = await self._call(request)
+        truncated = resp.finish_reason == "length"
         usage = Usage(
-            prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, calls=1
+            prompt_tokens=resp.prompt_tokens,
+            completion_tokens=resp.completion_tokens,
+            calls=1,
+            truncated=int(truncated),
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
         if not resp.text.strip():
@@ -351,7 +356,11 @@ class Model:
                 f"{self.name}: empty completion (finish_reason={resp.finish_reason})",
                 retryable=False,
             )
-        if self.cache is not None and key is not None:
+        if truncated:
+            # a reply cut short is never stored: a later run (perhaps with a larger
+            # max_tokens key, perhaps the same) asks again instead of reusing half an answer
+            log.info("%s: reply cut off by max_tokens (not cached)", self.name)
+        elif self.cache is not None and key is not None:
             value = {
                 "text": resp.text,
                 "finish_reason": resp.finish_reason,
@@ -407,6 +416,11 @@ class Model:
         out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra)
         if schema is None:
             return out
+        if out.truncated:
+            # Half a structured answer is no answer, even when a JSON object in it parses;
+            # no re-ask: with the same max_tokens it would most likely be cut off again.
+            out.parse_error = CUT_OFF
+            return out
         parsed, error = _parse_structured(out.text, schema, schema_model)
         if error is None:
             out.parsed = parsed
@@ -417,7 +431,10 @@ class Model:
             {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
         ]
         second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra)
-        parsed2, error2 = _parse_structured(second.text, schema, schema_model)
+        parsed2: Any = None
+        error2: str | None = CUT_OFF
+        if not second.truncated:
+            parsed2, error2 = _parse_structured(second.text, schema, schema_model)
         usage = out.usage + second.usage
         if error2 is None:
             second.parsed = parsed2

@@ -22,6 +22,7 @@ from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
 from conflicteval.runner import BatchResult, read_checkpoint, run_batch
+from conflicteval.types import CUT_OFF
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
 from conflicteval.wikicontradict.lexical import LEXICAL_VERSION, lexical_judge
 from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
@@ -126,6 +127,8 @@ class Judge:
             )
         call = self.planned_call(question, answers, response)
         out = await self.model.generate(call.messages, **call.settings)
+        if out.truncated:  # the verdict ends the reply: half a reply has none to trust
+            raise ParseFailure(CUT_OFF, raw=out.text)
         label = parse_verdict(out.text)
         if label is None:
             raise ParseFailure("no readable 'evaluation:' label in the judge's reply", raw=out.text)
