@@ -7,6 +7,7 @@ function in its ``cli`` module.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import importlib.util
 import json
@@ -105,6 +106,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished items are kept in the checkpoint", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC and exc.filename is None:
+            raise  # not a file the user can do something about
+        what = exc.filename or "a file"
+        reason = "no space left on the device" if exc.errno == errno.ENOSPC else exc.strerror
+        print(
+            f"error: could not write {what}: {reason}; finished items are safe in the "
+            "checkpoint: fix that and run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 2
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ and a re-run with the same checkpoint makes no call for a finished id.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import math
@@ -159,7 +160,8 @@ class _Writer:
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = _lock(path)
+        self.lock = _lock(path.resolve())  # one file reached through a link is one checkpoint
+        self.written = 0
         if path.exists():
             _drop_partial_last_line(path)
 
@@ -169,10 +171,19 @@ class _Writer:
             return
         if self.closed:  # never write to a checkpoint whose lock is given up
             raise ConflictEvalError(f"{self.path}: write after the batch ended")
-        if self.fh is None:
-            self.fh = self.path.open("a", encoding="utf-8")
-        self.fh.write(line + "\n")
-        self.fh.flush()
+        try:
+            if self.fh is None:
+                self.fh = self.path.open("a", encoding="utf-8")
+            self.fh.write(line + "\n")
+            self.fh.flush()
+        except OSError as exc:
+            raise ConflictEvalError(
+                f"{self.path}: could not write the checkpoint ({_os_reason(exc)}); "
+                f"the {self.written} items finished in this run before it, and all earlier "
+                "ones, are safe in it: free the space (or fix the file) and run the same "
+                "command again to resume"
+            ) from exc
+        self.written += 1
 
     def close(self) -> None:
         self.closed = True
@@ -182,6 +193,13 @@ class _Writer:
         if self.lock is not None:
             self.lock.close()  # closing the file releases the flock
             self.lock = None
+
+
+def _os_reason(exc: OSError) -> str:
+    """An OS error in words: "no space left on the device" for a full disk."""
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or str(exc)
 
 
 def _lock(path: Path) -> Any:
@@ -429,12 +447,18 @@ def write_json_lines(path: str | os.PathLike[str], rows: Iterable[Any]) -> int:
     """Write rows (dicts or pydantic models) as JSON lines; returns the count."""
     n = 0
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            if isinstance(row, BaseModel):
-                fh.write(row.model_dump_json() + "\n")
-            else:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-            n += 1
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with p.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                if isinstance(row, BaseModel):
+                    fh.write(row.model_dump_json() + "\n")
+                else:
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                n += 1
+    except OSError as exc:
+        raise ConflictEvalError(
+            f"{p}: could not write the output ({_os_reason(exc)}); the finished items are "
+            "safe in the checkpoint, if the run had one: free the space and run it again"
+        ) from exc
     return n
