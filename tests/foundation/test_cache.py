@@ -274,3 +274,17 @@ def test_a_cache_path_that_is_a_file_is_a_clear_error(
     assert cli_main(["cache", "info", "--dir", str(path)]) == 2
     err = capsys.readouterr().err
     assert "not-a-dir" in err and "Traceback" not in err
+
+
+def test_a_full_cache_skips_the_store_with_one_clear_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = ResponseCache(tmp_path)
+    conn = cache._connect()
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages + 2}")  # SQLite's own "database or disk is full"
+    for i in range(50):
+        cache.put(f"k{i}", "m", {"text": "x" * 2000})  # never raises
+    notes = [r.getMessage() for r in caplog.records if "no space left" in r.getMessage()]
+    assert len(notes) == 1 and str(tmp_path) in notes[0] and "safe" in notes[0]
+    assert cache.mode == "read-write" and cache.get("k0") is not None

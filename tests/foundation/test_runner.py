@@ -549,7 +549,7 @@ def test_a_full_disk_while_writing_an_output_names_it(
 
     out = tmp_path / "out.jsonl"
     _disk_fills_after(monkeypatch, out, 1)
-    with pytest.raises(ConflictEvalError, match="out.jsonl: could not write the output"):
+    with pytest.raises(ConflictEvalError, match=r"out\.jsonl: could not write the output"):
         write_json_lines(out, [{"a": 1}, {"b": 2}])
 
 
