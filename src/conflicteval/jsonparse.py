@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
@@ -111,15 +112,35 @@ def _decode_span(text: str, start: int, end: int) -> tuple[Any, int]:
     return value, 2 * len(span)
 
 
-def _first_in_spans(text: str, want: type, budget: list[int]) -> Any:
-    """The first balanced span of ``text`` that decodes to a ``want``, or ``_NONE``."""
+def iter_json_spans(
+    text: str, want: type = dict, *, outermost: bool = False, budget: list[int] | None = None
+) -> Iterator[tuple[Any, int, int]]:
+    """Yield ``(value, start, end)`` for each balanced span of ``text`` that decodes to a ``want``.
+
+    Spans come left to right (by start); with ``outermost`` a span inside one
+    already yielded is skipped. The decoder reads at most ``budget[0]``
+    characters over all spans (default: a few times the text's length), so the
+    work stays linear even for a hostile reply; ``budget`` is decreased in place.
+    """
+    if budget is None:
+        budget = [_PARSE_BUDGET * max(len(text), 1)]
+    last_end = -1
     for start, end in balanced_spans(text, "{" if want is dict else "["):
+        if outermost and start < last_end:
+            continue
         if budget[0] <= 0:
-            return _NONE
+            return
         value, cost = _decode_span(text, start, end)
         budget[0] -= cost
         if value is not _NONE and isinstance(value, want):
-            return value
+            last_end = end
+            yield value, start, end
+
+
+def _first_in_spans(text: str, want: type, budget: list[int]) -> Any:
+    """The first balanced span of ``text`` that decodes to a ``want``, or ``_NONE``."""
+    for value, _, _ in iter_json_spans(text, want, budget=budget):
+        return value
     return _NONE
 
 

@@ -302,7 +302,7 @@ class LLMLabeler(_LLMBase):
                 reasoning=parsed.reasoning,
             )
         else:
-            judgement = parse_judgement(out.text)
+            judgement = parse_judgement(out.text, doc.text)
             if judgement.label is None and out.parse_error:
                 judgement.problem = f"{judgement.problem}; {out.parse_error}"
         return _pair(i, j, judgement, out.text), calls, out.usage

@@ -129,13 +129,13 @@ class Judge:
         out = await self.model.generate(call.messages, **call.settings)
         if out.truncated:  # the verdict ends the reply: half a reply has none to trust
             raise ParseFailure(CUT_OFF, raw=out.text)
-        label = parse_verdict(out.text)
+        label = parse_verdict(out.text, response)
         if label is None:
             raise ParseFailure("no readable 'evaluation:' label in the judge's reply", raw=out.text)
         return Judgement(
             label=map_label(label, template),
             judge_label=label,
-            comment=parse_comment(out.text),
+            comment=parse_comment(out.text, response),
             raw=out.text,
             judge=self.name,
         )
