@@ -349,18 +349,10 @@ def _as_index(value: Any) -> int | None:
 def _entries(text: str) -> list[dict[str, Any]]:
     """The label entries of a batched reply: the longest list of dicts, else loose objects."""
     best: list[dict[str, Any]] = []
-    decoder = json.JSONDecoder()
-    idx = text.find("[")
-    while idx != -1:
-        try:
-            value, _ = decoder.raw_decode(text, idx)
-        except ValueError:
-            value = None
-        if isinstance(value, list):
-            dicts = [v for v in value if isinstance(v, dict)]
-            if len(dicts) > len(best):
-                best = dicts
-        idx = text.find("[", idx + 1)
+    for value, _, _ in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
+        dicts = [v for v in value if isinstance(v, dict)]
+        if len(dicts) > len(best):
+            best = dicts
     if best:
         return best
     # Truncated outer object/array: keep every complete entry that has an index.
