@@ -23,6 +23,7 @@ AREAS = (
     "conflicteval.wikicontradict.cli",
     "conflicteval.conflictbench.cli",
     "conflicteval.feverous.cli",
+    "conflicteval.data.cli",
 )
 
 
