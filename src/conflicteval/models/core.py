@@ -232,8 +232,10 @@ class Model:
                 self.provider.complete(request, self.timeout), self.timeout
             )
         except asyncio.TimeoutError:
+            # the provider's own words for its client's timeout: whichever of the two
+            # fires first, a record reads the same (fresh and resumed runs compare equal)
             raise ProviderError(
-                f"request timed out: no complete reply within {self.timeout:g}s", retryable=True
+                f"request timed out after {self.timeout}s", retryable=True
             ) from None
 
     async def _attempt(self, request: ProviderRequest) -> ProviderResponse:
