@@ -101,23 +101,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except ConflictEvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (ConflictEvalError, ValueError, OSError) as exc:
+        # a user mistake (bad option, input file or configuration): one line, no traceback
+        # (-vv logs the traceback at debug level)
+        logging.getLogger("conflicteval.cli").debug("traceback", exc_info=True)
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            print(
+                f"error: could not write {exc.filename or 'a file'}: no space left on the "
+                "device; finished items are safe in the checkpoint: free space and run the "
+                "same command again to resume",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; finished items are kept in the checkpoint", file=sys.stderr)
         return 130
-    except OSError as exc:
-        if exc.errno != errno.ENOSPC and exc.filename is None:
-            raise  # not a file the user can do something about
-        what = exc.filename or "a file"
-        reason = "no space left on the device" if exc.errno == errno.ENOSPC else exc.strerror
-        print(
-            f"error: could not write {what}: {reason}; finished items are safe in the "
-            "checkpoint: fix that and run the same command again to resume",
-            file=sys.stderr,
-        )
-        return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    # an error may carry its command-line wording ("--variant nq", not "variant='nq'")
+    text = " ".join(str(getattr(exc, "cli_message", None) or exc).split()) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename is not None and str(exc.filename) not in text:
+        text = f"{exc.filename}: {text}"
+    return text
 
 
 if __name__ == "__main__":
