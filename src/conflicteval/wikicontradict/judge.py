@@ -56,6 +56,16 @@ def map_label(label: Verdict, template: str) -> Verdict:
     return label
 
 
+def judge_messages(question: str, answers: Sequence[str], response: str) -> list[dict[str, str]]:
+    """The judge's messages for one response (pure).
+
+    The paper's layout: an empty system message, then the judge prompt
+    (:func:`~conflicteval.wikicontradict.verdict.judge_prompt`) as the user turn.
+    """
+    prompt = judge_prompt(question, list(answers), response)
+    return [{"role": "system", "content": ""}, {"role": "user", "content": prompt}]
+
+
 class Judgement(BaseModel):
     """One graded response.
 
@@ -72,6 +82,47 @@ class Judgement(BaseModel):
     comment: str
     raw: str | None = None
     judge: str
+
+
+NO_VERDICT = "no readable 'evaluation:' label in the judge's reply"
+"""Why a judge reply without a readable final label is a failure."""
+
+
+def judgement_from_reply(
+    reply: str,
+    template: str = "5",
+    judge: str = "",
+    *,
+    response: str | None = None,
+    truncated: bool = False,
+) -> Judgement:
+    """Read a judge reply into a :class:`Judgement` (pure).
+
+    Args:
+        reply: The judge model's reply.
+        template: The template the graded response answered (for :func:`map_label`).
+        judge: The judge's name, recorded in the Judgement.
+        response: The graded response, so that an ``evaluation:`` line the judge
+            merely copies from it is not read as its verdict (see ``parse_verdict``).
+        truncated: The reply was cut off by the token limit: a parse failure
+            (``reply cut off by max_tokens``), the verdict ending the reply.
+
+    Raises:
+        ParseFailure: The reply has no readable final label (raw kept); no
+            verdict is ever guessed.
+    """
+    if truncated:
+        raise ParseFailure(CUT_OFF, raw=reply)
+    label = parse_verdict(reply, response)
+    if label is None:
+        raise ParseFailure(NO_VERDICT, raw=reply)
+    return Judgement(
+        label=map_label(label, template),
+        judge_label=label,
+        comment=parse_comment(reply, response),
+        raw=reply,
+        judge=judge,
+    )
 
 
 class Judge:
@@ -114,9 +165,8 @@ class Judge:
         The paper's layout: an empty system message, then the judge prompt as
         the user turn.
         """
-        prompt = judge_prompt(question, list(answers), response)
         return PlannedCall(
-            [{"role": "system", "content": ""}, {"role": "user", "content": prompt}],
+            judge_messages(question, answers, response),
             {**self.settings, "prompt_version": self.version},
         )
 
@@ -148,17 +198,8 @@ class Judge:
             )
         call = self.planned_call(question, answers, response)
         out = await self.model.generate(call.messages, **call.settings)
-        if out.truncated:  # the verdict ends the reply: half a reply has none to trust
-            raise ParseFailure(CUT_OFF, raw=out.text)
-        label = parse_verdict(out.text, response)
-        if label is None:
-            raise ParseFailure("no readable 'evaluation:' label in the judge's reply", raw=out.text)
-        return Judgement(
-            label=map_label(label, template),
-            judge_label=label,
-            comment=parse_comment(out.text, response),
-            raw=out.text,
-            judge=self.name,
+        return judgement_from_reply(
+            out.text, template, self.name, response=response, truncated=out.truncated
         )
 
     def grade_sync(
