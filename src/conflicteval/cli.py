@@ -22,6 +22,7 @@ AREAS = (
     "conflicteval.wikicontradict.cli",
     "conflicteval.conflictbench.cli",
     "conflicteval.feverous.cli",
+    "conflicteval.executors.batch_cli",
 )
 
 

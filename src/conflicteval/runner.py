@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
-from conflicteval.errors import ConflictEvalError, ModelError, ParseFailure
+from conflicteval.errors import ConflictEvalError, ModelError, ParseFailure, PendingCall
 from conflicteval.models.core import usage_scope
 from conflicteval.types import Status, Usage
 
@@ -35,7 +35,8 @@ class Record(BaseModel):
 
     Attributes:
         id: The item's id.
-        status: ``ok``, ``parse_error`` or ``model_error``.
+        status: ``ok``, ``parse_error``, ``model_error``, or ``pending`` (waiting
+            for a batch result; never written to the checkpoint).
         result: The item function's (JSON-serialisable) result when ``ok``.
         error: The reason when not ``ok``.
         raw: The raw model text behind a parse failure, if any.
@@ -68,10 +69,12 @@ class BatchResult(BaseModel):
 
     @property
     def counts(self) -> dict[str, int]:
-        """Items per status, plus ``total``."""
-        counts = {"ok": 0, "parse_error": 0, "model_error": 0}
+        """Items per status, plus ``total`` (``pending`` only when some are)."""
+        counts = {"ok": 0, "parse_error": 0, "model_error": 0, "pending": 0}
         for r in self.records:
             counts[r.status] += 1
+        if not counts["pending"]:  # only batch export leaves items pending
+            del counts["pending"]
         counts["total"] = len(self.records)
         return counts
 
@@ -89,9 +92,11 @@ class BatchResult(BaseModel):
         """One line: counts per status, resumed items and token usage."""
         c = self.counts
         u = self.usage
+        n = c.get("pending", 0)
+        pending = f", {n} pending (waiting for batch results)" if n else ""
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
-            f"{c['model_error']} model errors ({self.resumed} resumed from checkpoint); "
+            f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint); "
             f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
@@ -302,6 +307,8 @@ async def run_batch(
                 )
             except ModelError as exc:
                 rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
+            except PendingCall as exc:  # batch export: done in a later round, not a failure
+                rec = Record(id=item_id, status="pending", error=str(exc), usage=usage)
             except asyncio.CancelledError as exc:
                 cancelling = getattr(asyncio.current_task(), "cancelling", None)
                 if cancelling is None or cancelling():
@@ -331,6 +338,10 @@ async def run_batch(
             except asyncio.QueueEmpty:
                 return
             rec = await run_one(item_id, item)
+            if rec.status == "pending":  # never checkpointed: the next round runs it again
+                results[item_id] = rec
+                bar.update(1)
+                continue
             try:
                 line = rec.model_dump_json()
             except (TypeError, ValueError) as exc:

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval.executors.batch_cli import add_batch_options, batch_command
+
 __all__ = ["register"]
 
 LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical")
@@ -80,7 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--dry-run", action="store_true", help="count claim-writing calls only")
     _source_args(build)
     _model_args(build, "claim writer model (default: deterministic template claims)")
-    build.set_defaults(func=_build)
+    add_batch_options(build)
+    build.set_defaults(func=batch_command(_build))
 
     det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
     det.add_argument("--items", required=True, help="ConflictBench JSONL (from 'build')")
@@ -98,7 +101,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
     _model_args(det, "labeler model")
-    det.set_defaults(func=_detect)
+    add_batch_options(det)
+    det.set_defaults(func=batch_command(_detect))
 
     rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
     rep.add_argument("--out", default=None, help="the detection output directory")
@@ -139,7 +143,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     reports.add_argument("--max-tokens", type=int, default=800, help="report length limit")
     _batch_args(reports)
     _scorer_args(reports)
-    reports.set_defaults(func=_reports)
+    add_batch_options(reports)
+    reports.set_defaults(func=batch_command(_reports))
 
     regen = subparsers.add_parser(
         "regenerate",
@@ -160,7 +165,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
     _batch_args(regen)
     _scorer_args(regen)
-    regen.set_defaults(func=_regenerate)
+    add_batch_options(regen)
+    regen.set_defaults(func=batch_command(_regenerate))
 
 
 # ------------------------------------------------------------------ shared arguments

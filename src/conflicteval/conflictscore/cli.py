@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.executors.batch_cli import add_batch_options, batch_command
 from conflicteval.jsonio import iter_json_lines
 from conflicteval.types import Document
 
@@ -94,7 +95,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument(
         "--nli-model", metavar="DIR", help="local NLI model directory for --labeler nli"
     )
-    score.set_defaults(func=_score)
+    add_batch_options(score)
+    score.set_defaults(func=batch_command(_score))
 
 
 def _model_args(parser: argparse.ArgumentParser) -> None:

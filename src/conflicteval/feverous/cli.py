@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conflicteval.executors.batch_cli import add_batch_options, batch_command
+
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 
 
@@ -84,7 +86,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="count the model calls, cache hits and prompt tokens without calling a model",
     )
-    ve.set_defaults(func=_verify)
+    add_batch_options(ve)
+    ve.set_defaults(func=batch_command(_verify))
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.observe import active_observers
 from conflicteval.types import Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
@@ -300,6 +301,8 @@ class Model:
                     cached_calls=1,
                 )
                 self._account(usage)
+                for obs in active_observers():  # batch export and cost accounting see hits
+                    obs.on_cached(self, key, usage)
                 return Completion(
                     text=hit["text"],
                     finish_reason=hit.get("finish_reason"),
@@ -316,11 +319,16 @@ class Model:
             schema_name=schema_name,
             extra=extra,
         )
+        observers = active_observers()
+        for obs in observers:  # batch export records the request and raises PendingCall
+            obs.on_missing(self, key, request)
         resp = await self._call(request)
         usage = Usage(
             prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, calls=1
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
+        for obs in observers:
+            obs.on_called(self, key, usage)
         if not resp.text.strip():
             self.failures += 1
             raise ModelError(

@@ -15,6 +15,7 @@ from typing import Any
 
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import dry_run
+from conflicteval.executors.batch_cli import add_batch_options, batch_command
 from conflicteval.runner import BatchResult, read_checkpoint
 
 
@@ -57,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _template_options(p)
-    p.set_defaults(func=_generate)
+    add_batch_options(p)
+    p.set_defaults(func=batch_command(_generate))
 
     p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
     p.add_argument("--run", required=True, help="run directory")
@@ -69,7 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true", help="grade failed rows again")
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_judge)
+    add_batch_options(p)
+    p.set_defaults(func=batch_command(_judge))
 
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
     p.add_argument("--run", required=True, help="run directory")
@@ -104,7 +107,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="show the paper's Table 3 (published judges) beside the measured agreement",
     )
     _match_option(p)
-    p.set_defaults(func=_calibrate)
+    add_batch_options(p)
+    p.set_defaults(func=batch_command(_calibrate))
 
 
 def _match_option(p: argparse.ArgumentParser) -> None:
