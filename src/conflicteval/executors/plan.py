@@ -211,7 +211,12 @@ class BatchExport(CallLedger):
             raise PendingCall("-", model.name)
         with self._lock:
             if key not in self.requests:
-                self.requests[key] = call_request(model, key, request)
+                try:
+                    self.requests[key] = call_request(model, key, request)
+                except ConflictEvalError as exc:
+                    # not an item's failure (which the checkpoint would keep): the export's
+                    self.problem = str(exc)
+                    raise PendingCall(key, model.name) from None
                 self._entry(model).exported += 1
         raise PendingCall(key, model.name)
 
