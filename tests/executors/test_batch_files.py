@@ -149,7 +149,9 @@ def test_imported_reply_is_the_entry_the_online_path_stores(tmp_path: Path) -> N
         ]
         assert rows[0] == rows[1]
         replayed = batch_model.generate_sync("q", max_tokens=40)
-        assert replayed.cached and replayed.text == "re: q" and replayed.usage.completion_tokens == 2
+        assert (
+            replayed.cached and replayed.text == "re: q" and replayed.usage.completion_tokens == 2
+        )
 
 
 def _export_three(srv: OpenAICompatServer, tmp_path: Path) -> tuple[Any, Path, list[str]]:
@@ -188,7 +190,9 @@ def test_empty_and_malformed_results(tmp_path: Path, capsys: pytest.CaptureFixtu
         out = tmp_path / "out.jsonl"
         out.write_text(srv.answer_batch_file(req.read_text()))
         report = import_results([out], open_cache(), [req])
-        assert report.imported == 0 and report.failed == {"empty completion (finish_reason=stop)": 3}
+        assert report.imported == 0 and report.failed == {
+            "empty completion (finish_reason=stop)": 3
+        }
         bad = tmp_path / "bad.jsonl"
         bad.write_text(out.read_text().splitlines()[0] + "\n{not json\n")
         with pytest.raises(DataError, match=r"bad.jsonl, row 2: not JSON"):

@@ -29,7 +29,9 @@ def reply(body: dict[str, Any]) -> str:
     prompt = str(body["messages"][-1]["content"])
     if prompt.startswith("Instruction: Break down the following report"):
         report = prompt.rsplit("Report:", 1)[-1] if "Report:" in prompt else prompt
-        sentences = re.findall(r"(The canal opened in \d+|It is 38 km long|Boats pass 14 locks)", report)
+        sentences = re.findall(
+            r"(The canal opened in \d+|It is 38 km long|Boats pass 14 locks)", report
+        )
         return "Claims:\n" + "\n".join(f"{k}. {s}." for k, s in enumerate(sentences, 1))
     if prompt.startswith("# Document-Claim Conflict Detection"):
         claim = prompt.split("# Claim to evaluate", 1)[1].split("#", 1)[0]
@@ -128,9 +130,7 @@ def test_batch_export_with_dry_run_writes_nothing(
     assert "2 to send" in capsys.readouterr().out
 
 
-def test_one_response_pending_exits_3(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_one_response_pending_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     resp = tmp_path / "resp.txt"
     resp.write_text(ITEMS[0]["response"])
     docs = tmp_path / "docs.jsonl"
