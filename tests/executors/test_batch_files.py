@@ -186,7 +186,7 @@ def test_failed_lines_are_counted_and_asked_again(tmp_path: Path) -> None:
 
 def test_empty_and_malformed_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with OpenAICompatServer(lambda body: " ") as srv:
-        _, req, ids = _export_three(srv, tmp_path)
+        _, req, _ = _export_three(srv, tmp_path)
         out = tmp_path / "out.jsonl"
         out.write_text(srv.answer_batch_file(req.read_text()))
         report = import_results([out], open_cache(), [req])

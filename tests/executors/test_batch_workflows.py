@@ -39,7 +39,7 @@ def reply(body: dict[str, Any]) -> str:
         year = re.search(r"18\d\d", claim)
         if year and "opened" in doc:
             answer = "SUPPORTS" if year.group(0) in doc else "CONTRADICTS"
-        elif "38 km" in claim and "38 km" in doc or "locks" in claim and "locks" in doc:
+        elif ("38 km" in claim and "38 km" in doc) or ("locks" in claim and "locks" in doc):
             answer = "SUPPORTS"
         else:
             answer = "IRRELEVANT"
