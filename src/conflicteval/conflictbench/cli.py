@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.executors.batch_cli import add_batch_options, batch_command
 
 __all__ = ["register"]
@@ -51,7 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read one source's release files and write unified items (or pickle rows) as JSONL",
     )
     conv.add_argument("source", help="conflictingqa, ambigdocs, contraqa, macnoise[-nq|-tqa]")
-    conv.add_argument("path", help="release file (ContraQA: the corpus directory)")
+    conv.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help=(
+            "release file (ContraQA: the corpus directory); omitted: the pinned release is "
+            "fetched (AmbigDocs, ContraQA) or the download instructions are shown"
+        ),
+    )
     conv.add_argument("--out", required=True, help="JSONL file to write")
     conv.add_argument(
         "--rows",
@@ -66,8 +75,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--source",
         action="append",
         required=True,
-        metavar="NAME=PATH",
-        help="a source and its release file; repeat for several",
+        metavar="NAME[=PATH]",
+        help=(
+            "a source and its release file (without =PATH: the pinned release, fetched by "
+            "name where the source allows it); repeat for several"
+        ),
     )
     build.add_argument("--out", required=True, help="JSONL file to write")
     build.add_argument("--seed", type=int, default=0, help="seed of the split and draws (0)")
@@ -155,7 +167,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "and judge truthfulness / informativeness (free-form) or accuracy (binary choice)."
         ),
     )
-    regen.add_argument("--questions", required=True, help="TruthfulQA CSV")
+    add_data_option(regen, "truthfulqa", flag="--questions", what="TruthfulQA CSV")
     regen.add_argument("--documents", required=True, help="retrieved documents (JSONL)")
     regen.add_argument("--model", required=True, help="answering model spec")
     regen.add_argument("--judge-model", default=None, help="judge model (default: --model)")
@@ -175,6 +187,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _source_args(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("source options")
     g.add_argument("--allow-pickle", action="store_true", help="ConflictingQA: read a pickle")
+    g.add_argument(
+        "--allow-checksum-mismatch",
+        action="store_true",
+        help="use a fetched release whose sha256 differs from its pin",
+    )
     g.add_argument("--level", default="35", help="MacNoise perturbation level (35)")
     g.add_argument("--variant", choices=("nq", "tqa"), default=None, help="MacNoise variant")
     g.add_argument(
@@ -289,23 +306,49 @@ def _convert(args: argparse.Namespace) -> int:
     if args.rows:
         if args.source.lower() != "conflictingqa":
             raise ValueError("--rows is for the ConflictingQA pickle only")
+        if args.path is None:
+            raise ValueError("--rows needs the path of the ConflictingQA pickle")
         n = convert_conflictingqa_pickle(args.path, args.out, allow_pickle=args.allow_pickle)
         print(f"wrote {n} rows to {args.out}")
         return 0
-    items = load(args.source, args.path, **_source_options(args.source, args))
+    path = _source_path(args.source, args.path, args)
+    items = load(args.source, path, **_source_options(args.source, args))
     n = write_items(items, args.out)
     print(f"wrote {n} items to {args.out}")
     return 0
 
 
-def _parse_sources(values: list[str]) -> list[tuple[str, str]]:
-    out = []
+def _parse_sources(values: list[str]) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
     for value in values:
         name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            raise ValueError(f"--source expects NAME=PATH, got {value!r}")
-        out.append((name.strip(), path.strip()))
+        if not name or (sep and not path):
+            raise ValueError(f"--source expects NAME=PATH or NAME, got {value!r}")
+        out.append((name.strip(), path.strip() if sep else None))
     return out
+
+
+_REGISTRY_NAMES = {"ambigdocs": "ambigdocs", "contraqa": "contraqa-corpus"}
+"""The dataset registry's name for a source that can be fetched (the rest are manual)."""
+
+
+def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str | None:
+    """The file to load for a source, printing its ``data: ...`` provenance line on stderr.
+
+    Without a path the registry's file is fetched (or, for a manual source, the error says
+    where to download it). ContraQA's corpus and queries are two files: its loader fetches both.
+    """
+    from conflicteval.data import fetch, resolve
+
+    allow = getattr(args, "allow_checksum_mismatch", False)
+    base = name.lower().split("-")[0]
+    if path is not None:
+        if Path(path).is_file():
+            print(resolve(path, base).describe(), file=sys.stderr)
+        return path
+    source = fetch(_REGISTRY_NAMES.get(base, base), allow_mismatch=allow)
+    print(source.describe(), file=sys.stderr)
+    return None if base == "contraqa" else str(source.path)
 
 
 @_handled
@@ -320,7 +363,10 @@ def _build(args: argparse.Namespace) -> int:
     )
     from conflicteval.conflictbench.claims import claim_request
 
-    specs = [(n, p, _source_options(n, args)) for n, p in _parse_sources(args.source)]
+    specs = [
+        (n, _source_path(n, p, args), _source_options(n, args))
+        for n, p in _parse_sources(args.source)
+    ]
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(_get_model(args.model, args.base_url)) if args.model else None
     if args.dry_run:
@@ -518,7 +564,7 @@ def _regenerate(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
     from conflicteval.conflictbench.truthfulqa import load_retrieved_documents, load_truthfulqa
 
-    questions = load_truthfulqa(args.questions)
+    questions = load_truthfulqa(resolve_data_arg(args, "truthfulqa", dest="questions").path)
     if args.limit is not None:
         questions = questions[: args.limit]
     documents = load_retrieved_documents(args.documents, questions)

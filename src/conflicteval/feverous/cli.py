@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.executors.batch_cli import add_batch_options, batch_command
 
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
@@ -54,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "a verdict, 1 when some are undecided or failed, 2 for bad input."
         ),
     )
-    ve.add_argument(
-        "--claims", required=True, help="claim file (.jsonl release or FEVEROUS-S .json)"
+    add_data_option(
+        ve, "feverous-dev", flag="--claims", what="claim file (.jsonl release or FEVEROUS-S .json)"
     )
     ve.add_argument("--db", default=None, help="feverous_wikiv1.db (for .jsonl claim files)")
     ve.add_argument(
@@ -171,7 +172,7 @@ def _load_items(args: argparse.Namespace) -> list[Any] | None:
     """Verification items from the claim file; None when a .jsonl file comes without --db."""
     from .items import items_from_claims, load_feverous_s
 
-    path = Path(args.claims)
+    path = resolve_data_arg(args, "feverous-dev", dest="claims").path
     strip = not args.keep_links
     if _is_json_array(path):
         items = load_feverous_s(path, strip_links=strip)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._sync import run_sync
+from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.dryrun import dry_run
 from conflicteval.executors.batch_cli import add_batch_options, batch_command
 from conflicteval.runner import BatchResult, read_checkpoint
@@ -29,19 +30,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = wc.add_subparsers(dest="wc_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("stats", help="Table 1 counts of a data file")
-    p.add_argument("--data", required=True, help="CSV release, nested JSON or Label Studio export")
+    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_stats)
 
     p = sub.add_parser("render", help="print a rendered prompt and its expected answers")
-    p.add_argument("--data", required=True)
+    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument("--template", required=True, help="1, 2, 3, 4, 5, 5.1, 5.2, 5.3 or 5.4")
     p.add_argument("--id", default=None, help="instance id (default: the first instance)")
     _template_options(p)
     p.set_defaults(func=_render)
 
     p = sub.add_parser("generate", help="generate responses (resumable) into DIR")
-    p.add_argument("--data", required=True)
+    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument(
         "--model",
         required=True,
@@ -146,7 +147,9 @@ def _template_options(p: argparse.ArgumentParser) -> None:
 def _load(args: argparse.Namespace) -> list[Any]:
     from conflicteval.wikicontradict.data import add_revisions, load_revisions, load_wikicontradict
 
-    instances = load_wikicontradict(args.data)
+    source = resolve_data_arg(args, "wikicontradict")
+    args.data_source = source
+    instances = load_wikicontradict(source.path)
     if getattr(args, "revised", None):
         instances = add_revisions(instances, load_revisions(args.revised))
     return instances
@@ -177,7 +180,8 @@ def _err(text: str) -> None:
 def _stats(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.data import load_wikicontradict, summary
 
-    counts = summary(load_wikicontradict(args.data))
+    source = resolve_data_arg(args, "wikicontradict")
+    counts = summary(load_wikicontradict(source.path))
     if args.json:
         print(json.dumps(counts, indent=2))
         return 0
@@ -186,7 +190,7 @@ def _stats(args: argparse.Namespace) -> int:
     def line(name: str, key: str) -> str:
         return f"  {name:<40}{counts[key]:>5}  ({100 * counts[key] / total:.0f}%)"
 
-    print(f"WikiContradict: {args.data}")
+    print(f"WikiContradict: {source.path}")
     print(f"  {'instances':<40}{counts['total']:>5}")
     print("question type (heuristic: both answers Yes/No)")
     print(line("yes/no questions", "yes_no"))
@@ -213,7 +217,7 @@ def _render(args: argparse.Namespace) -> int:
     else:
         found = [i for i in instances if i.id == str(args.id)]
         if not found:
-            raise ConflictEvalError(f"no instance with id {args.id!r} in {args.data}")
+            raise ConflictEvalError(f"no instance with id {args.id!r} in {args.data_source.path}")
         inst = found[0]
     tset = _template_set(args)
     if args.template not in tset:
@@ -277,6 +281,7 @@ def _generate(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
         )
     )
+    record_data_source(args.out, args.data_source)
     return _finish(result, "generate", Path(args.out) / GENERATIONS_FILE)
 
 

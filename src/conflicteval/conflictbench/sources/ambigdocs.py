@@ -77,12 +77,13 @@ def _documents(path: Path, row: int | str, record: dict[str, Any]) -> list[dict[
 
 
 def load_ambigdocs(
-    path: str | PathLike[str], *, claimed_index: int = 0, seed: int | None = None
+    path: str | PathLike[str] | None = None, *, claimed_index: int = 0, seed: int | None = None
 ) -> Iterator[BenchItem]:
     """Yield one item per AmbigDocs record (id ``ambigdocs:<qid>``).
 
     Args:
-        path: An AmbigDocs JSON file (array, column-wise export, or JSON lines).
+        path: An AmbigDocs JSON file (array, column-wise export, or JSON lines); None:
+            the test split, fetched once from the registry (``ambigdocs``).
         claimed_index: Which document gives the claim (the last one when a
             record has fewer documents).
         seed: When given, the claimed document is drawn per record with a
@@ -92,6 +93,10 @@ def load_ambigdocs(
         DataError: naming file, record and field of a malformed record (also
             for a ``qid`` given twice in the file).
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("ambigdocs").path
     p = Path(path)
     first_row: dict[str, int | str] = {}
     for row, record in _records(p):

@@ -140,7 +140,10 @@ def _text(value: Any) -> str | None:
 
 
 def load_conflictingqa(
-    path: str | PathLike[str], *, allow_pickle: bool = False, text_field: str = "text_window"
+    path: str | PathLike[str] | None = None,
+    *,
+    allow_pickle: bool = False,
+    text_field: str = "text_window",
 ) -> Iterator[BenchItem]:
     """Yield one item per ``search_query`` (id ``conflictingqa:<sha1(query)[:12]>``).
 
@@ -155,6 +158,11 @@ def load_conflictingqa(
     Raises:
         DataError: naming file, row and field of a malformed row.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        # A manual source: this says where to download it (or uses a copy placed in the cache).
+        path = fetch("conflictingqa").path
     p = Path(path)
     groups: dict[str, list[BenchDocument]] = {}
     hints: dict[str, str] = {}

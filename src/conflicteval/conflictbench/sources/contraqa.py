@@ -200,7 +200,7 @@ def _resolve_layout(
 
 
 def load_contraqa(
-    path: str | PathLike[str],
+    path: str | PathLike[str] | None = None,
     *,
     queries: str | PathLike[str] | None = None,
     qrels: str | PathLike[str] | None = None,
@@ -210,7 +210,8 @@ def load_contraqa(
 
     Args:
         path: A corpus directory (``wiki_noisy_1M/`` or the BEIR ``noisy_wiki_1M/``)
-            or the corpus file itself.
+            or the corpus file itself. None: the polluted corpus and its queries, fetched
+            once from the registry (``contraqa-corpus``, ``contraqa-queries``).
         queries: The queries file (default: ``queries.json``/``queries.jsonl`` beside the corpus).
         qrels: A qrels TSV (default for the BEIR layout: ``q_rel*.tsv`` beside the corpus).
         fake_match: How fakes are tied to a real paragraph (see the module docstring).
@@ -218,6 +219,12 @@ def load_contraqa(
     Raises:
         DataError: naming file, line and field of a malformed record.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("contraqa-corpus").path
+        if queries is None:
+            queries = fetch("contraqa-queries").path
     corpus, qpath, rpath, beir = _resolve_layout(Path(path), queries, qrels)
     qs = _read_queries(qpath, beir)
     links = _read_qrels(rpath) if rpath is not None else None

@@ -103,7 +103,7 @@ def _flags(path: Path, row: int | str, record: dict[str, Any], field: str, n: in
 
 
 def load_macnoise(
-    path: str | PathLike[str],
+    path: str | PathLike[str] | None = None,
     *,
     level: str | int | None = "35",
     variant: str | None = None,
@@ -125,6 +125,11 @@ def load_macnoise(
         DataError: naming file, record and field of a malformed record.
         ValueError: for a bad ``level`` or an unknown variant.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        # A manual source: this says where to download it (or uses a copy placed in the cache).
+        path = fetch("macnoise").path
     p = Path(path)
     var = (variant or infer_variant(p)).lower()
     if var not in ("nq", "tqa"):
