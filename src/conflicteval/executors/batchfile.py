@@ -223,10 +223,10 @@ def write_requests(
     export.parent.mkdir(parents=True, exist_ok=True)
     for stale in _stale_parts(export):
         stale.unlink()
+    if not requests:
+        return ExportResult(path=export, round=0, requests=0)
     round_no = max((e.round for e in read_manifest(manifest_path(export))), default=0) + 1
     result = ExportResult(path=export, round=round_no, requests=len(requests))
-    if not requests:
-        return result
     chunks = split_requests(requests, max_requests=max_requests, max_bytes=max_bytes)
     manifest_lines: list[str] = []
     for index, (model, lines, reqs) in enumerate(chunks, start=1):
