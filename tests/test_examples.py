@@ -17,6 +17,7 @@ OFFLINE_EXAMPLES = [
     "conflictbench_reports.py",
     "regenerate_truthfulqa.py",
     "feverous_score.py",
+    "batch_roundtrip.py",
 ]
 
 
