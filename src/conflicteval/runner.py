@@ -93,7 +93,7 @@ class BatchResult(BaseModel):
         c = self.counts
         u = self.usage
         n = c.get("pending", 0)
-        pending = f", {n} pending (waiting for batch results)" if n else ""
+        pending = f", {n} pending" if n else ""  # waiting for batch results
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
             f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint); "

@@ -640,7 +640,9 @@ class OpenAICompatServer:
         batch["status"] = status
         batch[f"{status}_at"] = int(time.time())
 
-    def _answer_line(self, line: dict[str, Any], *, shape: str = "openai") -> tuple[dict, bool]:
+    def _answer_line(
+        self, line: dict[str, Any], *, shape: str = "openai"
+    ) -> tuple[dict[str, Any], bool]:
         """One batch input line's result line (and whether it succeeded)."""
         n = self.batch_lines_answered
         self.batch_lines_answered += 1
