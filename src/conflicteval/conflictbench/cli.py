@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.executors.batch_cli import add_batch_options, batch_command
 
@@ -112,6 +113,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     det.add_argument("--retry-failed", action="store_true", help="re-run failed items on resume")
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
+    _plain_json_arg(det)
     _model_args(det, "labeler model")
     add_batch_options(det)
     det.set_defaults(func=batch_command(_detect))
@@ -175,6 +177,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
     regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
     regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    regen.add_argument(
+        "--main-claim",
+        choices=("first-conflicted", "first"),
+        default="first-conflicted",
+        help=(
+            "free-form claim fed back for regeneration: the first claim that has conflicts "
+            "(default) or the first claim only (regenerate only when it is conflicted)"
+        ),
+    )
     _batch_args(regen)
     _scorer_args(regen)
     add_batch_options(regen)
@@ -239,6 +250,16 @@ def _scorer_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--scorer-model", default=None, help="model for decomposition and labelling")
     g.add_argument("--decomposer", choices=DECOMPOSERS, default=None)
     g.add_argument("--labeler", choices=LABELERS, default=None)
+    _plain_json_arg(g)
+
+
+def _plain_json_arg(parser: Any) -> None:
+    parser.add_argument(
+        "--plain-json",
+        action="store_true",
+        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
+        "response_format schema); default: send the schema",
+    )
 
 
 def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -253,7 +274,9 @@ def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
         except ConflictEvalError:
             raise
         except (ValueError, OSError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            # An error may carry its command-line wording (e.g. "--variant nq" rather
+            # than the Python argument "variant='nq'").
+            print(f"error: {getattr(exc, 'cli_message', None) or exc}", file=sys.stderr)
             return 2
 
     return wrapper
@@ -265,10 +288,10 @@ def _get_model(spec: str, base_url: str | None) -> Any:
     return get_model(spec, base_url=base_url)
 
 
-def _labeler(kind: str, model: Any) -> Any:
+def _labeler(kind: str, model: Any, plain_json: bool = False) -> Any:
     from conflicteval.conflictscore.factory import make_labeler
 
-    return make_labeler(kind, model)
+    return make_labeler(kind, model, structured=not plain_json)
 
 
 def _scorer(args: argparse.Namespace) -> Any:
@@ -288,7 +311,7 @@ def _scorer(args: argparse.Namespace) -> Any:
         dec: Any = LLMDecomposer(model)
     else:
         dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
-    return ConflictScorer(dec, _labeler(lab_kind, model))
+    return ConflictScorer(dec, _labeler(lab_kind, model, args.plain_json))
 
 
 def _print_dry_run(reports: list[Any]) -> None:
@@ -358,9 +381,9 @@ def _build(args: argparse.Namespace) -> int:
         LLMClaimWriter,
         abuild_conflictbench,
         assemble,
-        load,
         table1,
     )
+    from conflicteval.conflictbench.builder import load_sources
     from conflicteval.conflictbench.claims import claim_request
 
     specs = [
@@ -370,10 +393,7 @@ def _build(args: argparse.Namespace) -> int:
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(_get_model(args.model, args.base_url)) if args.model else None
     if args.dry_run:
-        by_source: dict[str, list[Any]] = {}
-        for name, path, opts in specs:
-            for item in load(name, path, **opts):
-                by_source.setdefault(item.source, []).append(item)
+        by_source = load_sources(specs)
         counts = {}
         built = []
         for src, loaded in by_source.items():
@@ -416,7 +436,9 @@ def _detect(args: argparse.Namespace) -> int:
     if args.limit is not None:
         items = items[: args.limit]
     model = _get_model(args.model, args.base_url) if args.model else None
-    labeler = _labeler(args.labeler or ("llm" if model is not None else "lexical"), model)
+    labeler = _labeler(
+        args.labeler or ("llm" if model is not None else "lexical"), model, args.plain_json
+    )
     if args.dry_run:
         if model is None:
             pairs = sum(len(it.documents) for it in items)
@@ -441,9 +463,9 @@ def _detect(args: argparse.Namespace) -> int:
         )
     )
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
     text = table2(run.metrics, paper=args.paper)
-    (out / "table2.md").write_text(text + "\n", encoding="utf-8")
+    atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
     print(run.summary())
     return 0 if run.batch.counts["ok"] or not items else 1
@@ -550,9 +572,11 @@ def _reports(args: argparse.Namespace) -> int:
         )
     )
     text = run.table(paper=args.paper)
-    (out / "table3.md").write_text(text + "\n", encoding="utf-8")
-    (out / "rows.json").write_text(
-        json.dumps([r.model_dump() for r in run.rows], indent=2), encoding="utf-8"
+    atomic_write_text(out / "table3.md", text + "\n", encoding="utf-8")
+    atomic_write_text(
+        out / "rows.json",
+        json.dumps([r.model_dump() for r in run.rows], indent=2),
+        encoding="utf-8",
     )
     print(text)
     print(run.summary())
@@ -621,11 +645,12 @@ def _regenerate(args: argparse.Namespace) -> int:
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
             retry_failed=args.retry_failed,
+            main_claim=args.main_claim.replace("-", "_"),
         )
     )
     text = run.tables(paper=args.paper)
-    (out / "tables.md").write_text(text + "\n", encoding="utf-8")
-    (out / "summary.json").write_text(run.summary.model_dump_json(indent=2), encoding="utf-8")
+    atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
+    atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
     print(text)
     print(run.summary_text())
     return 0 if run.batch.counts["ok"] else 1

@@ -95,6 +95,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument(
         "--nli-model", metavar="DIR", help="local NLI model directory for --labeler nli"
     )
+    score.add_argument(
+        "--plain-json",
+        action="store_true",
+        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
+        "response_format schema); default: send the schema",
+    )
     add_batch_options(score)
     score.set_defaults(func=batch_command(_score))
 
@@ -139,7 +145,7 @@ def _scorer(args: argparse.Namespace) -> Any:
         model = get_model(args.model, base_url=args.base_url)
     return ConflictScorer(
         make_decomposer(decomposer, model),
-        make_labeler(labeler, model, nli_model=args.nli_model),
+        make_labeler(labeler, model, nli_model=args.nli_model, structured=not args.plain_json),
     )
 
 

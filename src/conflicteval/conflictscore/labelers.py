@@ -257,9 +257,10 @@ class LLMLabeler(_LLMBase):
     Args:
         model: A :class:`~conflicteval.models.Model` or a spec such as ``"openai/gpt-4.1"``.
         structured: Send the JSON object of the prompt as ``response_schema``
-            (as ``response_format`` where the provider supports it). The reply
-            is parsed by :func:`~conflicteval.conflictscore.parse_judgement`
-            either way.
+            (as ``response_format`` where the provider supports it; the
+            project's addition). False is the paper's plain mode: the Table 7
+            prompt alone asks for the JSON (CLI ``--plain-json``). The reply is
+            parsed by :func:`~conflicteval.conflictscore.parse_judgement` either way.
         max_tokens: Reply budget of one call (the JSON carries a snippet and
             a justification).
         temperature: Sampling temperature.
