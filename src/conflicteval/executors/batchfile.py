@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import atomic_open
 from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.executors.plan import CallRequest
@@ -231,10 +232,8 @@ def write_requests(
     manifest_lines: list[str] = []
     for index, (model, lines, reqs) in enumerate(chunks, start=1):
         target = export if len(chunks) == 1 else _part_path(export, index)
-        tmp = target.with_name(target.name + ".tmp")
-        with tmp.open("wb") as fh:
-            fh.writelines(lines)
-        os.replace(tmp, target)
+        with atomic_open(target) as fh:  # a request file is whole, or not there
+            fh.write(b"".join(lines).decode("utf-8"))
         result.files.append(ExportFile(target, model, len(lines), sum(len(x) for x in lines)))
         manifest_lines.extend(
             json.dumps(

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
@@ -79,14 +80,10 @@ class BatchState:
 
     def save(self, export: Path) -> None:
         """Write the state atomically."""
-        path = batchfile.state_path(export)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(
+        atomic_write_text(  # fsynced: a killed run must find every batch it created
+            batchfile.state_path(export),
             json.dumps({"export": self.export, "jobs": [asdict(j) for j in self.jobs]}, indent=1),
-            encoding="utf-8",
         )
-        os.replace(tmp, path)
 
     def active(self) -> list[BatchJob]:
         """Jobs whose results are not imported yet."""
