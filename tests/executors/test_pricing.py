@@ -130,3 +130,16 @@ def test_every_model_calling_command_takes_batch_export(
         main([*command, "--help"])
     assert "--batch-export FILE" in capsys.readouterr().out
     build_parser()  # the option is added once per command (argparse refuses duplicates)
+
+
+def test_batch_export_refuses_an_executor_of_other_processes() -> None:
+    import argparse
+
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.executors.batch_cli import batch_context_from_args
+
+    args = argparse.Namespace(batch_export="r.jsonl", executor="ray", dry_run=False)
+    with pytest.raises(ConflictEvalError, match="--executor ray"):
+        batch_context_from_args(args)
+    args.executor = "local"
+    assert batch_context_from_args(args).export is not None

@@ -87,7 +87,18 @@ class CommandBatch:
 
 
 def batch_context_from_args(args: argparse.Namespace) -> CommandBatch:
-    """The batch context for a command's parsed arguments (``--batch-export``, ``--dry-run``)."""
+    """The batch context for a command's parsed arguments (``--batch-export``, ``--dry-run``).
+
+    Raises:
+        ConflictEvalError: ``--batch-export`` with an executor that runs items in other
+            processes (their calls would not be seen, and would be sent online).
+    """
+    executor = getattr(args, "executor", None)
+    if getattr(args, "batch_export", None) and executor not in (None, "local"):
+        raise ConflictEvalError(
+            f"--batch-export writes the calls to a file instead of making them; it cannot be "
+            f"combined with --executor {executor}"
+        )
     return CommandBatch(
         getattr(args, "batch_export", None), dry_run=bool(getattr(args, "dry_run", False))
     )
