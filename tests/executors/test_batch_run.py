@@ -202,3 +202,20 @@ def test_batch_api_needs_a_key_or_a_server() -> None:
 def test_batch_run_needs_a_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["batch", "run", "--base-url", "http://127.0.0.1:9/v1", "--"]) == 2
     assert "needs a command" in capsys.readouterr().err
+
+
+def test_batch_run_finds_or_adds_the_export_file() -> None:
+    from conflicteval.executors.batch_cli import _command_argv
+
+    argv, path = _command_argv(["--", "conflicteval", "score", "--batch-export", "a.jsonl"], None)
+    assert argv == ["score", "--batch-export", "a.jsonl"] and path == Path("a.jsonl")
+    argv, path = _command_argv(["score", "--batch-export=b.jsonl"], "x.jsonl")
+    assert path == Path("b.jsonl")
+    argv, path = _command_argv(["--", "score", "--out", "o"], None)
+    assert argv == ["score", "--out", "o", "--batch-export", "batch/requests.jsonl"]
+    assert path == Path("batch/requests.jsonl")
+
+
+def test_status_before_any_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["batch", "status", "--export", str(tmp_path / "r.jsonl")]) == 0
+    assert "nothing exported yet" in capsys.readouterr().out
