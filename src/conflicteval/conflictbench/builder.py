@@ -290,6 +290,8 @@ async def write_claims(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> tuple[list[BenchItem], list[str], Usage]:
     """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
 
@@ -297,6 +299,7 @@ async def write_claims(
         ``(items, failed_ids, usage)``; a failed item keeps its template claim
         and records the reason in ``meta["claim_error"]``.
     """
+    from conflicteval.identity import describe
     from conflicteval.runner import run_batch
 
     async def work(item: BenchItem) -> dict[str, str]:
@@ -310,6 +313,9 @@ async def write_claims(
         concurrency=concurrency,
         progress=progress,
         desc="writing claims",
+        identity={"task": "conflictbench-claims", "writer": describe(writer)},
+        restart=restart,
+        retry_failed=retry_failed,
     )
     out: list[BenchItem] = []
     failed: list[str] = []
@@ -402,6 +408,8 @@ async def abuild_conflictbench(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> BuildResult:
     """Async :func:`build_conflictbench`."""
     by_source = load_sources(specs)
@@ -420,7 +428,13 @@ async def abuild_conflictbench(
     items = [it for src in built for part in built[src] for it in part]
     if claim_writer is not None and getattr(claim_writer, "name", "") != "template":
         items, result.claim_failures, result.usage = await write_claims(
-            items, claim_writer, checkpoint=checkpoint, concurrency=concurrency, progress=progress
+            items,
+            claim_writer,
+            checkpoint=checkpoint,
+            concurrency=concurrency,
+            progress=progress,
+            restart=restart,
+            retry_failed=retry_failed,
         )
     result.items = items
     for name, (conf, noconf) in built.items():
@@ -441,6 +455,8 @@ def build_conflictbench(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> BuildResult:
     """Build ConflictBench items from source files and optionally write them as JSONL.
 
@@ -455,6 +471,8 @@ def build_conflictbench(
         checkpoint: JSONL checkpoint for claim writing (resumable).
         concurrency: Claims written at once.
         progress: Show a progress bar (None: when stderr is a terminal).
+        restart: Start over the claim-writing checkpoint (move it aside).
+        retry_failed: On resume, write the claims that failed again.
 
     Returns:
         A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
@@ -471,5 +489,7 @@ def build_conflictbench(
             checkpoint=checkpoint,
             concurrency=concurrency,
             progress=progress,
+            restart=restart,
+            retry_failed=retry_failed,
         )
     )

@@ -172,6 +172,17 @@ class LLMClaimWriter:
         self.max_tokens = max_tokens
         self.name = "llm:" + str(getattr(model, "name", None) or "model")
 
+    def identity(self) -> dict[str, Any]:
+        """The writer, its model, prompt version and settings (a run's identity)."""
+        from conflicteval.identity import describe, text_version
+
+        return {
+            "writer": "llm",
+            "model": describe(self.model),
+            "prompt": text_version(self.prompt),
+            **self.settings(),
+        }
+
     def settings(self) -> dict[str, Any]:
         """The sampling settings of every claim-writing call (also used by dry runs)."""
         return {"temperature": 0.0, "max_tokens": self.max_tokens}

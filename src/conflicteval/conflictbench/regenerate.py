@@ -611,6 +611,7 @@ async def arun_regeneration(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
     main_claim: MainClaimRule = "first_conflicted",
 ) -> RegenerationRun:
     """Run §6 over questions (async).
@@ -629,6 +630,8 @@ async def arun_regeneration(
         concurrency: Questions in flight.
         progress: Progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run failed items again.
+        restart: Start over (move an existing checkpoint aside); a checkpoint
+            made with other models, scorer or settings is refused otherwise.
         main_claim: Free-form main claim: ``"first_conflicted"`` (default, the first
             claim that has conflicts) or ``"first"`` (the first claim only; the
             project's earlier behaviour). See :func:`select_main_claim`.
@@ -637,6 +640,8 @@ async def arun_regeneration(
         raise ValueError(
             f"unknown main-claim rule {main_claim!r}; expected one of {MAIN_CLAIM_RULES}"
         )
+    from conflicteval.identity import describe, text_version
+
     judge_model = judge if judge is not None else model
     tasks = plan_regeneration(questions, documents, modes, max_docs=max_docs)
 
@@ -654,6 +659,18 @@ async def arun_regeneration(
         progress=progress,
         desc="regeneration",
         retry_failed=retry_failed,
+        identity={
+            "task": "conflictbench-regenerate",
+            "model": describe(model),
+            "judge": describe(judge_model),
+            "scorer": describe(scorer),
+            "seed": seed,
+            "max_docs": max_docs,
+            "main_claim": main_claim,
+            "prompts": {f"{m}/{k}": text_version(load_prompt(v)) for (m, k), v in PROMPTS.items()},
+            "max_tokens": [FREE_MAX_TOKENS, CHOICE_MAX_TOKENS, JUDGE_MAX_TOKENS],
+        },
+        restart=restart,
     )
     summary = summarize_regeneration(
         (t.mode, rec.status, rec.result if rec.status == "ok" else None)

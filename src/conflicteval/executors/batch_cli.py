@@ -1,6 +1,7 @@
 """``--batch-export`` on every model-calling command, and ``conflicteval batch ...``.
 
-``add_batch_options(parser)`` adds ``--batch-export FILE`` to a command and
+``add_batch_options(parser)`` (defined with the shared options in
+:mod:`conflicteval.cli_common`) adds ``--batch-export FILE`` to a command and
 ``batch_command(func)`` wraps its function: the command runs inside a
 :class:`~conflicteval.executors.plan.CallLedger` (cost and call counts in its
 end-of-run summary) or, with ``--batch-export``, a
@@ -24,25 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflicteval.cli_common import EXIT_PENDING, add_batch_options
 from conflicteval.errors import ConflictEvalError, PendingCall
 from conflicteval.executors.plan import BatchExport, CallLedger
 
 __all__ = ["add_batch_options", "batch_command", "batch_context_from_args", "register"]
 
-PENDING_EXIT = 3
+PENDING_EXIT = EXIT_PENDING
 DEFAULT_EXPORT = "batch/requests.jsonl"
-
-
-def add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--batch-export FILE`` to a model-calling command."""
-    parser.add_argument(
-        "--batch-export",
-        metavar="FILE",
-        default=None,
-        help="call no model: write the calls the cache cannot answer to FILE as OpenAI Batch "
-        "API / vllm run-batch requests, then exit 3; import the results with "
-        "'conflicteval batch import' and run the command again (see docs/batch.md)",
-    )
 
 
 class CommandBatch:

@@ -96,6 +96,17 @@ class Judge:
         """The judge prompt's (or the baseline's) version."""
         return LEXICAL_VERSION if self.model is None else JUDGE_PROMPT_VERSION
 
+    def identity(self) -> dict[str, Any]:
+        """The judge, its model (name, base URL), prompt version and settings."""
+        from conflicteval.identity import describe
+
+        return {
+            "judge": self.name,
+            "model": describe(self.model),
+            "version": self.version,
+            "settings": self.settings if self.model is not None else None,
+        }
+
     def planned_call(self, question: str, answers: Sequence[str], response: str) -> PlannedCall:
         """The model call :meth:`grade` makes for one response (messages and settings).
 
@@ -163,6 +174,7 @@ class Judge:
         concurrency: int = 16,
         progress: bool | None = None,
         retry_failed: bool = False,
+        restart: bool = False,
     ) -> BatchResult:
         """Grade every finished generation of a run into ``judgements.jsonl``.
 
@@ -175,15 +187,19 @@ class Judge:
             concurrency: Judge calls in flight at once.
             progress: Show a progress bar (None: when stderr is a terminal).
             retry_failed: Grade rows that ended ``model_error`` again.
+            restart: Start over (move an existing judgements file aside).
 
         Returns:
             The runner's BatchResult.
 
         Raises:
-            ConflictEvalError: The output file holds another judge's grades.
+            ConflictEvalError: The output file holds another judge's grades
+                (:class:`~conflicteval.errors.CheckpointMismatch` when its
+                recorded judge, base URL, prompt version or settings differ).
         """
         out_path = Path(output) if output is not None else Path(run) / JUDGEMENTS_FILE
-        self._check_same_judge(out_path)
+        if not restart:
+            self._check_same_judge(out_path)
         rows = [r for r in read_generations(run) if r.status == "ok" and r.response is not None]
 
         async def work(row: GenerationRow) -> dict[str, Any]:
@@ -206,6 +222,8 @@ class Judge:
             progress=progress,
             desc=f"judging ({self.name})",
             retry_failed=retry_failed,
+            identity={"task": "wikicontradict-judge", **self.identity()},
+            restart=restart,
         )
 
     def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:
