@@ -20,6 +20,8 @@ def reply(body: dict[str, Any]) -> str:
         doc = prompt.split("# Document to evaluate against", 1)[1]
         answer = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")[len(doc) % 3]
         return json.dumps({"claim": "c", "document_snippet": "", "reasoning": "", "answer": answer})
+    if prompt.startswith("Instruction: Break down"):
+        return "Claims:\n1. Infinite scrolling is good.\n2. It keeps users engaged."
     if "(A)" in prompt:
         return "(A)" if len(prompt) % 2 else "(B)"
     return "Infinite scrolling is good. It keeps users engaged."
@@ -105,7 +107,7 @@ def test_detect_reports_regenerate_by_batch(
             ]
 
         sizes = _both(tmp_path, monkeypatch, srv, reports, "rep")
-        assert sizes == [1, 1, 3]  # the report; its decomposition; its claims' labels
+        assert sizes == [1, 1, 6]  # the report; its decomposition; 2 claims x 3 documents
         table = "table3.md"
         assert (tmp_path / "rep-batch" / table).read_text() == (
             tmp_path / "rep-online" / table

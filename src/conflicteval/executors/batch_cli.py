@@ -159,7 +159,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-poll-interval", type=float, default=300.0, help="longest wait between polls (300 s)"
     )
     p.add_argument("--max-rounds", type=int, default=20, help="stop after N rounds (20)")
-    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+    p.add_argument(
+        "cmd",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND ...",
+        help="the command to run in rounds, with its options, after '--'",
+    )
     p.set_defaults(func=_run)
 
     p = sub.add_parser("status", help="where a batch run stands")
