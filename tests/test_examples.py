@@ -18,6 +18,7 @@ OFFLINE_EXAMPLES = [
     "regenerate_truthfulqa.py",
     "feverous_score.py",
     "batch_roundtrip.py",
+    "inspect_eval.py",
 ]
 
 
