@@ -68,7 +68,8 @@ class CommandBatch:
         if not result.requests:
             return rc
         print(
-            "these calls are pending: submit the file(s) (conflicteval batch run, the OpenAI "
+            "the figures above are provisional (items waiting for these calls count as "
+            "pending or unscored); submit the file(s) (conflicteval batch run, the OpenAI "
             "Batch API, or vllm run-batch), import the results with 'conflicteval batch import "
             f"RESULTS --export {result.path}', then run this command again",
             file=sys.stderr,
