@@ -2,25 +2,120 @@
 
 Every loader of the project reads JSON through these helpers, so a malformed
 file gives the same kind of error everywhere: ``DataError(file, row, field, ...)``.
+The text rules (UTF-8 only, a byte-order mark dropped, UTF-16 refused) come
+from :mod:`conflicteval.readers`; the JSON rules are here: nesting deeper than
+:data:`MAX_JSON_DEPTH` is refused before parsing (no ``RecursionError``), and
+so are ``NaN``/``Infinity`` literals (not JSON; Python's parser accepts them).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from itertools import accumulate
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.readers import iter_lines, read_text
+
+MAX_JSON_DEPTH = 100
+"""Deepest nesting of arrays/objects accepted (the project's formats need under 10)."""
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?Infinity|NaN')
 
 
-def _first_line(path: Path) -> str:
-    with path.open(encoding="utf-8-sig") as fh:
-        for line in fh:
-            if line.strip():
-                return line.strip()
-    return ""
+class _BadConstant(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _reject_constant(name: str) -> Any:
+    raise _BadConstant(name)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+"""One decoder for every parse (``json.loads`` with options would build one per call)."""
+
+
+def _too_deep(text: str, limit: int) -> bool:
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
+
+
+def _locate(text: str, *, depth: int | None = None, constant: bool = False) -> int | None:
+    """The 1-based line of the first bracket past ``depth`` or the first NaN/Infinity."""
+    level = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            continue
+        if token in _STEP:
+            level += _STEP[token]
+            if depth is not None and level > depth:
+                return text.count("\n", 0, match.start()) + 1
+        elif constant:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def parse_json(
+    text: str,
+    path: str | PathLike[str] | None,
+    row: int | str | None = None,
+    *,
+    max_depth: int = MAX_JSON_DEPTH,
+) -> Any:
+    """Parse one JSON value with the project's rules.
+
+    Args:
+        text: The JSON text.
+        path: The file it came from (named in errors).
+        row: Its line or record when the text is one line of a file; None for
+            a whole file (errors then name the line inside the text).
+        max_depth: Deepest nesting accepted.
+
+    Raises:
+        DataError: Invalid JSON, nesting deeper than ``max_depth``, or a
+            ``NaN``/``Infinity`` literal.
+    """
+
+    if _too_deep(text, max_depth):
+        line = row if row is not None else _locate(text, depth=max_depth)
+        raise DataError(path, line, None, f"JSON nested deeper than {max_depth} levels")
+    try:
+        return _DECODER.decode(text)
+    except _BadConstant as exc:
+        line = row if row is not None else _locate(text, constant=True)
+        raise DataError(
+            path, line, None, f"{exc.name} is not valid JSON (NaN and Infinity are not allowed)"
+        ) from None
+    except json.JSONDecodeError as exc:
+        line = row if row is not None else exc.lineno
+        raise DataError(
+            path, line, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise DataError(path, row, None, "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise DataError(path, row, None, f"invalid JSON: {exc}") from None
+
+
+def load_json(path: str | PathLike[str]) -> Any:
+    """Read and parse a whole JSON file (``*.gz`` decompressed) with the project's rules.
+
+    Raises:
+        DataError: See :func:`conflicteval.readers.read_text` and :func:`parse_json`.
+    """
+    return parse_json(read_text(path), path)
 
 
 def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, Any]]:
@@ -29,25 +124,13 @@ def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, Any]]:
     The file is read line by line (bounded memory); a byte-order mark is ignored.
 
     Raises:
-        DataError: naming the file and line of the first line that is not JSON.
+        DataError: naming the file and line of the first line that is not JSON
+            (or not UTF-8, too deeply nested, or holding NaN).
     """
-    with Path(path).open(encoding="utf-8-sig") as fh:
-        lineno = 0
-        lines = iter(fh)
-        while True:
-            try:
-                line = next(lines)
-            except StopIteration:
-                return
-            except UnicodeDecodeError as exc:
-                raise DataError(path, None, None, f"not UTF-8 text: {exc}") from exc
-            lineno += 1
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, lineno, None, f"invalid JSON: {exc.msg}") from exc
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        yield lineno, parse_json(line, path, lineno)
 
 
 def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, Any]]:
@@ -63,28 +146,25 @@ def iter_json_records(path: str | PathLike[str]) -> Iterator[tuple[int | str, An
     p = Path(path)
     if not p.is_file():
         raise DataError(p, None, None, "file not found")
-    try:
-        first = _first_line(p)
-    except UnicodeDecodeError as exc:
-        raise DataError(p, None, None, f"not UTF-8 text: {exc}") from exc
+    first = ""
+    for _lineno, line in iter_lines(p):
+        if line.strip():
+            first = line.strip()
+            break
     if not first:
         return
     if first.startswith("{"):
         try:
-            json.loads(first)
+            if _too_deep(first, MAX_JSON_DEPTH):
+                raise ValueError("too deep")
+            _DECODER.decode(first)
             is_lines = True
-        except json.JSONDecodeError:
+        except (ValueError, _BadConstant):
             is_lines = False
         if is_lines:
             yield from iter_json_lines(p)
             return
-    try:
-        with p.open(encoding="utf-8-sig") as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(p, exc.lineno, None, f"invalid JSON: {exc.msg}") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(p, None, None, f"not UTF-8 text: {exc}") from exc
+    data = load_json(p)
     if isinstance(data, list):
         for i, record in enumerate(data):
             yield f"[{i}]", record
@@ -115,15 +195,19 @@ def get_str(
     required: bool = True,
     allow_empty: bool = False,
 ) -> str | None:
-    """Read a string field (numbers are turned into strings), or raise DataError."""
+    """Read a string field, or raise DataError.
+
+    A number, boolean, object or list is refused, never turned into text (use
+    :func:`conflicteval.readers.get_id` for ids, which may be integers).
+    """
     if field not in record or record[field] is None:
         if required:
             raise DataError(path, row, field, "missing field")
         return None
     value = record[field]
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if not isinstance(value, str):
         raise DataError(path, row, field, f"expected a string, got {type(value).__name__}")
-    text = str(value)
+    text = value
     if required and not allow_empty and not text.strip():
         raise DataError(path, row, field, "empty value")
     return text

@@ -185,7 +185,7 @@ def test_malformed_fields_name_file_line_and_field(
     tmp_path: Path, record: dict, field: str, message: str
 ) -> None:
     good = {"id": 0, "claim": "fine", "label": "SUPPORTS", "evidence": []}
-    path = _write(tmp_path / "bad.jsonl", [good, good, record])
+    path = _write(tmp_path / "bad.jsonl", [good, {**good, "id": 5}, record])
     with pytest.raises(DataError) as info:
         load_claims(path)
     err = info.value

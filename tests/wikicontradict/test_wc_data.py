@@ -168,7 +168,7 @@ def test_duplicate_id_is_an_error(tmp_path: Path) -> None:
 
 
 def test_bad_json_empty_file_and_unknown_json(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match=r"bad JSON.*line 2") as info:
+    with pytest.raises(DataError, match=r"invalid JSON.*line 2") as info:
         load_wikicontradict(_write(tmp_path, '[{"annotationResult": {}},\n  oops]', "x.json"))
     assert info.value.path is not None and info.value.path.endswith("x.json")
     with pytest.raises(DataError, match="file is empty"):

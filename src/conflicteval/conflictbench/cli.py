@@ -598,13 +598,20 @@ def _reports(args: argparse.Namespace) -> int:
 @_handled
 def _regenerate(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
-    from conflicteval.conflictbench.truthfulqa import load_retrieved_documents, load_truthfulqa
+    from conflicteval.conflictbench.truthfulqa import (
+        load_retrieved_documents,
+        load_truthfulqa,
+        require_binary_choice,
+    )
 
-    questions = load_truthfulqa(resolve_data_arg(args, "truthfulqa", dest="questions").path)
+    questions_path = resolve_data_arg(args, "truthfulqa", dest="questions").path
+    questions = load_truthfulqa(questions_path)
     if args.limit is not None:
         questions = questions[: args.limit]
-    documents = load_retrieved_documents(args.documents, questions)
     modes: Any = ("free", "choice") if args.mode == "both" else (args.mode,)
+    if "choice" in modes:
+        require_binary_choice(questions, questions_path)
+    documents = load_retrieved_documents(args.documents, questions)
     model = model_from_args(args)
     judge = model_from_args(args, args.judge_model) if args.judge_model else None
     scorer = _scorer(args)
@@ -624,7 +631,7 @@ def _regenerate(args: argparse.Namespace) -> int:
         tasks = plan_regeneration(questions, documents, modes, max_docs=args.max_docs)
         calls = []
         for t in tasks:
-            a, b, _ = t.question.options(args.seed)
+            a, b, _ = t.question.options(args.seed) if t.mode == "choice" else ("", "", "A")
             for kind in ("rag", "control"):
                 text = render(
                     load_prompt(PROMPTS[(t.mode, kind)]),

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from conflicteval.errors import DataError
 from conflicteval.jsonio import iter_json_lines
+from conflicteval.readers import UniqueIds
 from conflicteval.types import Document, Relation
 
 SourceName = Literal["conflictingqa", "ambigdocs", "contraqa", "macnoise-nq", "macnoise-tqa"]
@@ -94,9 +95,9 @@ class BenchItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: str = Field(min_length=1)
     source: SourceName
-    question: str
+    question: str = Field(min_length=1)
     claim: str
     claim_method: str = "template"
     answer: str | None = None
@@ -171,15 +172,19 @@ def iter_items(path: str | PathLike[str]) -> Iterator[BenchItem]:
     """Stream items from a JSON-lines file written by :func:`write_items`.
 
     Raises:
-        DataError: naming the file, line and field of the first invalid record.
+        DataError: naming the file, line and field of the first invalid record,
+            or both lines of an item id given twice.
     """
+    ids = UniqueIds(path, "id", "item id")
     for lineno, data in iter_json_lines(path):
         try:
-            yield BenchItem.model_validate(data)
+            item = BenchItem.model_validate(data)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or None
             raise DataError(path, lineno, field, err["msg"]) from exc
+        ids.add(item.id, lineno)
+        yield item
 
 
 def read_items(path: str | PathLike[str]) -> list[BenchItem]:

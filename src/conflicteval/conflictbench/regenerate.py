@@ -46,7 +46,7 @@ from pydantic import BaseModel, Field
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.metrics import predict_conflict
 from conflicteval.conflictbench.reports import format_documents
-from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion
+from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion, require_binary_choice
 from conflicteval.runner import BatchResult, run_batch
 from conflicteval.types import Document, Relation, Usage
 
@@ -582,7 +582,14 @@ def plan_regeneration(
     *,
     max_docs: int | None = 10,
 ) -> list[RegenTask]:
-    """Tasks for every question that has documents, in each mode."""
+    """Tasks for every question that has documents, in each mode.
+
+    Raises:
+        DataError: ``"choice"`` is asked for questions without a best incorrect
+            answer (the 2022 TruthfulQA release).
+    """
+    if "choice" in modes:
+        require_binary_choice(questions)
     tasks = []
     for mode in modes:
         if mode not in ("free", "choice"):

@@ -2,7 +2,10 @@
 
 The CSV header is ``Type, Category, Question, Best Answer, Best Incorrect Answer,
 Correct Answers, Incorrect Answers, Source``; the answer lists are
-``;``-separated. The binary-choice version (recommended by the TruthfulQA
+``;``-separated. The 2022 release (817 questions, often with a UTF-8
+byte-order mark) has no ``Best Incorrect Answer`` column: it loads for the
+free-form mode, and only the binary-choice mode refuses it, naming the column.
+The binary-choice version (recommended by the TruthfulQA
 authors in Jan 2025 and used by the paper) pits ``Best Answer`` against
 ``Best Incorrect Answer``; which one is (A) is drawn per question with a
 seeded generator, so the correct letter is not always the same.
@@ -20,7 +23,6 @@ matched by question text. A document may also be a plain string, and
 
 from __future__ import annotations
 
-import csv
 import random
 from collections.abc import Sequence
 from os import PathLike
@@ -31,6 +33,7 @@ from pydantic import BaseModel
 
 from conflicteval.errors import DataError
 from conflicteval.jsonio import iter_json_records, require_mapping
+from conflicteval.readers import UniqueIds, id_text, iter_csv_rows
 from conflicteval.types import Document
 
 COLUMNS = (
@@ -46,10 +49,13 @@ COLUMNS = (
 REQUIRED = (
     "Question",
     "Best Answer",
-    "Best Incorrect Answer",
     "Correct Answers",
     "Incorrect Answers",
 )
+"""Columns every release has (the 2022 release lacks ``Best Incorrect Answer``)."""
+
+CHOICE_COLUMN = "Best Incorrect Answer"
+"""The column only the binary-choice mode needs."""
 
 
 class TruthfulQAQuestion(BaseModel):
@@ -58,7 +64,8 @@ class TruthfulQAQuestion(BaseModel):
     Attributes:
         index: 0-based row in the CSV.
         question: The question.
-        best_answer / best_incorrect_answer: The binary-choice pair.
+        best_answer / best_incorrect_answer: The binary-choice pair
+            (``best_incorrect_answer`` is None for the 2022 release).
         correct_answers / incorrect_answers: Reference answers for the judges.
         type / category / source: The remaining CSV columns.
     """
@@ -66,7 +73,7 @@ class TruthfulQAQuestion(BaseModel):
     index: int
     question: str
     best_answer: str
-    best_incorrect_answer: str
+    best_incorrect_answer: str | None = None
     correct_answers: list[str]
     incorrect_answers: list[str]
     type: str = ""
@@ -74,10 +81,36 @@ class TruthfulQAQuestion(BaseModel):
     source: str = ""
 
     def options(self, seed: int = 0) -> tuple[str, str, Literal["A", "B"]]:
-        """``(option_a, option_b, correct_letter)`` for the binary choice (seeded order)."""
+        """``(option_a, option_b, correct_letter)`` for the binary choice (seeded order).
+
+        Raises:
+            DataError: The question has no best incorrect answer (2022 release).
+        """
+        if self.best_incorrect_answer is None:
+            raise DataError(None, self.index, CHOICE_COLUMN, _NO_CHOICE)
         if random.Random(f"{seed}:{self.index}").random() < 0.5:
             return self.best_answer, self.best_incorrect_answer, "A"
         return self.best_incorrect_answer, self.best_answer, "B"
+
+
+_NO_CHOICE = (
+    f"the binary-choice mode needs the {CHOICE_COLUMN!r} column, which this TruthfulQA file "
+    "lacks (the 2022 release); use the free-form mode, or the current TruthfulQA.csv"
+)
+
+
+def require_binary_choice(
+    questions: Sequence[TruthfulQAQuestion], path: str | PathLike[str] | None = None
+) -> None:
+    """Check that every question can be asked as a binary choice.
+
+    Raises:
+        DataError: Naming the ``Best Incorrect Answer`` column (and ``path``)
+            when a question lacks it.
+    """
+    for q in questions:
+        if q.best_incorrect_answer is None:
+            raise DataError(path, None, CHOICE_COLUMN, _NO_CHOICE)
 
 
 def split_answers(text: str) -> list[str]:
@@ -86,10 +119,13 @@ def split_answers(text: str) -> list[str]:
 
 
 def load_truthfulqa(path: str | PathLike[str] | None = None) -> list[TruthfulQAQuestion]:
-    """Read the TruthfulQA CSV (None: fetch the registry's ``truthfulqa`` file once).
+    """Read the TruthfulQA CSV: the current release, or the 2022 one without its choice column.
+
+    ``path`` None fetches the registry's ``truthfulqa`` file once.
 
     Raises:
-        DataError: for a missing column or an empty required field (file, line, field).
+        DataError: for a missing column, an empty required field, a row longer
+            or shorter than the header, or a question given twice (file, line, field).
     """
     if path is None:
         from conflicteval.data import fetch
@@ -99,30 +135,31 @@ def load_truthfulqa(path: str | PathLike[str] | None = None) -> list[TruthfulQAQ
     if not p.is_file():
         raise DataError(p, None, None, "file not found")
     out = []
-    with p.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        for col in REQUIRED:
-            if col not in header:
-                raise DataError(p, 1, col, f"missing column (header: {header})")
-        for i, row in enumerate(reader):
-            line = reader.line_num
-            for col in REQUIRED:
-                if not (row.get(col) or "").strip():
-                    raise DataError(p, line, col, "empty value")
-            out.append(
-                TruthfulQAQuestion(
-                    index=i,
-                    question=row["Question"].strip(),
-                    best_answer=row["Best Answer"].strip(),
-                    best_incorrect_answer=row["Best Incorrect Answer"].strip(),
-                    correct_answers=split_answers(row["Correct Answers"]),
-                    incorrect_answers=split_answers(row["Incorrect Answers"]),
-                    type=(row.get("Type") or "").strip(),
-                    category=(row.get("Category") or "").strip(),
-                    source=(row.get("Source") or "").strip(),
-                )
+    seen = UniqueIds(p, "Question", "question")
+    has_choice: bool | None = None
+    for i, csv_row in enumerate(iter_csv_rows(p, required=REQUIRED)):
+        row, line = csv_row.values, csv_row.line
+        if has_choice is None:
+            has_choice = CHOICE_COLUMN in row
+        required = REQUIRED + ((CHOICE_COLUMN,) if has_choice else ())
+        for col in required:
+            if not row[col].strip():
+                raise DataError(p, line, col, "empty value")
+        question = row["Question"].strip()
+        seen.add(question, line)
+        out.append(
+            TruthfulQAQuestion(
+                index=i,
+                question=question,
+                best_answer=row["Best Answer"].strip(),
+                best_incorrect_answer=row[CHOICE_COLUMN].strip() if has_choice else None,
+                correct_answers=split_answers(row["Correct Answers"]),
+                incorrect_answers=split_answers(row["Incorrect Answers"]),
+                type=(row.get("Type") or "").strip(),
+                category=(row.get("Category") or "").strip(),
+                source=(row.get("Source") or "").strip(),
             )
+        )
     return out
 
 
@@ -142,7 +179,7 @@ def _document(path: Path, row: int | str, j: int, raw: Any) -> Document:
     if not isinstance(data.get("text"), str) or not data["text"].strip():
         raise DataError(path, row, f"documents[{j}].text", "missing or empty")
     return Document(
-        id=str(data.get("id", j)),
+        id=id_text(path, row, f"documents[{j}].id", data["id"]) if "id" in data else str(j),
         text=data["text"],
         title=data.get("title") if isinstance(data.get("title"), str) else None,
     )
@@ -164,6 +201,7 @@ def load_retrieved_documents(
     by_text = {_norm(q.question): q.index for q in questions}
     valid = {q.index for q in questions}
     out: dict[int, list[Document]] = {}
+    seen = UniqueIds(p, "index", "question index")
     for row, raw in iter_json_records(p):
         record = require_mapping(p, row, raw)
         index = record.get("index")
@@ -178,7 +216,6 @@ def load_retrieved_documents(
         docs = record.get("documents")
         if not isinstance(docs, list):
             raise DataError(p, row, "documents", "missing or not a list")
-        if index in out:
-            raise DataError(p, row, "index", f"question {index} given twice")
+        seen.add(index, row)
         out[index] = [_document(p, row, j, d) for j, d in enumerate(docs)]
     return out

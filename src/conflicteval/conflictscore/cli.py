@@ -32,7 +32,8 @@ from conflicteval.cli_common import (
 )
 from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
-from conflicteval.jsonio import iter_json_lines
+from conflicteval.jsonio import iter_json_lines, parse_json
+from conflicteval.readers import UniqueIds, id_text, read_text
 from conflicteval.types import Document
 
 from .factory import DECOMPOSER_KINDS, LABELER_KINDS
@@ -141,32 +142,56 @@ def _scorer(args: argparse.Namespace) -> Any:
 
 
 def read_documents(path: str) -> list[Document]:
-    """Documents from a JSONL file (strings or objects) or a JSON array file."""
-    text = Path(path).read_text(encoding="utf-8")
+    """Documents from a JSONL file (strings or objects) or a JSON array file.
+
+    Raises:
+        DataError: A malformed file or document (file, line or record, field),
+            or a document id given twice.
+    """
+    text = read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
-        try:
-            rows = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, None, None, f"not a JSON array: {exc}") from exc
-        return [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
+        rows = parse_json(text, path)
+        listed = [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
+        _unique_documents(path, listed, list(range(1, len(listed) + 1)))
+        return listed
+    lines: list[int] = []
     docs: list[Document] = []
     for lineno, row in iter_json_lines(path):
         docs.append(_doc(path, lineno, row, len(docs)))
+        lines.append(lineno)
+    _unique_documents(path, docs, lines)
     return docs
 
 
+def _unique_documents(path: str, docs: list[Document], rows: list[int]) -> None:
+    ids = UniqueIds(path, "id", "document id")
+    for doc, row in zip(docs, rows, strict=True):
+        ids.add(doc.id, row)
+
+
 def _doc(path: str, row: int, value: Any, index: int) -> Document:
+    if isinstance(value, dict):
+        # Types are checked here, not stringified: an id is a string or an integer,
+        # the text and title are strings.
+        if "id" in value:
+            id_text(path, row, "id", value["id"])
+        for key in ("text", "contents", "content", "passage", "title"):
+            if value.get(key) is not None and not isinstance(value[key], str):
+                raise DataError(path, row, key, f"expected text, got {type(value[key]).__name__}")
     try:
-        return Document.coerce(value, index)
+        doc = Document.coerce(value, index)
     except (TypeError, ValueError) as exc:
         raise DataError(path, row, "text", f"not a document: {exc}") from exc
+    if not doc.text.strip():
+        raise DataError(path, row, "text", "empty value")
+    return doc
 
 
 def read_items(path: str) -> list[dict[str, Any]]:
     """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
     items: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen = UniqueIds(path, "id", "item id")
     for lineno, row in iter_json_lines(path):
         if not isinstance(row, dict):
             raise DataError(path, lineno, None, "each line must be a JSON object")
@@ -175,10 +200,8 @@ def read_items(path: str) -> list[dict[str, Any]]:
         docs = row.get("documents")
         if not isinstance(docs, list):
             raise DataError(path, lineno, "documents", "missing or not a list")
-        item_id = str(row.get("id", lineno))
-        if item_id in seen:
-            raise DataError(path, lineno, "id", f"duplicate id {item_id!r}")
-        seen.add(item_id)
+        item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
+        seen.add(item_id, lineno)
         items.append(
             {
                 "id": item_id,
@@ -206,11 +229,7 @@ def _score(args: argparse.Namespace) -> int:
 def _score_one(args: argparse.Namespace) -> int:
     from .scorer import format_result
 
-    response = (
-        sys.stdin.read()
-        if args.response == "-"
-        else Path(args.response).read_text(encoding="utf-8")
-    )
+    response = sys.stdin.read() if args.response == "-" else read_text(args.response)
     documents = read_documents(args.documents)
     scorer = _scorer(args)
     result = scorer.score(response, documents)

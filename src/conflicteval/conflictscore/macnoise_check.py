@@ -13,17 +13,16 @@ The ``title: ... context:`` prefix of both texts is removed
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from conflicteval._sync import run_sync
 from conflicteval.errors import DataError
+from conflicteval.jsonio import load_json
 from conflicteval.types import Document, Relation
 
 from .labelers import Labeler
@@ -60,13 +59,15 @@ def macnoise_pairs(
     path: str | None = None
     if isinstance(records, (str, os.PathLike)):
         path = str(records)
-        data = json.loads(Path(records).read_text(encoding="utf-8"))
+        data = load_json(records)
     else:
         data = list(records)
     if not isinstance(data, list):
         raise DataError(path, None, None, "a MacNoise file is a JSON array of records")
     pairs: list[MacNoisePair] = []
     for r, rec in enumerate(data):
+        if not isinstance(rec, dict):
+            raise DataError(path, r, None, f"expected a JSON object, got {type(rec).__name__}")
         for field in ("question", "answers", "ctxs"):
             if field not in rec:
                 raise DataError(path, r, field, "missing")

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 from collections.abc import Iterator, Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, TextIO, cast
+from typing import Any, Literal, TextIO, cast
 
 from pydantic import BaseModel, Field
 
+from conflicteval import jsonio
 from conflicteval.errors import DataError
+from conflicteval.readers import UniqueIds
 
 from .ids import ElementId, parse_element_id
 
@@ -107,43 +108,27 @@ def open_text(path: str | PathLike[str]) -> TextIO:
     return p.open("r", encoding="utf-8-sig")
 
 
-def _open_binary(path: str | PathLike[str]) -> BinaryIO:
-    p = Path(path)
-    return cast(BinaryIO, gzip.open(p, "rb")) if p.suffix == ".gz" else p.open("rb")
-
-
 def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line, skipping a leading header.
 
-    Reads one line at a time (bounded memory). A UTF-8 byte-order mark is ignored.
+    Reads one line at a time (bounded memory). A UTF-8 byte-order mark is
+    ignored; the project's reader rules apply (:mod:`conflicteval.jsonio`).
 
     Raises:
-        DataError: A line is not UTF-8, not valid JSON or not a JSON object.
+        DataError: A line is not UTF-8, not valid JSON (or nested too deeply,
+            or holding NaN) or not a JSON object.
     """
     first = True
-    with _open_binary(path) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(path, lineno, None, f"not valid UTF-8 ({exc.reason})") from None
-            if not line.strip():
+    for lineno, record in jsonio.iter_json_lines(path):
+        if not isinstance(record, dict):
+            raise DataError(
+                path, lineno, None, f"expected a JSON object, got {type(record).__name__}"
+            )
+        if first:
+            first = False
+            if is_header_record(record):
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    path, lineno, None, f"invalid JSON ({exc.msg} at column {exc.colno})"
-                ) from None
-            if not isinstance(record, dict):
-                raise DataError(
-                    path, lineno, None, f"expected a JSON object, got {type(record).__name__}"
-                )
-            if first:
-                first = False
-                if is_header_record(record):
-                    continue
-            yield lineno, record
+        yield lineno, record
 
 
 def iter_claims(path: str | PathLike[str] | None = None) -> Iterator[FeverousClaim]:
@@ -161,15 +146,26 @@ def iter_claims(path: str | PathLike[str] | None = None) -> Iterator[FeverousCla
         One :class:`FeverousClaim` per record, in file order.
 
     Raises:
-        DataError: A line is malformed; the error names the file, the 1-based
-            line and the field (e.g. ``evidence[0].content[2]``).
+        DataError: A line is malformed, or a claim id is given twice; the error
+            names the file, the 1-based line(s) and the field (e.g.
+            ``evidence[0].content[2]``).
     """
     if path is None:
         from conflicteval.data import fetch
 
         path = fetch("feverous-dev").path
+    source = path
+
+    def first_line(claim_id: object) -> int | None:
+        # Only on a duplicate: the file is read again rather than every line kept.
+        return next((n for n, r in iter_json_lines(source) if r.get("id") == claim_id), None)
+
+    ids = UniqueIds(path, "id", "claim id", first_row=first_line)
     for index, (lineno, record) in enumerate(iter_json_lines(path)):
-        yield parse_claim_record(record, path=path, line=lineno, index=index)
+        claim = parse_claim_record(record, path=path, line=lineno, index=index)
+        if claim.id is not None:
+            ids.add(claim.id, lineno)
+        yield claim
 
 
 def load_claims(path: str | PathLike[str] | None = None) -> list[FeverousClaim]:
@@ -212,6 +208,8 @@ def parse_claim_record(
     text = record["claim"]
     if not isinstance(text, str):
         raise fail("claim", f"expected a string, got {type(text).__name__}")
+    if not text.strip():
+        raise fail("claim", "empty value")
 
     label: Label | None = None
     if record.get("label") is not None:

@@ -197,13 +197,13 @@ def _load_items(args: argparse.Namespace) -> list[Any] | None:
 
 
 def _is_json_array(path: Path) -> bool:
-    from .claims import open_text
+    from conflicteval.readers import iter_lines
 
-    with open_text(path) as fh:  # a BOM is dropped, *.gz is decompressed
-        while True:
-            ch = fh.read(1)
-            if not ch or not ch.isspace():
-                return ch == "["
+    # The reader layer drops a BOM, decompresses *.gz and refuses UTF-16 or non-UTF-8 text.
+    for _lineno, line in iter_lines(path):
+        if line.strip():
+            return line.lstrip().startswith("[")
+    return False
 
 
 def _make_labeler(args: argparse.Namespace) -> Any:

@@ -17,7 +17,6 @@ IPA links ``[[Russian language|[ˈzapədʲnʲɪk]]]`` do).
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
@@ -26,8 +25,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from conflicteval.errors import DataError
+from conflicteval.jsonio import load_json
+from conflicteval.readers import UniqueIds, id_text
 
-from .claims import FeverousClaim, Label, normalize_label, open_text
+from .claims import FeverousClaim, Label, normalize_label
 from .wikidb import WikiDB
 from .wikipage import ElementNotFoundError, strip_wiki_links
 
@@ -190,16 +191,15 @@ def load_feverous_s(
         DataError: The file or a record is malformed (names the file, the
             1-based record and the field).
     """
-    with open_text(path) as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, exc.lineno, None, f"invalid JSON ({exc.msg})") from None
+    data = load_json(path)
     if not isinstance(data, list):
         raise DataError(path, None, None, "expected a JSON array of claims")
     items: list[VerifyItem] = []
+    ids = UniqueIds(path, "id", "claim id")
     for number, record in enumerate(data, start=1):
-        items.append(_feverous_s_item(record, path, number, strip_links, normalize))
+        item = _feverous_s_item(record, path, number, strip_links, normalize)
+        ids.add(item.id, number)
+        items.append(item)
     return items
 
 
@@ -215,8 +215,11 @@ def _feverous_s_item(
     for field in ("id", "claim", "label", "evidence"):
         if field not in record:
             raise DataError(path, number, field, "missing")
+    claim_id = id_text(path, number, "id", record["id"])
     if not isinstance(record["claim"], str):
         raise DataError(path, number, "claim", "expected a string")
+    if not record["claim"].strip():
+        raise DataError(path, number, "claim", "empty value")
     label = normalize_label(record["label"]) if isinstance(record["label"], str) else None
     if label is None:
         raise DataError(path, number, "label", f"not a FEVEROUS label: {record['label']!r}")
@@ -235,10 +238,10 @@ def _feverous_s_item(
         if normalize:
             body = unicodedata.normalize(normalize, body)  # type: ignore[arg-type]
             page = unicodedata.normalize(normalize, page)  # type: ignore[arg-type]
-        pieces.append(EvidencePiece(id=f"{record['id']}:{k}", text=body.strip(), title=page))
+        pieces.append(EvidencePiece(id=f"{claim_id}:{k}", text=body.strip(), title=page))
     challenge = record.get("challenge")
     return VerifyItem(
-        id=str(record["id"]),
+        id=claim_id,
         claim=strip_wiki_links(record["claim"]) if strip_links else record["claim"],
         label=label,
         evidence=pieces,

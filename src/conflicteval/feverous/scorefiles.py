@@ -7,6 +7,11 @@ triples). Predictions are matched to gold claims by ``id`` when every
 prediction has one, else by position (as the official leaderboard does).
 Without a gold file, each prediction must carry ``label`` and ``evidence``
 itself (the official ``evaluate.py`` input).
+
+Labels: the official scorer compares labels ignoring case, so ``supports`` is
+read as ``SUPPORTS``; a label that is none of the three (``NEI``,
+``REFUTED``) can never be right under that rule and is refused as a malformed
+file rather than silently scored as wrong.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from os import PathLike
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.readers import UniqueIds
 
-from .claims import iter_claims, iter_json_lines
+from .claims import LABELS, iter_claims, iter_json_lines, normalize_label
 from .ids import ElementIdError, as_element
 from .scorer import MAX_CELLS, MAX_SENTENCES, FeverousScore, ScoreInputError, score
 
@@ -31,12 +37,27 @@ def load_predictions(path: str | PathLike[str]) -> list[dict[str, Any]]:
         DataError: A line is malformed (names the file, line and field).
     """
     out: list[dict[str, Any]] = []
+    ids = UniqueIds(path, "id", "prediction id")
     for lineno, record in iter_json_lines(path):
         for field in ("predicted_label", "predicted_evidence"):
             if field not in record:
                 raise DataError(path, lineno, field, "missing")
-        if not isinstance(record["predicted_label"], str):
-            raise DataError(path, lineno, "predicted_label", "expected a string")
+        for field in ("predicted_label", "label"):
+            if field == "label" and field not in record:
+                continue
+            value = record[field]
+            label = normalize_label(value) if isinstance(value, str) else None
+            if label is None:
+                raise DataError(
+                    path, lineno, field, f"expected one of {', '.join(LABELS)}, got {value!r}"
+                )
+            record = {**record, field: label}
+        if "id" in record and (
+            isinstance(record["id"], bool) or not isinstance(record["id"], (int, str))
+        ):
+            raise DataError(path, lineno, "id", f"expected an integer id, got {record['id']!r}")
+        if "id" in record:
+            ids.add(record["id"], lineno)
         evidence = record["predicted_evidence"]
         if not isinstance(evidence, list):
             raise DataError(path, lineno, "predicted_evidence", "expected a list")

@@ -7,7 +7,6 @@ Titles are normalised to NFD before lookup, so NFC titles from claims work.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import unicodedata
 from collections import OrderedDict
@@ -19,6 +18,7 @@ from types import TracebackType
 from pydantic import BaseModel, Field
 
 from conflicteval.errors import DataError
+from conflicteval.jsonio import parse_json
 
 from .ids import ElementId, as_element
 from .wikipage import ElementNotFoundError, WikiPage, strip_wiki_links
@@ -107,10 +107,15 @@ class WikiDB:
         row = self._conn.execute("SELECT data FROM wiki WHERE id = ?", (key,)).fetchone()
         if row is None:
             return None
+        if not isinstance(row[0], (str, bytes)):
+            raise DataError(self.path, key, "data", "page JSON is not text")
+        text = row[0] if isinstance(row[0], str) else row[0].decode("utf-8", "replace")
         try:
-            data = json.loads(row[0])
-        except (TypeError, json.JSONDecodeError) as exc:
-            raise DataError(self.path, key, "data", f"page JSON is invalid ({exc})") from None
+            data = parse_json(text, self.path, key)  # the reader layer's depth and NaN rules
+        except DataError as exc:
+            raise DataError(
+                self.path, key, "data", f"page JSON is invalid ({exc.message})"
+            ) from None
         if not isinstance(data, dict):
             raise DataError(self.path, key, "data", "page JSON is not an object")
         return data

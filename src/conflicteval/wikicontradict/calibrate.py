@@ -15,9 +15,6 @@ under common names and fails with the keys it saw when it cannot.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +24,8 @@ from pydantic import BaseModel
 
 from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import DataError
+from conflicteval.jsonio import parse_json
+from conflicteval.readers import UniqueIds, id_text, iter_csv_rows, read_text
 from conflicteval.runner import BatchResult, run_batch
 from conflicteval.wikicontradict.fields import PathArg
 from conflicteval.wikicontradict.instance import WikiContradictInstance
@@ -152,6 +151,15 @@ def _flatten(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _label_row(path: Path, n: int, record: dict[str, Any]) -> HumanLabel:
+    norm = {_key(k): k for k in record}
+    id_key = next((norm[_key(c)] for c in _CANDIDATES["instance_id"] if _key(c) in norm), None)
+    if id_key is not None:
+        # An id column that is there must hold an id: never let a null, an object
+        # (which _flatten would hide) or an empty cell fall back to the row number.
+        value = record[id_key]
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise DataError(path, n, id_key, "empty id")
+        id_text(path, n, id_key, value)
     rec = _flatten(record)
     found: dict[str, Any] = {}
     for field in ("human_label", "response"):
@@ -172,8 +180,18 @@ def _label_row(path: Path, n: int, record: dict[str, Any]) -> HumanLabel:
     if answers is None and "answer1" in rec and "answer2" in rec:
         answers = [str(rec["answer1"]), str(rec["answer2"])]
     label_key = _pick(rec, "human_label")[0] or "human_label"
+    for field in ("response", "model", "question"):
+        value = found[field]
+        if value is not None and not isinstance(value, str):
+            key = _pick(rec, field)[0] or field
+            raise DataError(path, n, key, f"expected text, got {type(value).__name__}")
+    instance_id = (
+        id_text(path, n, _pick(rec, "instance_id")[0] or "instance_id", found["instance_id"])
+        if found["instance_id"] is not None
+        else str(n)
+    )
     return HumanLabel(
-        instance_id=str(found["instance_id"] if found["instance_id"] is not None else n),
+        instance_id=instance_id,
         template=_template_name(found["template"]) if found["template"] is not None else "5",
         model=str(found["model"] or ""),
         response=str(found["response"]),
@@ -195,42 +213,38 @@ def load_human_labels(path: PathArg) -> list[HumanLabel]:
             message lists the keys seen).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise DataError(p, None, None, f"cannot read file: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(p, None, None, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_text(p)
     stripped = text.strip()
     if not stripped:
         raise DataError(p, None, None, "file is empty")
     records: list[tuple[int, Any]]
     if stripped[0] in "[{":
-        try:
-            doc = json.loads(stripped)
-            records = list(enumerate(_records_of(p, doc), start=1))
-        except json.JSONDecodeError:
-            records = []
-            for i, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    try:
-                        records.append((i, json.loads(line)))
-                    except json.JSONDecodeError as exc:
-                        raise DataError(p, i, None, f"bad JSON: {exc.msg}") from exc
+        lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        if stripped[0] == "{" and len(lines) > 1 and _is_json_object(lines[0][1]):
+            records = [(i, parse_json(line, p, i)) for i, line in lines]
+        else:
+            records = list(enumerate(_records_of(p, parse_json(text, p)), start=1))
     else:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        try:
-            records = [(i, dict(r)) for i, r in enumerate(reader, start=1)]
-        except csv.Error as exc:
-            raise DataError(p, reader.line_num, None, f"bad CSV: {exc}") from exc
+        records = [(r.number, dict(r.values)) for r in iter_csv_rows(p, text=text)]
     out = []
+    seen = UniqueIds(p, "instance_id", "graded response (instance_id, template, model)")
     for n, rec in records:
         if not isinstance(rec, dict):
             raise DataError(p, n, None, f"expected an object, got {type(rec).__name__}")
-        out.append(_label_row(p, n, rec))
+        label = _label_row(p, n, rec)
+        seen.add((label.instance_id, label.template, label.model), n)
+        out.append(label)
     if not out:
         raise DataError(p, None, None, "no labelled rows")
     return out
+
+
+def _is_json_object(line: str) -> bool:
+    """True when one line is a whole JSON object (so the file is JSON lines)."""
+    try:
+        return isinstance(parse_json(line, None, 1), dict)
+    except DataError:
+        return False
 
 
 def _records_of(path: Path, doc: Any) -> list[Any]:

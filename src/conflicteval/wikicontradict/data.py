@@ -11,15 +11,14 @@ The layout is detected from the file's content, never its name:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.jsonio import parse_json
+from conflicteval.readers import UniqueIds, id_text, iter_csv_rows, read_text
 from conflicteval.wikicontradict import fields
 from conflicteval.wikicontradict.fields import PathArg
 from conflicteval.wikicontradict.formats import read_label_studio, read_nested
@@ -65,15 +64,7 @@ def load_wikicontradict(path: PathArg | None = None) -> list[WikiContradictInsta
 
         path = fetch("wikicontradict").path
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DataError(p, None, None, f"cannot read file: {exc.strerror or exc}") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        msg = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-        raise DataError(p, None, None, msg) from exc
+    text = read_text(p)
     stripped = text.lstrip()
     if not stripped:
         raise DataError(p, None, None, "file is empty")
@@ -86,12 +77,7 @@ def load_wikicontradict(path: PathArg | None = None) -> list[WikiContradictInsta
 
 
 def _read_json(path: Path, text: str) -> list[WikiContradictInstance]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            path, exc.lineno, None, f"bad JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        ) from exc
+    data = parse_json(text, path)
     records: list[Any] = data if isinstance(data, list) else [data]
     if not records:
         raise DataError(path, None, None, "the JSON list is empty")
@@ -113,22 +99,12 @@ def _read_json(path: Path, text: str) -> list[WikiContradictInstance]:
 
 
 def _read_csv(path: Path, text: str) -> list[WikiContradictInstance]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = reader.fieldnames or []
-    missing = [c for c in CSV_REQUIRED if c not in header]
-    if missing:
-        raise DataError(
-            path,
-            1,
-            missing[0],
-            f"missing column(s) {', '.join(missing)}; header is {','.join(header)}",
-        )
     out: list[WikiContradictInstance] = []
-    try:
-        for n, row in enumerate(reader, start=1):
-            out.append(_csv_instance(path, n, row))
-    except csv.Error as exc:
-        raise DataError(path, reader.line_num, None, f"bad CSV: {exc}") from exc
+    ids = UniqueIds(path, "question_ID", "instance id")
+    for row in iter_csv_rows(path, required=CSV_REQUIRED, text=text):
+        inst = _csv_instance(path, row.number, row.values)
+        ids.add(inst.id, row.number)
+        out.append(inst)
     if not out:
         raise DataError(path, None, None, "the CSV file has a header but no rows")
     return out
@@ -160,11 +136,9 @@ def _csv_instance(path: Path, n: int, row: dict[str, Any]) -> WikiContradictInst
 
 
 def _check_unique(path: Path, instances: Sequence[WikiContradictInstance]) -> None:
-    seen: set[str] = set()
+    ids = UniqueIds(path, "id", "instance id")
     for i, inst in enumerate(instances, start=1):
-        if inst.id in seen:
-            raise DataError(path, i, "id", f"duplicate instance id {inst.id!r}")
-        seen.add(inst.id)
+        ids.add(inst.id, i)
 
 
 def load_revisions(path: PathArg) -> dict[str, tuple[str, str]]:
@@ -185,13 +159,17 @@ def load_revisions(path: PathArg) -> dict[str, tuple[str, str]]:
     p = Path(path)
     rows = _read_table(p)
     out: dict[str, tuple[str, str]] = {}
+    ids = UniqueIds(p, "id", "instance id")
     for n, row in rows:
-        ident = row.get("id", row.get("question_ID"))
-        if ident is None or not str(ident).strip():
+        key = "id" if "id" in row else "question_ID"
+        ident = row.get(key)
+        if ident is None or (isinstance(ident, str) and not ident.strip()):
             raise DataError(p, n, "id", "missing instance id")
+        ident = id_text(p, n, key, ident)
+        ids.add(ident, n)
         r1 = fields.required_text(row.get("revised_passage_1"), p, n, "revised_passage_1")
         r2 = fields.required_text(row.get("revised_passage_2"), p, n, "revised_passage_2")
-        out[str(ident).strip()] = (r1, r2)
+        out[ident] = (r1, r2)
     return out
 
 
@@ -213,35 +191,19 @@ def add_revisions(
 
 def _read_table(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Rows of a JSONL or CSV file as (1-based line/row number, mapping)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise DataError(path, None, None, f"cannot read file: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(path, None, None, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_text(path)
     if text.lstrip().startswith(("{", "[")):
         stripped = text.strip()
         if stripped.startswith("["):
-            try:
-                data = json.loads(stripped)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, exc.lineno, None, f"bad JSON: {exc.msg}") from exc
+            data = parse_json(text, path)
             return [(i, _as_object(path, i, r)) for i, r in enumerate(data, start=1)]
         rows = []
         for i, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, i, None, f"bad JSON line: {exc.msg}") from exc
-            rows.append((i, _as_object(path, i, obj)))
+            rows.append((i, _as_object(path, i, parse_json(line, path, i))))
         return rows
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    try:
-        return [(i, dict(r)) for i, r in enumerate(reader, start=1)]
-    except csv.Error as exc:
-        raise DataError(path, reader.line_num, None, f"bad CSV: {exc}") from exc
+    return [(r.number, dict(r.values)) for r in iter_csv_rows(path, text=text)]
 
 
 def _as_object(path: Path, n: int, obj: Any) -> dict[str, Any]:

@@ -76,3 +76,18 @@ def optional_text(value: Any) -> str | None:
         return None
     text = str(value)
     return text if text.strip() else None
+
+
+def optional_str(value: Any, path: PathArg, row: int | str, field: str) -> str | None:
+    """Like :func:`optional_text`, but a number, object or list is refused, not stringified.
+
+    Raises:
+        DataError: When the value is present and not text.
+    """
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise DataError(path, row, field, f"expected text, got {type(value).__name__}")
+    return value if value.strip() else None

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.readers import UniqueIds, id_text
 from conflicteval.wikicontradict import fields
 from conflicteval.wikicontradict.instance import ContradictionType, WikiContradictInstance
 
@@ -43,13 +44,15 @@ def read_nested(path: Path, records: Sequence[Any]) -> list[WikiContradictInstan
     Records whose ``wikitag_label_valid`` is ``Invalid`` yield no instance.
     """
     out: list[WikiContradictInstance] = []
+    ids = UniqueIds(path, "id", "record id")
     for n, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             raise DataError(path, n, None, f"expected a JSON object, got {type(record).__name__}")
         ann = record.get("annotationResult")
         if not isinstance(ann, dict):
             raise DataError(path, n, "annotationResult", "missing or not an object")
-        rid = str(record.get("id", n))
+        rid = id_text(path, n, "id", record["id"]) if "id" in record else str(n)
+        ids.add(rid, n)
         meta = {k: record.get(k) for k in ("title", "url", "tag")}
         for key in ("revised_passage_1", "revised_passage_2"):
             if key in record and key not in ann:
@@ -68,6 +71,7 @@ def read_label_studio(path: Path, tasks: Sequence[Any]) -> list[WikiContradictIn
     ``wikitag_label_samepassage`` means "Different" (the config's default).
     """
     out: list[WikiContradictInstance] = []
+    ids = UniqueIds(path, "id", "task id")
     for n, task in enumerate(tasks, start=1):
         if not isinstance(task, dict):
             raise DataError(path, n, None, f"expected a JSON object, got {type(task).__name__}")
@@ -77,6 +81,8 @@ def read_label_studio(path: Path, tasks: Sequence[Any]) -> list[WikiContradictIn
         annotations = task.get("annotations") or []
         if not isinstance(annotations, list):
             raise DataError(path, n, "annotations", "not a list")
+        rid = id_text(path, n, "id", task["id"]) if "id" in task else str(n)
+        ids.add(rid, n)
         live = [a for a in annotations if isinstance(a, dict) and not a.get("was_cancelled")]
         if not live:
             continue
@@ -86,7 +92,6 @@ def read_label_studio(path: Path, tasks: Sequence[Any]) -> list[WikiContradictIn
         ann = _flatten_results(path, n, chosen.get("result"))
         for key, value in data.items():
             ann.setdefault(key, value)
-        rid = str(task.get("id", n))
         meta = {k: data.get(k) for k in ("title", "url", "tag")}
         out.extend(_from_annotation(path, n, rid, ann, meta, "", same_default=False))
     return out
@@ -149,7 +154,7 @@ def _from_annotation(
         raise DataError(path, row, prefix + "paragraphB_information_standalone", "empty value")
     out = []
     for q in (1, 2):
-        question = fields.optional_text(ann.get(f"question{q}"))
+        question = fields.optional_str(ann.get(f"question{q}"), path, row, f"{prefix}question{q}")
         if question is None:
             continue
         out.append(
@@ -184,8 +189,8 @@ def _from_annotation(
 def _passage(path: Path, row: str, ann: dict[str, Any], side: str, prefix: str) -> str:
     """The stand-alone passage, falling back to the raw extracted one when it is blank."""
     key = f"paragraph{side}_information_standalone"
-    text = fields.optional_text(ann.get(key)) or fields.optional_text(
-        ann.get(f"paragraph{side}_information")
+    text = fields.optional_str(ann.get(key), path, row, prefix + key) or fields.optional_str(
+        ann.get(f"paragraph{side}_information"), path, row, f"{prefix}paragraph{side}_information"
     )
     if text is None:
         raise DataError(path, row, prefix + key, "empty value")

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.jsonio import load_json
 from conflicteval.types import Message
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
 
@@ -181,10 +182,7 @@ class TemplateSet:
             DataError: When the file cannot be read or has a bad layout.
         """
         p = Path(path)
-        try:
-            data = json.loads(p.read_text(encoding="utf-8-sig"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(p, None, None, f"cannot read template file: {exc}") from exc
+        data = load_json(p)
         if not isinstance(data, dict):
             raise DataError(p, None, None, "expected a JSON object")
         texts = data.get("templates", data)

@@ -49,6 +49,7 @@ from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_confl
 from conflicteval.conflictbench.sources._common import normalize_answer, normalize_question
 from conflicteval.errors import DataError
 from conflicteval.jsonio import get_str, iter_json_records, require_mapping
+from conflicteval.readers import get_id, id_text
 
 DOC_FIELDS = ("title", "text", "pid", "answer")
 
@@ -119,7 +120,7 @@ def load_ambigdocs(
     p = Path(path)
     first_row: dict[str, int | str] = {}
     for row, record in _records(p):
-        qid = get_str(p, row, record, "qid")
+        qid = get_id(p, row, record, "qid")
         entity = get_str(p, row, record, "ambiguous_entity")
         question = get_str(p, row, record, "question")
         assert qid is not None and entity is not None and question is not None
@@ -141,9 +142,12 @@ def load_ambigdocs(
             values = {}
             for key in DOC_FIELDS:
                 value = doc.get(key)
-                if value is None or isinstance(value, (dict, list)):
+                if key == "pid" and value is not None:
+                    values[key] = id_text(p, row, f"{where}.{key}", value)
+                    continue
+                if not isinstance(value, str):
                     raise DataError(p, row, f"{where}.{key}", "missing or not a string")
-                values[key] = str(value)
+                values[key] = value
             values_by_doc.append(values)
         claimed_answer = normalize_answer(values_by_doc[k]["answer"])
         for i, values in enumerate(values_by_doc):

@@ -34,10 +34,8 @@ not be opened.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
-import sys
 from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
@@ -48,6 +46,7 @@ from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_confl
 from conflicteval.conflictbench.sources._common import normalize_question, short_hash
 from conflicteval.errors import ConflictEvalError, DataError, require
 from conflicteval.jsonio import iter_json_records, require_mapping
+from conflicteval.readers import iter_csv_rows
 from conflicteval.types import Relation
 
 COLUMNS = (
@@ -91,12 +90,10 @@ def _frame_rows(frame: Any) -> Iterator[tuple[int | str, dict[str, Any]]]:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int | str, dict[str, Any]]]:
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        start = reader.line_num
-        for record in reader:
-            yield reader.line_num or start, {k: (v if v != "" else None) for k, v in record.items()}
+    # Web page text can be long: the reader's own field limit (readers.CSV_FIELD_LIMIT)
+    # applies, never a process-wide one.
+    for row in iter_csv_rows(path):
+        yield row.line, {k: (v if v != "" else None) for k, v in row.values.items()}
 
 
 def _read_pickle(path: Path) -> Any:
@@ -153,6 +150,14 @@ def _text(value: Any) -> str | None:
     return text if text.strip() else None
 
 
+def _strict_text(path: Path, row: int | str, record: dict[str, Any], field: str) -> str | None:
+    """Like :func:`_text`, but a number, object or list in a text column is refused."""
+    value = _clean(record.get(field))
+    if value is not None and not isinstance(value, str):
+        raise DataError(path, row, field, f"expected text, got {type(value).__name__}")
+    return _text(value)
+
+
 def load_conflictingqa(
     path: str | PathLike[str] | None = None,
     *,
@@ -183,13 +188,13 @@ def load_conflictingqa(
     categories: dict[str, str | None] = {}
     fallback = "text_raw" if text_field == "text_window" else "text_window"
     for row, record in iter_rows(p, allow_pickle=allow_pickle):
-        query = _text(record.get("search_query"))
+        query = _strict_text(p, row, record, "search_query")
         if query is None:
             raise DataError(p, row, "search_query", "missing or empty")
-        text = _text(record.get(text_field)) or _text(record.get(fallback))
+        text = _strict_text(p, row, record, text_field) or _strict_text(p, row, record, fallback)
         if text is None:
             raise DataError(p, row, text_field, f"missing or empty (and no {fallback})")
-        stance_raw = _text(record.get("stance"))
+        stance_raw = _strict_text(p, row, record, "stance")
         stance = (stance_raw or "").strip().lower()
         if stance not in STANCES:
             raise DataError(p, row, "stance", f"expected 'yes' or 'no', got {stance_raw!r}")

@@ -47,7 +47,6 @@ line by line, at most twice, keeping only the linked paragraphs.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import logging
 from collections.abc import Iterator
@@ -61,6 +60,7 @@ from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_confl
 from conflicteval.conflictbench.sources._common import normalize_question
 from conflicteval.errors import DataError
 from conflicteval.jsonio import get_str, iter_json_lines, iter_json_records, require_mapping
+from conflicteval.readers import get_id, iter_csv
 from conflicteval.types import Relation
 
 log = logging.getLogger(__name__)
@@ -106,14 +106,14 @@ def _title_from_id(doc_id: str) -> str | None:
 
 def _paragraph(path: Path, row: int | str, record: dict[str, Any], beir: bool) -> _Paragraph:
     if beir:
-        doc_id = get_str(path, row, record, "_id")
+        doc_id = get_id(path, row, record, "_id")
         text = get_str(path, row, record, "text", allow_empty=True)
         raw_title = get_str(path, row, record, "title", required=False) or ""
         title, _, kind = raw_title.rpartition(":::") if ":::" in raw_title else (raw_title, "", "")
         assert doc_id is not None and text is not None
         fake = kind.upper().startswith("FAKE") or FAKE_MARK in doc_id
         return _Paragraph(doc_id, text, title or None, fake, kind or None)
-    doc_id = get_str(path, row, record, "id")
+    doc_id = get_id(path, row, record, "id")
     text = get_str(path, row, record, "contents", allow_empty=True)
     assert doc_id is not None and text is not None
     return _Paragraph(doc_id, text, _title_from_id(doc_id), FAKE_MARK in doc_id)
@@ -146,7 +146,7 @@ def _read_queries(path: Path, beir: bool) -> list[_Query]:
     id_field = "_id" if beir else "id"
     for row, raw in iter_json_records(path):
         record = require_mapping(path, row, raw)
-        qid = get_str(path, row, record, id_field)
+        qid = get_id(path, row, record, id_field)
         question = get_str(path, row, record, "text" if beir else "question")
         assert qid is not None and question is not None
         if qid in first_row:
@@ -166,21 +166,20 @@ def _read_queries(path: Path, beir: bool) -> list[_Query]:
 
 def _read_qrels(path: Path) -> dict[str, list[str]]:
     links: dict[str, list[str]] = {}
-    with path.open(encoding="utf-8", newline="") as fh:
-        for lineno, cells in enumerate(csv.reader(fh, delimiter="\t"), start=1):
-            if not cells or not "".join(cells).strip():
-                continue
-            if lineno == 1 and cells[0].strip().lower() in ("query-id", "query_id", "qid"):
-                continue
-            if len(cells) < 2:
-                raise DataError(path, lineno, "corpus-id", "expected query-id<TAB>corpus-id")
-            if len(cells) >= 3 and cells[2].strip() not in ("", "1", "1.0"):
-                try:
-                    if float(cells[2]) <= 0:
-                        continue
-                except ValueError as exc:
-                    raise DataError(path, lineno, "score", f"not a number: {cells[2]!r}") from exc
-            links.setdefault(cells[0].strip(), []).append(cells[1].strip())
+    for lineno, cells in iter_csv(path, delimiter="\t"):
+        if not "".join(cells).strip():
+            continue
+        if lineno == 1 and cells[0].strip().lower() in ("query-id", "query_id", "qid"):
+            continue
+        if len(cells) < 2:
+            raise DataError(path, lineno, "corpus-id", "expected query-id<TAB>corpus-id")
+        if len(cells) >= 3 and cells[2].strip() not in ("", "1", "1.0"):
+            try:
+                if float(cells[2]) <= 0:
+                    continue
+            except ValueError as exc:
+                raise DataError(path, lineno, "score", f"not a number: {cells[2]!r}") from exc
+        links.setdefault(cells[0].strip(), []).append(cells[1].strip())
     return links
 
 

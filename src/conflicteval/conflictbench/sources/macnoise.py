@@ -47,6 +47,7 @@ from conflicteval.jsonio import (
     iter_json_records,
     require_mapping,
 )
+from conflicteval.readers import id_text
 from conflicteval.types import Relation
 
 _PREFIX = re.compile(r"^\s*title:\s*(?P<title>.*?)\s*context:\s*", re.IGNORECASE | re.DOTALL)
@@ -168,9 +169,9 @@ def load_macnoise(
             where = f"ctxs[{i}]"
             if not isinstance(ctx_raw, dict):
                 raise DataError(p, row, where, "expected a JSON object")
-            raw_id = get_str(p, row, ctx_raw, "id")
-            if raw_id is None:  # pragma: no cover - get_str raises
-                raise DataError(p, row, f"{where}.id", "missing field")
+            if ctx_raw.get("id") is None:
+                raise DataError(p, row, f"{where}.id", "missing or null id")
+            raw_id = id_text(p, row, f"{where}.id", ctx_raw["id"])
             # A passage id given twice in one record gets "#<ctx index>" so that
             # document ids stay unique within the item (meta keeps the original).
             ctx_id = raw_id if raw_id not in seen_ids else f"{raw_id}#{i}"
