@@ -3,11 +3,14 @@
 Key = sha256 of the canonical JSON of provider, model, base URL, messages,
 every sampling setting, the response schema and the prompt-template version.
 The API key is never part of the key or the stored value. Only successful,
-non-empty completions are stored.
+non-empty completions that were not cut off by the token limit are stored.
+A damaged, read-only or full cache never fails a model call (see
+:class:`ResponseCache`).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -20,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from platformdirs import user_cache_dir
+
+from conflicteval.errors import ConflictEvalError
 
 log = logging.getLogger("conflicteval.cache")
 
@@ -50,6 +55,32 @@ def cache_key(components: dict[str, Any]) -> str:
 
 _INHERITED: list[sqlite3.Connection] = []  # connections a forked child must never use or close
 
+_CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS responses ("
+    "key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL, created REAL NOT NULL)"
+)
+
+
+def _is_corrupt(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged or no database at all."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return (code & 0xFF) in _CORRUPT_CODES
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+def _is_readonly(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    return "disk is full" in str(exc).lower() or getattr(exc, "errno", None) == errno.ENOSPC
+
 
 class ResponseCache:
     """A persistent cache of model completions in one SQLite file.
@@ -57,23 +88,139 @@ class ResponseCache:
     Safe to share between threads of one process (one connection per thread)
     and between processes (WAL mode). Counts hits and misses.
 
+    A cache is only an optimisation, so its own troubles never fail a call:
+
+    * a damaged file (random bytes, cut short) is reported once with its path,
+      moved aside as ``responses.sqlite3.corrupt-<time>`` and replaced by a
+      fresh cache; if even that fails, the cache is switched off (``mode ==
+      "off"``) with a warning;
+    * a cache that cannot be written (a read-only directory) is read without
+      writing (``mode == "read-only"``), with one warning;
+    * a full disk skips the store with a warning; the reply is kept.
+
+    Only a directory that cannot be a cache (the path is a file) is an error.
+
     Args:
         directory: Where ``responses.sqlite3`` lives; created when missing.
+
+    Raises:
+        ConflictEvalError: ``directory`` (or the file in it) is not usable as a
+            cache directory, e.g. it is a file.
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_cache_dir()
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / DB_NAME
         self.hits = 0
         self.misses = 0
+        self.mode = "read-write"
         self._local = threading.local()
-        with self._connect() as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                "key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL, "
-                "created REAL NOT NULL)"
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._immutable = False
+        self._warned: set[str] = set()
+        self._prepare_directory()
+        if self.mode != "off":
+            self._open()
+
+    # -- opening -------------------------------------------------------------
+    def _prepare_directory(self) -> None:
+        if self.directory.exists() and not self.directory.is_dir():
+            raise ConflictEvalError(
+                f"{self.directory}: the cache directory is a file; "
+                f"give a directory (cache=, --cache-dir or ${ENV_CACHE_DIR})"
             )
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise ConflictEvalError(
+                f"{self.directory}: cannot be a cache directory (a part of the path is a file)"
+            ) from exc
+        except OSError as exc:
+            self._off(f"cannot create the cache directory ({exc.strerror or exc})")
+            return
+        if self.path.is_dir():
+            raise ConflictEvalError(f"{self.path}: is a directory, not the cache's database file")
+
+    def _open(self) -> None:
+        """Open (and create) the database; fall back to reading only, or to a fresh file."""
+        try:
+            with self._connect() as conn:
+                conn.execute(_SCHEMA)
+            return
+        except sqlite3.DatabaseError as exc:
+            error: sqlite3.DatabaseError = exc
+        self._drop_connection()
+        if _is_corrupt(error):
+            self._recover(error)
+        elif _is_readonly(error) and self.path.exists():
+            self._read_only(error)
+        else:
+            self._off(f"cannot open it ({error})")
+
+    def _read_only(self, reason: object) -> None:
+        self._drop_connection()
+        self.mode = "read-only"
+        # A WAL database needs its shared-memory file beside it; where that cannot be
+        # made, SQLite can still read the file as immutable (nothing else writing it).
+        for immutable in (False, True):
+            self._immutable = immutable
+            self._generation += 1
+            try:
+                self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()
+                break
+            except sqlite3.DatabaseError as exc:
+                self._drop_connection()
+                if _is_corrupt(exc):
+                    self._off(f"it is damaged ({exc}) and cannot be moved aside (read-only)")
+                    return
+                if immutable:
+                    self._off(f"cannot read it ({exc})")
+                    return
+        self._warn_once(
+            "read-only",
+            "%s: the cache cannot be written (%s); reading it without storing new replies",
+            self.path,
+            reason,
+        )
+
+    def _off(self, why: str) -> None:
+        self.mode = "off"
+        self._warn_once("off", "%s: %s; continuing without a cache", self.path, why)
+
+    def _recover(self, error: BaseException) -> None:
+        """Move a damaged file aside and start a fresh one (or switch the cache off)."""
+        with self._lock:
+            stale = getattr(self._local, "generation", self._generation) != self._generation
+            self._drop_connection()
+            if stale or self.mode == "off":
+                return  # another thread has moved the damaged file aside already
+            if self.mode == "read-only":
+                self._off(f"it is damaged ({error}) and cannot be moved aside (read-only)")
+                return
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            aside = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}")
+            try:
+                for suffix in ("", "-wal", "-shm"):
+                    part = self.path.with_name(DB_NAME + suffix)
+                    if part.exists():
+                        os.replace(part, aside.with_name(aside.name + suffix))
+            except OSError as exc:
+                self._off(f"it is damaged ({error}) and could not be moved aside ({exc})")
+                return
+            self._generation += 1
+            log.warning(
+                "%s: the cache file is damaged (%s); moved it to %s and starting a fresh cache",
+                self.path,
+                error,
+                aside,
+            )
+            try:
+                with self._connect() as conn:
+                    conn.execute(_SCHEMA)
+            except sqlite3.DatabaseError as exc:
+                self._drop_connection()
+                self._off(f"a fresh cache could not be created either ({exc})")
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -82,37 +229,107 @@ class ResponseCache:
             # it there could disturb the parent's locks; keep it, untouched, and reconnect.
             _INHERITED.append(conn)
             conn = None
+        if conn is not None and getattr(self._local, "generation", None) != self._generation:
+            conn.close()  # opened on a file that was since moved aside, or in another mode
+            conn = None
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            if self.mode == "read-only":
+                uri = self.path.resolve().as_uri() + (
+                    "?immutable=1" if self._immutable else "?mode=ro"
+                )
+                conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+            else:
+                conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            # kept before the PRAGMAs, so that one failing still lets the connection be closed
             self._local.conn = conn
             self._local.pid = os.getpid()
+            self._local.generation = self._generation
+            if self.mode != "read-only":
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
+    def _drop_connection(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            conn.close()
+        self._local.conn = None
+
+    def _warn_once(self, kind: str, message: str, *args: object) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            log.warning(message, *args)
+
+    def _trouble(self, exc: sqlite3.DatabaseError, doing: str) -> None:
+        """Handle an error of a read or write: never raised to the caller."""
+        if _is_corrupt(exc):
+            self._recover(exc)
+        elif doing == "store" and _is_readonly(exc) and self.mode == "read-write":
+            self._read_only(exc)
+        elif doing == "store" and _is_disk_full(exc):
+            self._warn_once(
+                "full",
+                "%s: could not store a reply in the cache: no space left on the device; "
+                "the reply is kept and finished items are safe, only the cache misses it",
+                self.path,
+            )
+        else:
+            self._warn_once(doing, "%s: could not %s the cache: %s", self.path, doing, exc)
+
+    # -- use -----------------------------------------------------------------
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key``, or None (counted as a hit or a miss)."""
-        row = (
-            self._connect().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-        )
-        if row is None:
+        row = None
+        if self.mode != "off":
+            try:
+                row = (
+                    self._connect()
+                    .execute("SELECT value FROM responses WHERE key = ?", (key,))
+                    .fetchone()
+                )
+            except sqlite3.DatabaseError as exc:
+                self._trouble(exc, "read")
+        value: Any = None
+        if row is not None:
+            try:
+                value = json.loads(row[0])
+            except (TypeError, ValueError):
+                value = None  # a damaged entry is a miss; a good reply will replace it
+        if not isinstance(value, dict) or not isinstance(value.get("text"), str):
             self.misses += 1
             return None
         self.hits += 1
-        value: dict[str, Any] = json.loads(row[0])
         return value
 
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored (not counted as a hit or miss)."""
-        row = self._connect().execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+        if self.mode == "off":
+            return False
+        try:
+            row = (
+                self._connect().execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+            )
+        except sqlite3.DatabaseError as exc:
+            self._trouble(exc, "read")
+            return False
         return row is not None
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        """Store ``value`` under ``key`` (replacing an older value)."""
-        self._connect().execute(
-            "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
-            (key, model, canonical_json(value), time.time()),
-        )
+        """Store ``value`` under ``key`` (replacing an older value); never raises."""
+        if self.mode != "read-write":
+            return
+        for _ in range(2):  # once more on a fresh file after a damaged one was moved aside
+            try:
+                self._connect().execute(
+                    "INSERT OR REPLACE INTO responses (key, model, value, created) "
+                    "VALUES (?, ?, ?, ?)",
+                    (key, model, canonical_json(value), time.time()),
+                )
+                return
+            except sqlite3.DatabaseError as exc:
+                self._trouble(exc, "store")
+                if not _is_corrupt(exc) or self.mode != "read-write":
+                    return
 
     def put_many(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
         """Store many ``(key, model, value)`` rows in one transaction; returns the count."""
@@ -132,28 +349,50 @@ class ResponseCache:
         return len(data)
 
     def info(self) -> dict[str, Any]:
-        """Path, number of entries, entries per model and size on disk."""
-        conn = self._connect()
-        entries = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        per_model = dict(
-            conn.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall()
-        )
-        size = sum(p.stat().st_size for p in self.directory.glob(DB_NAME + "*") if p.is_file())
+        """Path, mode, number of entries, entries per model and size on disk."""
+        entries = 0
+        per_model: dict[str, int] = {}
+        for _ in range(2):  # once more on a fresh file after a damaged one was moved aside
+            if self.mode == "off":
+                break
+            try:
+                conn = self._connect()
+                entries = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+                per_model = dict(
+                    conn.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall()
+                )
+                break
+            except sqlite3.DatabaseError as exc:
+                self._trouble(exc, "read")
+                if not _is_corrupt(exc):
+                    break
+        parts = [self.path.with_name(DB_NAME + suffix) for suffix in ("", "-wal", "-shm")]
+        size = sum(p.stat().st_size for p in parts if p.is_file())
         return {
             "path": str(self.path),
+            "mode": self.mode,
             "entries": entries,
             "per_model": per_model,
             "size_bytes": size,
         }
 
     def clear(self, model: str | None = None) -> int:
-        """Delete all entries (or one model's); returns how many were deleted."""
+        """Delete all entries (or one model's); returns how many were deleted.
+
+        Raises:
+            ConflictEvalError: The cache is read-only or off.
+        """
+        if self.mode != "read-write":
+            raise ConflictEvalError(f"{self.path}: the cache is {self.mode}; nothing was deleted")
         conn = self._connect()
-        if model is None:
-            deleted = conn.execute("DELETE FROM responses").rowcount
-        else:
-            deleted = conn.execute("DELETE FROM responses WHERE model = ?", (model,)).rowcount
-        conn.execute("VACUUM")
+        try:
+            if model is None:
+                deleted = conn.execute("DELETE FROM responses").rowcount
+            else:
+                deleted = conn.execute("DELETE FROM responses WHERE model = ?", (model,)).rowcount
+            conn.execute("VACUUM")
+        except sqlite3.DatabaseError as exc:
+            raise ConflictEvalError(f"{self.path}: could not clear the cache: {exc}") from exc
         return int(deleted)
 
     def close(self) -> None:

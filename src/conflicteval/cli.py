@@ -7,6 +7,7 @@ function in its ``cli`` module.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import importlib.util
 import json
@@ -34,7 +35,10 @@ def _cache_info(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
     else:
-        print(f"cache: {info['path']}")
+        print(
+            f"cache: {info['path']}"
+            + (f" ({info['mode']})" if info["mode"] != "read-write" else "")
+        )
         print(f"entries: {info['entries']}")
         print(f"size on disk: {info['size_bytes'] / 1024:.1f} KiB")
         for model, n in sorted(info["per_model"].items()):
@@ -102,6 +106,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a user mistake (bad option, input file or configuration): one line, no traceback
         # (-vv logs the traceback at debug level)
         logging.getLogger("conflicteval.cli").debug("traceback", exc_info=True)
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            print(
+                f"error: could not write {exc.filename or 'a file'}: no space left on the "
+                "device; finished items are safe in the checkpoint: free space and run the "
+                "same command again to resume",
+                file=sys.stderr,
+            )
+            return 2
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

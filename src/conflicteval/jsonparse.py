@@ -9,37 +9,142 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
+MAX_EXAMINED = 500_000
+"""Characters of a reply that :func:`extract_json` examines (the rest is ignored).
 
-def _scan_balanced(text: str, start: int) -> str | None:
-    """Return the balanced ``{...}``/``[...]`` span starting at ``start``, or None."""
-    opener = text[start]
-    closer = "}" if opener == "{" else "]"
-    depth = 0
-    in_string = False
-    escape = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
+A model reply is far shorter (250 tokens by default; 32k tokens are about 130k
+characters); the bound keeps a runaway or hostile reply from holding the event
+loop, on which the parsing runs."""
+
+_PARSE_BUDGET = 4
+"""Characters the JSON decoder may read over all candidates, as a multiple of
+the examined length: candidates are tried left to right until one parses or
+this budget is spent, so the work stays linear in the reply's length."""
+
+_TOKENS = {"{": re.compile(r'\{+|\}+|"'), "[": re.compile(r'\[+|\]+|"')}
+_VALUE_START = {
+    "{": re.compile(r'\{\s*["}]'),
+    "[": re.compile(r'\[\s*(?:[\]"{\[\-0-9]|true|false|null)'),
+}
+_FIRST_CHARS = {"{": frozenset('"}'), "[": frozenset(']"{[-0123456789tfn')}
+
+
+def _string_end(text: str, start: int) -> int:
+    """Index of the quote closing a JSON string whose body starts at ``start`` (-1: none)."""
+    find = text.find
+    j = find('"', start)
+    while j != -1:
+        k = j - 1
+        while k >= start and text[k] == "\\":
+            k -= 1
+        if (j - 1 - k) % 2 == 0:  # an even number of backslashes: the quote is not escaped
+            return j
+        j = find('"', j + 1)
+    return -1
+
+
+def balanced_spans(text: str, opener: str = "{") -> list[tuple[int, int]]:
+    """The balanced ``{...}`` (or ``[...]``) spans of ``text`` that may hold JSON, by start.
+
+    One left-to-right scan with a stack of open brackets, so the cost is linear
+    in the length of ``text`` (a span is ``(start, end)``, ``end`` exclusive).
+    Inside brackets, JSON strings are skipped (a bracket in a string does not
+    count); outside any bracket a quote is prose and ignored. A bracket never
+    closed (a truncated reply) leaves only its complete inner spans. Spans
+    whose first character cannot begin a JSON value (``{{``, ``{not json}``)
+    are left out; whether a span parses is for the JSON decoder to say.
+    """
+    first_chars = _FIRST_CHARS[opener]
+    value_start = _VALUE_START[opener].match
+    depth = 0  # open brackets of this kind
+    viable: list[tuple[int, int]] = []  # (depth, position) of the openers that may start JSON
+    spans: list[tuple[int, int]] = []
+    skip_to = 0
+    size = len(text)
+    # Runs of brackets are taken at once, so a megabyte of "{" is a handful of steps.
+    for match in _TOKENS[opener].finditer(text):
+        i, j = match.span()
+        if i < skip_to:
             continue
+        ch = text[i]
         if ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1] if ch == closer else None
-    return None
+            if depth:
+                end = _string_end(text, i + 1)
+                if end == -1:
+                    break  # an unterminated string runs to the end: nothing closes after it
+                skip_to = end + 1
+        elif ch == opener:
+            if opener == "[" and j - i > 1:
+                # "[[" may begin an array of arrays: the run's outermost bracket is a
+                # candidate too (the ones between are left out, to keep runs cheap)
+                viable.append((depth, i))
+            depth += j - i
+            # only the run's last bracket can be followed by a value's first character
+            nxt = text[j] if j < size else ""
+            if nxt in first_chars or (nxt.isspace() and value_start(text, j - 1)):
+                viable.append((depth - 1, j - 1))
+        elif depth:
+            closed = min(depth, j - i)
+            top = depth - 1  # the depth the run's first closer closes
+            depth -= closed
+            while viable and viable[-1][0] >= depth:
+                level, start = viable.pop()
+                spans.append((start, i + (top - level) + 1))
+    spans.sort()
+    return spans
+
+
+def _decode_span(text: str, start: int, end: int) -> tuple[Any, int]:
+    """Decode ``text[start:end]``: (the value or ``_NONE``, characters of work)."""
+    span = text[start:end]  # a copy, so a decoding error counts lines in the span only
+    try:
+        value = json.loads(span)
+    except ValueError as exc:
+        pos = exc.pos if isinstance(exc, json.JSONDecodeError) else len(span)
+        return _NONE, len(span) + pos
+    except RecursionError:  # nested too deeply for the decoder
+        return _NONE, 2 * len(span)
+    return value, 2 * len(span)
+
+
+def iter_json_spans(
+    text: str, want: type = dict, *, outermost: bool = False, budget: list[int] | None = None
+) -> Iterator[tuple[Any, int, int]]:
+    """Yield ``(value, start, end)`` for each balanced span of ``text`` that decodes to a ``want``.
+
+    Spans come left to right (by start); with ``outermost`` a span inside one
+    already yielded is skipped. The decoder reads at most ``budget[0]``
+    characters over all spans (default: a few times the text's length), so the
+    work stays linear even for a hostile reply; ``budget`` is decreased in place.
+    """
+    if budget is None:
+        budget = [_PARSE_BUDGET * max(len(text), 1)]
+    last_end = -1
+    for start, end in balanced_spans(text, "{" if want is dict else "["):
+        if outermost and start < last_end:
+            continue
+        if budget[0] <= 0:
+            return
+        value, cost = _decode_span(text, start, end)
+        budget[0] -= cost
+        if value is not _NONE and isinstance(value, want):
+            last_end = end
+            yield value, start, end
+
+
+def _first_in_spans(text: str, want: type, budget: list[int]) -> Any:
+    """The first balanced span of ``text`` that decodes to a ``want``, or ``_NONE``."""
+    for value, _, _ in iter_json_spans(text, want, budget=budget):
+        return value
+    return _NONE
+
+
+_NONE = object()
 
 
 def extract_json(text: str, *, want: type = dict) -> Any:
@@ -49,35 +154,42 @@ def extract_json(text: str, *, want: type = dict) -> Any:
     balanced ``{...}`` (or ``[...]``) span from left to right, inside the code
     fences first, then anywhere in the text.
 
+    The work is linear in the reply's length: spans are found in one scan
+    (:func:`balanced_spans`), only the first :data:`MAX_EXAMINED` characters
+    are examined, and the decoder reads at most a few times that many
+    characters over all candidates before giving up.
+
     Raises:
         ValueError: When no complete JSON value of that type is present (for
             example a truncated reply). The message says what was seen.
     """
+    cut = len(text) > MAX_EXAMINED
+    if cut:
+        text = text[:MAX_EXAMINED]
     fences = [m.group(1).strip() for m in _FENCE.finditer(text)]
     for source in [text.strip(), *fences]:
         try:
             value = json.loads(source)
-        except (json.JSONDecodeError, ValueError):
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, want):
             return value
-    opener = "{" if want is dict else "["
+    budget = [_PARSE_BUDGET * max(len(text), 1)]
     for source in [*fences, text]:
-        idx = source.find(opener)
-        while idx != -1:
-            span = _scan_balanced(source, idx)
-            if span is not None:
-                try:
-                    value = json.loads(span)
-                except (json.JSONDecodeError, ValueError):
-                    pass
-                else:
-                    if isinstance(value, want):
-                        return value
-            idx = source.find(opener, idx + 1)
+        value = _first_in_spans(source, want, budget)
+        if value is not _NONE:
+            return value
+    opener = "{" if want is dict else "["
+    note = f" (only the first {MAX_EXAMINED} characters were examined)" if cut else ""
+    if budget[0] <= 0:
+        raise ValueError(
+            f"no usable JSON {want.__name__} in reply (too many malformed spans){note}"
+        )
     if opener in text:
-        raise ValueError(f"no complete JSON {want.__name__} in reply (truncated or malformed)")
-    raise ValueError(f"no JSON {want.__name__} in reply")
+        raise ValueError(
+            f"no complete JSON {want.__name__} in reply (truncated or malformed){note}"
+        )
+    raise ValueError(f"no JSON {want.__name__} in reply{note}")
 
 
 _TYPES: dict[str, tuple[type, ...]] = {

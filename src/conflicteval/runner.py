@@ -10,8 +10,10 @@ and a re-run with the same checkpoint makes no call for a finished id.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterable
@@ -97,7 +99,7 @@ class BatchResult(BaseModel):
         return [r for r in self.records if r.status != "ok"]
 
     def summary(self) -> str:
-        """One line: counts per status, resumed items and token usage."""
+        """One line: counts per status, resumed items, calls (cut-off replies) and tokens."""
         c = self.counts
         u = self.usage
         n = c.get("pending", 0)
@@ -105,7 +107,7 @@ class BatchResult(BaseModel):
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
             f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint); "
-            f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
+            f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
 
@@ -145,7 +147,7 @@ class BatchResult(BaseModel):
             lines.append(f"  {n} x {reason}  (e.g. {example})")
         u = self.usage
         lines.append(
-            f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
+            f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
         return "\n".join(lines)
@@ -164,6 +166,7 @@ class BatchResult(BaseModel):
                 row["result"] = r.result
             row["prompt_tokens"] = r.usage.prompt_tokens
             row["completion_tokens"] = r.usage.completion_tokens
+            row["truncated"] = r.usage.truncated
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -225,7 +228,8 @@ class _Writer:
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = _lock(path)
+        self.lock = _lock(path.resolve())  # one file reached through a link is one checkpoint
+        self.written = 0
         if path.exists():
             _drop_partial_last_line(path)
 
@@ -235,10 +239,19 @@ class _Writer:
             return
         if self.closed:  # never write to a checkpoint whose lock is given up
             raise ConflictEvalError(f"{self.path}: write after the batch ended")
-        if self.fh is None:
-            self.fh = self.path.open("a", encoding="utf-8")
-        self.fh.write(line + "\n")
-        self.fh.flush()
+        try:
+            if self.fh is None:
+                self.fh = self.path.open("a", encoding="utf-8")
+            self.fh.write(line + "\n")
+            self.fh.flush()
+        except OSError as exc:
+            raise ConflictEvalError(
+                f"{self.path}: could not write the checkpoint ({_os_reason(exc)}); "
+                f"the {self.written} items finished in this run before it, and all earlier "
+                "ones, are safe in it: free the space (or fix the file) and run the same "
+                "command again to resume"
+            ) from exc
+        self.written += 1
 
     def close(self) -> None:
         self.closed = True
@@ -254,6 +267,13 @@ class _Writer:
                 pass
             self.lock.close()  # closing the file releases the flock
             self.lock = None
+
+
+def _os_reason(exc: OSError) -> str:
+    """An OS error in words: "no space left on the device" for a full disk."""
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or str(exc)
 
 
 def _lock(path: Path) -> Any:
@@ -417,6 +437,30 @@ def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:
     return tqdm(total=total, initial=initial, desc=desc, disable=not enabled, unit="item")
 
 
+DEFAULT_ITEM_TIMEOUT: float | None = None
+"""The bound :func:`run_batch` puts on one item when none is given (None: no bound).
+
+A front end (the CLI) may set it once for every batch of a command."""
+
+
+class _ItemTimeout(Exception):
+    pass
+
+
+async def _bounded(work: Awaitable[Any], seconds: float | None) -> Any:
+    """Await ``work``, stopping it after ``seconds`` (None: no bound)."""
+    if seconds is None:
+        return await work
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        return await asyncio.wait_for(work, seconds)
+    except asyncio.TimeoutError:
+        if loop.time() - start < seconds:
+            raise  # raised by the item itself, not by its bound
+        raise _ItemTimeout(f"item timed out: not finished within {seconds:g}s") from None
+
+
 async def run_batch(
     fn: Callable[[T], Awaitable[Any]],
     items: Iterable[T],
@@ -429,6 +473,7 @@ async def run_batch(
     retry_failed: bool = False,
     identity: dict[str, Any] | None = None,
     restart: bool = False,
+    item_timeout: float | None = None,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -456,6 +501,12 @@ async def run_batch(
             differing fields.
         restart: Start over: move an existing checkpoint aside
             (``<checkpoint>.old``) instead of resuming it.
+        item_timeout: Seconds one item may take in all; an item still running
+            then is stopped and recorded ``model_error`` with the reason
+            (None: :data:`DEFAULT_ITEM_TIMEOUT`, no bound unless a front end
+            set one; ``math.inf``: no bound). Each
+            model call is bounded anyway by its model's ``timeout`` per
+            attempt and its retry limits; this bounds the item as a whole.
 
     Returns:
         A BatchResult with one record per item, in input order.
@@ -500,11 +551,20 @@ async def run_batch(
     for pair in todo:
         queue.put_nowait(pair)
 
+    bound = DEFAULT_ITEM_TIMEOUT if item_timeout is None else item_timeout
+    if bound is not None and not bound > 0:
+        raise ValueError("item_timeout must be a positive number of seconds or None")
+    if bound == math.inf:
+        bound = None
+
     async def run_one(item_id: str, item: T) -> Record:
         with usage_scope() as usage:
             try:
-                result = await fn(item)
+                result = await _bounded(fn(item), bound)
                 rec = Record(id=item_id, status="ok", result=result, usage=usage)
+            except _ItemTimeout as exc:
+                log.warning("item %s: %s", item_id, exc)
+                rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
             except ParseFailure as exc:
                 rec = Record(
                     id=item_id, status="parse_error", error=exc.reason, raw=exc.raw, usage=usage
@@ -640,12 +700,18 @@ def write_json_lines(path: str | os.PathLike[str], rows: Iterable[Any]) -> int:
     """Write rows (dicts or pydantic models) as JSON lines; returns the count."""
     n = 0
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            if isinstance(row, BaseModel):
-                fh.write(row.model_dump_json() + "\n")
-            else:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-            n += 1
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with p.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                if isinstance(row, BaseModel):
+                    fh.write(row.model_dump_json() + "\n")
+                else:
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                n += 1
+    except OSError as exc:
+        raise ConflictEvalError(
+            f"{p}: could not write the output ({_os_reason(exc)}); the finished items are "
+            "safe in the checkpoint, if the run had one: free the space and run it again"
+        ) from exc
     return n

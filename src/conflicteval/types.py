@@ -22,13 +22,23 @@ Message = dict[str, str]
 """One chat message: ``{"role": "user", "content": "..."}``."""
 
 
+CUT_OFF = "reply cut off by max_tokens"
+"""The failure reason of a structured reply (label, verdict, claims, JSON) that the
+token limit cut short (``finish_reason == "length"``)."""
+
+
 class Usage(BaseModel):
-    """Token usage of one or more model calls."""
+    """Token usage of one or more model calls.
+
+    ``truncated`` counts the replies the token limit cut short
+    (``finish_reason == "length"``).
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
     cached_calls: int = 0
+    truncated: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -40,6 +50,15 @@ class Usage(BaseModel):
         self.completion_tokens += other.completion_tokens
         self.calls += other.calls
         self.cached_calls += other.cached_calls
+        self.truncated += other.truncated
+
+    def truncated_note(self) -> str:
+        """``", N replies cut off by max_tokens"`` for a summary line, or "" when none were."""
+        if not self.truncated:
+            return ""
+        return (
+            f", {self.truncated} repl{'y' if self.truncated == 1 else 'ies'} cut off by max_tokens"
+        )
 
     def __add__(self, other: Usage) -> Usage:
         out = self.model_copy()
@@ -69,6 +88,11 @@ class Completion(BaseModel):
     model: str = ""
     parsed: Any = None
     parse_error: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the token limit cut the reply short (``finish_reason == "length"``)."""
+        return self.finish_reason == "length"
 
 
 class Document(BaseModel):

@@ -243,3 +243,18 @@ def test_export_needs_a_cache_and_an_openai_provider(tmp_path: Path) -> None:
     with pytest.raises(ConflictEvalError, match="cannot write batch requests"):
         with batch_export(tmp_path / "r.jsonl"):
             asyncio.run(scripted.generate("q"))
+
+
+def test_cut_off_replies_are_stored_and_reported(tmp_path: Path) -> None:
+    with OpenAICompatServer(_echo) as srv:
+        model, req, ids = _export_three(srv, tmp_path)
+        srv.line_faults = {ids[0]: Fault.truncate()}
+        out = tmp_path / "out.jsonl"
+        out.write_text(srv.answer_batch_file(req.read_text()))
+        report = import_results([out], open_cache(), [req])
+        assert (report.imported, report.cut_off) == (3, 1)
+        assert "1 replies were cut off by max_tokens" in report.summary()
+        with batch_export(req) as exp:
+            result = run_batch_sync(_work(model), _items(3), progress=False)
+        assert exp.result is not None and exp.result.requests == 0  # the run can finish
+        assert result.counts["ok"] == 3 and result.usage.truncated == 1

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,6 +14,7 @@ import pytest
 from conflicteval import ModelError, get_model
 from conflicteval.cache import ResponseCache
 from conflicteval.cli import main as cli_main
+from conflicteval.errors import ConflictEvalError
 from conflicteval.testing import Fault, OpenAICompatServer
 
 
@@ -142,3 +147,144 @@ def test_a_cache_that_cannot_store_does_not_lose_the_paid_reply(
         out = cached_model(s, tmp_path).generate_sync("q")
     assert out.text == "the answer" and not out.cached
     assert "could not store" in caplog.text
+
+
+# -- a damaged, read-only or misplaced cache ---------------------------------------------
+
+
+def _fill(cache_dir: Path, n: int = 300) -> None:
+    cache = ResponseCache(cache_dir)
+    for i in range(n):
+        cache.put(f"k{i}", "openai/m1", {"text": "x" * 200})
+    cache.close()
+
+
+def _damage(cache_dir: Path, how: str) -> None:
+    path = cache_dir / "responses.sqlite3"
+    if how == "random":
+        path.write_bytes(os.urandom(8192))
+    elif how == "truncated":
+        _fill(cache_dir)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+    else:  # the header is fine, the pages behind it are not: found only when read
+        _fill(cache_dir)
+        data = bytearray(path.read_bytes())
+        data[4096 * 2 :] = os.urandom(len(data) - 4096 * 2)
+        path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["random", "truncated", "pages"])
+def test_a_damaged_cache_is_moved_aside_once_and_every_item_still_succeeds(
+    tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    from conflicteval import run_batch_sync
+
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    _damage(cache_dir, how)
+    with OpenAICompatServer(replies=lambda body: "a " + body["messages"][-1]["content"]) as s:
+        model = cached_model(s, cache_dir)
+
+        async def work(item: str) -> str:
+            return (await model.generate(item)).text
+
+        items = [f"k{i}" for i in range(20)]
+        result = run_batch_sync(work, items, key=str, checkpoint=tmp_path / "ck.jsonl")
+        assert result.counts["ok"] == 20, result.failed[:1]
+        again = run_batch_sync(work, items, key=str)
+        assert again.usage.cached_calls == 20  # the fresh cache works
+    warnings = [r.getMessage() for r in caplog.records if "damaged" in r.getMessage()]
+    assert len(warnings) == 1 and str(cache_dir / "responses.sqlite3") in warnings[0]
+    aside = [
+        p for p in cache_dir.glob("responses.sqlite3.corrupt-*") if not p.name.endswith("-wal")
+    ]
+    aside = [p for p in aside if not p.name.endswith("-shm")]
+    assert len(aside) == 1 and aside[0].name in warnings[0]
+
+
+def test_a_damaged_cache_that_cannot_be_replaced_means_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _damage(tmp_path, "random")
+
+    def refuse(*args: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with OpenAICompatServer(replies=["fine"]) as s:
+        model = cached_model(s, tmp_path)
+        assert model.generate_sync("q").text == "fine"
+        assert not model.generate_sync("q").cached
+    assert model.cache is not None and model.cache.mode == "off"
+    assert "continuing without a cache" in caplog.text and str(tmp_path) in caplog.text
+
+
+def _make_read_only(directory: Path) -> Callable[[], None]:
+    """Make ``directory`` really unwritable (chmod; as root, the immutable attribute)."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        return lambda: directory.chmod(0o755)
+    if shutil.which("chattr") is None:
+        pytest.skip("running as root without chattr: cannot make a directory read-only")
+    done = subprocess.run(["chattr", "+i", str(directory)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("cannot make a directory read-only here")
+    return lambda: subprocess.run(["chattr", "-i", str(directory)], check=True)
+
+
+def test_a_read_only_cache_is_read_without_writing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache_dir = tmp_path / "ro"
+    with OpenAICompatServer(replies=lambda body: "a " + body["messages"][-1]["content"]) as s:
+        plain = get_model("openai/m1", base_url=s.base_url, api_key="k", cache=False)
+        key = plain.cache_key("known")
+        writer = ResponseCache(cache_dir)
+        writer.put(key, "openai/m1", {"text": "a known", "finish_reason": "stop"})
+        writer.close()  # the only connection: the WAL files go with it
+        assert not (cache_dir / "responses.sqlite3-wal").exists()
+        undo = _make_read_only(cache_dir)
+        try:
+            model = cached_model(s, cache_dir)
+            assert model.cache is not None and model.cache.mode == "read-only"
+            hit = model.generate_sync("known")
+            assert hit.cached and hit.text == "a known"
+            for prompt in ("new one", "new two"):
+                out = model.generate_sync(prompt)
+                assert out.text == "a " + prompt and not out.cached
+            assert model.cache.info()["entries"] == 1
+            with pytest.raises(ConflictEvalError, match="read-only"):
+                model.cache.clear()
+        finally:
+            undo()
+    notes = [r.getMessage() for r in caplog.records if "cannot be written" in r.getMessage()]
+    assert len(notes) == 1 and str(cache_dir) in notes[0]
+
+
+def test_a_cache_path_that_is_a_file_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "not-a-dir"
+    path.write_text("hello")
+    with pytest.raises(ConflictEvalError, match="not-a-dir"):
+        get_model("openai/m", base_url="http://127.0.0.1:9/v1", api_key="k", cache=path)
+    with pytest.raises(ConflictEvalError, match="not-a-dir"):
+        ResponseCache(path / "below")
+    assert cli_main(["cache", "info", "--dir", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "not-a-dir" in err and "Traceback" not in err
+
+
+def test_a_full_cache_skips_the_store_with_one_clear_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = ResponseCache(tmp_path)
+    conn = cache._connect()
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages + 2}")  # SQLite's own "database or disk is full"
+    for i in range(50):
+        cache.put(f"k{i}", "m", {"text": "x" * 2000})  # never raises
+    notes = [r.getMessage() for r in caplog.records if "no space left" in r.getMessage()]
+    assert len(notes) == 1 and str(tmp_path) in notes[0] and "safe" in notes[0]
+    assert cache.mode == "read-write" and cache.get("k0") is not None

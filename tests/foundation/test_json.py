@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from conflicteval.errors import DataError
 from conflicteval.jsonio import iter_json_lines, iter_json_records
-from conflicteval.jsonparse import check_schema, extract_json
+from conflicteval.jsonparse import MAX_EXAMINED, check_schema, extract_json
 
 
 @pytest.mark.parametrize(
@@ -108,3 +109,63 @@ def test_a_file_that_is_not_utf8_is_a_data_error_naming_the_file(tmp_path: Path,
     with pytest.raises(DataError) as info:
         list(reader(path))
     assert str(path) in str(info.value) and "UTF-8" in str(info.value)
+
+
+# -- linear extraction (hostile or runaway replies) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('He said "look: {"a": 1} and left', {"a": 1}),  # a prose quote opens no string
+        ('{"outer": [1, {"inner": 2}', {"inner": 2}),  # truncated outer: a complete inner one
+        ('{{"a": 1}}', {"a": 1}),
+        ('{"s": "}{"} {"t": 1}', {"s": "}{"}),
+        ('[1, 2] then {"x": [1, 2]}', {"x": [1, 2]}),
+        ('{"a": 1] {"b": 2}', {"b": 2}),
+    ],
+)
+def test_extract_json_single_scan_cases(reply: str, expected: object) -> None:
+    assert extract_json(reply) == expected
+
+
+def test_extract_json_nested_lists() -> None:
+    assert extract_json("x [[1, 2], [3]] y", want=list) == [[1, 2], [3]]
+    assert extract_json('x [{"a": [1]}] y', want=list) == [{"a": [1]}]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "{" * 1_000_000,
+        "{" * 500_000 + "}" * 500_000,
+        "{}" * 500_000,
+        '{"a":' * 200_000,
+        '{"a" 1} ' * 125_000,
+        "[" * 500_000 + "]" * 500_000,
+        '{"' * 500_000,
+    ],
+    ids=["open", "nested", "pairs", "keys", "bad-objects", "brackets", "quotes"],
+)
+def test_extract_json_is_fast_on_a_megabyte_of_braces(reply: str) -> None:
+    # Rescanning from every "{" took minutes on such replies, on the event loop.
+    start = time.process_time()
+    try:
+        extract_json(reply)
+    except ValueError:
+        pass
+    assert time.process_time() - start < 1.0
+
+
+def test_extract_json_examines_a_bounded_prefix() -> None:
+    tail = '{"late": 1}'
+    with pytest.raises(ValueError, match="only the first"):
+        extract_json("x" * (MAX_EXAMINED + 10) + tail)
+    assert extract_json("x" * (MAX_EXAMINED - 100) + tail) == {"late": 1}
+
+
+def test_extract_json_deep_nesting_is_no_crash() -> None:
+    with pytest.raises(ValueError):
+        extract_json('{"a": ' * 100_000)
+    # too deep for the decoder as a whole: an inner array that decodes is the answer
+    assert isinstance(extract_json("[" * 100_000 + "]" * 99_999, want=list), list)

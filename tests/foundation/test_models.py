@@ -56,6 +56,38 @@ def test_timeout_is_retried() -> None:
         assert out.text in {"late", "on time"}
 
 
+@pytest.mark.timeout(30)
+def test_a_dripping_server_cannot_hold_an_attempt_past_its_timeout() -> None:
+    # Headers at once, then one byte every 0.2 s: each read is well within the timeout,
+    # so only a deadline on the whole attempt ends it (the body alone would take ~60 s).
+    reply = "x" * 200
+    with OpenAICompatServer(replies=[reply], faults=[Fault.drip(0.2)] * 2) as server:
+        start = time.monotonic()
+        with pytest.raises(ModelError) as info:
+            fast_model(server, timeout=1.0, max_attempts=2).generate_sync("q")
+        elapsed = time.monotonic() - start
+        assert elapsed < 5.0
+        assert info.value.attempts == 2 and info.value.retryable
+        assert "timed out after 1.0s" in str(info.value)
+        assert [r.fault for r in server.completions()] == ["drip", "drip"]
+
+
+@pytest.mark.timeout(30)
+def test_an_endless_drip_is_retried_and_the_retry_succeeds() -> None:
+    with OpenAICompatServer(replies=["fine"], faults=[Fault.drip(0.1, endless=True)]) as server:
+        start = time.monotonic()
+        out = fast_model(server, timeout=1.0).generate_sync("q")
+        assert out.text == "fine"
+        assert time.monotonic() - start < 4.0
+        assert len(server.completions()) == 2
+
+
+def test_a_finite_drip_within_the_timeout_is_a_normal_reply() -> None:
+    with OpenAICompatServer(replies=["ok"], faults=[Fault.drip(0.002)]) as server:
+        assert fast_model(server, timeout=20.0).generate_sync("q").text == "ok"
+        assert len(server.completions()) == 1
+
+
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_non_retryable_status_fails_fast(status: int) -> None:
     with OpenAICompatServer(faults=[Fault.status_code(status)] * 5) as server:

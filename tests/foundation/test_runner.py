@@ -411,3 +411,161 @@ def test_an_enclosing_usage_scope_still_sees_the_calls_of_a_batch_inside_it() ->
         return total.calls, result.usage.calls
 
     assert asyncio.run(stage()) == (3, 3)
+
+
+@pytest.mark.timeout(30)
+def test_an_item_past_its_bound_is_a_recorded_failure_and_the_batch_finishes(
+    tmp_path: Path,
+) -> None:
+    # A model without a per-attempt limit on a server that drips for ever: without a
+    # bound on the item, the batch would never finish and the item get no record.
+    with OpenAICompatServer(
+        replies=lambda body: "ok",
+        faults=lambda n, body: (
+            Fault.drip(0.1, endless=True) if body["messages"][-1]["content"] == "stuck" else None
+        ),
+    ) as server:
+        model = get_model(
+            "openai/m", base_url=server.base_url, api_key="k", cache=False, timeout=None
+        )
+
+        async def work(item: str) -> str:
+            return (await model.generate(item)).text
+
+        start = time.monotonic()
+        ck = tmp_path / "ck.jsonl"
+        result = run_batch_sync(work, ["a", "stuck", "b"], key=str, checkpoint=ck, item_timeout=1.0)
+        assert time.monotonic() - start < 10
+    assert result.counts == {"ok": 2, "parse_error": 0, "model_error": 1, "total": 3}
+    failed = result.records[1]
+    assert failed.id == "stuck" and "timed out" in str(failed.error) and "1s" in str(failed.error)
+    assert read_checkpoint(ck)["stuck"].status == "model_error"
+
+
+def test_the_default_item_bound_applies_and_inf_switches_it_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from conflicteval import runner
+
+    async def work(item: float) -> float:
+        await asyncio.sleep(item)
+        return item
+
+    monkeypatch.setattr(runner, "DEFAULT_ITEM_TIMEOUT", 0.3)
+    result = run_batch_sync(work, [0.0, 1.0], key=str)
+    assert [r.status for r in result.records] == ["ok", "model_error"]
+    result = run_batch_sync(work, [0.0, 0.5], key=str, item_timeout=float("inf"))
+    assert [r.status for r in result.records] == ["ok", "ok"]
+    with pytest.raises(ValueError, match="item_timeout"):
+        run_batch_sync(work, [0.0], key=str, item_timeout=0)
+
+
+def test_a_timeout_raised_by_the_item_itself_is_not_called_the_bound() -> None:
+    async def work(item: int) -> int:
+        raise asyncio.TimeoutError("the item's own wait")
+
+    result = run_batch_sync(work, [1], key=str, item_timeout=30)
+    assert result.records[0].status == "model_error"
+    assert "item timed out" not in str(result.records[0].error)
+
+
+def test_one_checkpoint_reached_through_a_link_is_locked_once(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    ran: list[str] = []
+
+    async def slow(item: str) -> str:
+        ran.append(item)
+        await asyncio.sleep(0.3)
+        return item
+
+    async def two_at_once() -> None:
+        first = asyncio.create_task(run_batch(slow, ["a", "b"], key=str, checkpoint=real))
+        await asyncio.sleep(0.05)
+        with pytest.raises(ConflictEvalError, match="in use by another running batch"):
+            await run_batch(slow, ["a", "b"], key=str, checkpoint=link)
+        await first
+
+    asyncio.run(two_at_once())
+    assert sorted(ran) == ["a", "b"]
+    assert len(real.read_text().splitlines()) == 2
+
+
+def _disk_fills_after(monkeypatch: pytest.MonkeyPatch, target: Path, lines: int) -> None:
+    """The file at ``target`` takes ``lines`` writes, then fails as a full disk does."""
+    import errno
+
+    real_open = Path.open
+
+    class Full:
+        def __init__(self, fh: object) -> None:
+            self.fh = fh
+            self.writes = 0
+
+        def write(self, text: str) -> int:
+            if self.writes >= lines:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.writes += 1
+            return self.fh.write(text)  # type: ignore[attr-defined]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.fh, name)
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()  # type: ignore[attr-defined]
+
+    def fake_open(self: Path, *args: object, **kwargs: object) -> object:
+        fh = real_open(self, *args, **kwargs)  # type: ignore[call-overload]
+        return Full(fh) if self == target else fh
+
+    monkeypatch.setattr(Path, "open", fake_open)
+
+
+def test_a_full_disk_stops_the_batch_with_a_clear_message_and_keeps_what_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ck = tmp_path / "ck.jsonl"
+    _disk_fills_after(monkeypatch, ck, 2)
+
+    async def work(item: str) -> str:
+        return item
+
+    with pytest.raises(ConflictEvalError) as info:
+        run_batch_sync(work, ["a", "b", "c", "d"], key=str, checkpoint=ck, concurrency=1)
+    message = str(info.value)
+    assert str(ck) in message and "no space left" in message
+    assert "2 items" in message and "safe" in message
+    monkeypatch.undo()
+    again = run_batch_sync(work, ["a", "b", "c", "d"], key=str, checkpoint=ck)
+    assert again.resumed == 2 and again.counts["ok"] == 4
+
+
+def test_a_full_disk_while_writing_an_output_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conflicteval.runner import write_json_lines
+
+    out = tmp_path / "out.jsonl"
+    _disk_fills_after(monkeypatch, out, 1)
+    with pytest.raises(ConflictEvalError, match=r"out\.jsonl: could not write the output"):
+        write_json_lines(out, [{"a": 1}, {"b": 2}])
+
+
+def test_the_cli_reports_a_full_disk_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from conflicteval import cli
+
+    def full(args: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", "report.csv")
+
+    monkeypatch.setattr(cli, "_cache_info", full)
+    assert cli.main(["cache", "info"]) == 2
+    err = capsys.readouterr().err
+    assert "report.csv" in err and "no space left" in err and "safe" in err

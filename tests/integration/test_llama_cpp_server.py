@@ -189,22 +189,29 @@ def test_openai_json_schema_form_is_rejected_and_the_library_falls_back(
     out = model.generate_sync(QUESTION, response_schema=LABEL_SCHEMA, max_tokens=16)
     assert model.provider.supports_schema is False
     assert out.parsed is None
-    assert out.parse_error is not None and "after one re-ask" in out.parse_error
+    assert out.parse_error is not None
+    if out.finish_reason == "length":  # cut off: a failure at once, no re-ask
+        assert out.parse_error == "reply cut off by max_tokens"
+    else:
+        assert "after one re-ask" in out.parse_error
 
 
 def test_second_identical_call_is_served_from_cache(
     llama_server: LlamaServer, tmp_path: Path
 ) -> None:
+    # The grammar makes the random model finish its reply ("stop"): a reply cut off by
+    # max_tokens is never cached (see the next test).
     cache_dir = tmp_path / "cache"
-    model = make_model(llama_server, cache=cache_dir)
+    model = make_model(llama_server, cache=cache_dir, schema_format="json_object")
+    settings: dict[str, Any] = {"response_schema": LABEL_SCHEMA, "max_tokens": 120}
     before = llama_server.completion_requests()
 
-    first = model.generate_sync(QUESTION, max_tokens=16)
-    assert first.cached is False
+    first = model.generate_sync(QUESTION, **settings)
+    assert first.cached is False and first.finish_reason == "stop"
     after_first = llama_server.wait_for_requests(before + 1)
     assert after_first == before + 1
 
-    second = model.generate_sync(QUESTION, max_tokens=16)
+    second = model.generate_sync(QUESTION, **settings)
     assert second.cached is True
     assert second.text == first.text
     assert second.finish_reason == first.finish_reason
@@ -213,19 +220,32 @@ def test_second_identical_call_is_served_from_cache(
     assert second.usage.cached_calls == 1
 
     # A new model object on the same cache directory (a re-run) is served from disk too.
-    rerun = make_model(llama_server, cache=cache_dir)
-    assert rerun.is_cached(QUESTION, max_tokens=16)
-    third = rerun.generate_sync(QUESTION, max_tokens=16)
+    rerun = make_model(llama_server, cache=cache_dir, schema_format="json_object")
+    assert rerun.is_cached(QUESTION, **settings)
+    third = rerun.generate_sync(QUESTION, **settings)
     assert third.cached is True and third.text == first.text
 
     # A different setting is a different key: it goes to the server.
-    other = model.generate_sync(QUESTION, max_tokens=17)
+    other = model.generate_sync(QUESTION, response_schema=LABEL_SCHEMA, max_tokens=121)
     assert other.cached is False
 
     # Only the two uncached calls reached the server.
     assert llama_server.wait_for_requests(before + 2) == before + 2
     assert llama_server.completion_requests() == before + 2
     assert model.usage.calls == 3 and model.usage.cached_calls == 1
+
+
+def test_a_reply_cut_off_by_max_tokens_is_counted_and_not_cached(
+    llama_server: LlamaServer, tmp_path: Path
+) -> None:
+    model = make_model(llama_server, cache=tmp_path / "cache")
+    before = llama_server.completion_requests()
+    first = model.generate_sync(QUESTION, max_tokens=16)
+    second = model.generate_sync(QUESTION, max_tokens=16)
+    assert first.finish_reason == "length" and first.truncated
+    assert not second.cached and second.text == first.text
+    assert model.usage.truncated == 2
+    assert llama_server.wait_for_requests(before + 2) == before + 2
 
 
 def test_schema_replies_are_cached_too(llama_server: LlamaServer, tmp_path: Path) -> None:

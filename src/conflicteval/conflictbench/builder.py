@@ -112,7 +112,8 @@ class BuildResult:
             f"{len(self.items)} items built"
             + (f" -> {self.output}" if self.output is not None else ""),
             f"claim writing: {len(self.claim_failures)} failures (template claim kept); "
-            f"{self.usage.calls} model calls ({self.usage.cached_calls} cached), "
+            f"{self.usage.calls} model calls ({self.usage.cached_calls} cached"
+            f"{self.usage.truncated_note()}), "
             f"{self.usage.prompt_tokens} prompt + {self.usage.completion_tokens} completion tokens",
         ]
         lines += [f"shortfall: {s}" for s in self.shortfalls]

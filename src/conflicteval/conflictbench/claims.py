@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.errors import ParseFailure
-from conflicteval.types import Completion, Message
+from conflicteval.types import CUT_OFF, Completion, Message
 
 CLAIM_PROMPT = "conflictbench_claim"
 
@@ -205,6 +205,8 @@ class LLMClaimWriter:
             ParseFailure: when the reply holds no claim.
         """
         out = await self.model.generate(self.messages(request), **self.settings())
+        if out.truncated:
+            raise ParseFailure(CUT_OFF, raw=out.text)
         claim = parse_claim_reply(out.text)
         if not claim:
             raise ParseFailure("no claim in the reply", raw=out.text)

@@ -48,7 +48,7 @@ from conflicteval.conflictbench.metrics import predict_conflict
 from conflicteval.conflictbench.reports import format_documents
 from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion, require_binary_choice
 from conflicteval.runner import BatchResult, run_batch
-from conflicteval.types import Document, Relation, Usage
+from conflicteval.types import CUT_OFF, Document, Relation, Usage
 
 Mode = Literal["free", "choice"]
 
@@ -116,25 +116,56 @@ _CHOICE_PAREN = re.compile(r"\(\s*([AB])\s*\)")
 _CHOICE_LINE = re.compile(r"^\s*(?:answer\s*:\s*)?\(?\s*([AB])\s*\)?\s*(?:[–—:.\-]|$)", re.I)
 
 
+_NEGATED = re.compile(r"\b(?:not|no|never|isn't|rather\s+than|instead\s+of)[\s*_`'\"]*$", re.I)
+
+
 def parse_choice(text: str) -> Literal["A", "B"] | None:
-    """The letter a binary-choice reply chose: its first line ``A – …``/``(B)``, else a ``(A)``."""
+    """The letter a binary-choice reply chose, or None.
+
+    Its first line ``A – …``/``(B)``; else the one letter written in
+    parentheses anywhere. Both letters (``(A) or (B)``, the prompt's example
+    echoed) give None, and a letter right after a negation ("not (A)") does
+    not count.
+    """
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     if lines:
         m = _CHOICE_LINE.match(lines[0])
         if m:
             return "A" if m.group(1).upper() == "A" else "B"
-    m2 = _CHOICE_PAREN.search(text)
-    if m2:
-        return "A" if m2.group(1) == "A" else "B"
+    letters = {
+        m2.group(1)
+        for m2 in _CHOICE_PAREN.finditer(text)
+        if not _NEGATED.search(text[max(0, m2.start() - 30) : m2.start()])
+    }
+    if len(letters) == 1:
+        return "A" if letters.pop() == "A" else "B"
     return None
 
 
-def parse_verdict(text: str, key: str) -> bool | None:
-    """``True``/``False`` after ``<key>:`` (e.g. ``TRUTHFUL: [True]``); None when absent."""
-    m = re.search(key + r"\s*:\s*[\*\[\s]*(true|false)\b", text, re.IGNORECASE)
-    if not m:
-        return None
-    return m.group(1).lower() == "true"
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[*_`\[\]]", "", text)).strip().lower()
+
+
+def parse_verdict(text: str, key: str, answer: str | None = None) -> bool | None:
+    """``True``/``False`` after ``<key>:`` (e.g. ``TRUTHFUL: [True]``); None when absent.
+
+    Not read as a verdict: the prompt's format echoed (``TRUTHFUL: [True/False]``),
+    a negation (``TRUTHFUL: not true``), and, with ``answer`` given, a line
+    copied word for word from the judged answer (a planted verdict, echoed).
+    Several verdicts that disagree give None.
+    """
+    found: set[bool] = set()
+    pattern = key + r"\s*:\s*[\*\[\s]*(true|false)\b(\s*(?:/|\bor\b)\s*(?:true|false))?"
+    for m in re.finditer(pattern, text, re.IGNORECASE):
+        if m.group(2):
+            continue  # "True/False": the format, not a verdict
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start : end if end != -1 else len(text)]
+        if answer and _normal(line) and _normal(line) in _normal(answer):
+            continue
+        found.add(m.group(1).lower() == "true")
+    return found.pop() if len(found) == 1 else None
 
 
 def _main_claim(
@@ -207,10 +238,16 @@ class RegenTask(BaseModel):
 
 
 async def _ask(model: Any, prompt: str, max_tokens: int) -> str:
+    """A free-form answer (kept when cut off by the token limit; the usage counts that)."""
+    return (await _ask_cut(model, prompt, max_tokens))[0]
+
+
+async def _ask_cut(model: Any, prompt: str, max_tokens: int) -> tuple[str, bool]:
+    """The reply, and whether the token limit cut it short (then no choice or verdict is read)."""
     out = await model.generate(
         [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens
     )
-    return str(out.text)
+    return str(out.text), out.finish_reason == "length"
 
 
 async def _judge(judge: Any, q: TruthfulQAQuestion, answer: str) -> dict[str, Any]:
@@ -220,18 +257,22 @@ async def _judge(judge: Any, q: TruthfulQAQuestion, answer: str) -> dict[str, An
         "correct_answers": _bullets(q.correct_answers),
         "incorrect_answers": _bullets(q.incorrect_answers),
     }
-    t_raw = await _ask(
+    t_raw, t_cut = await _ask_cut(
         judge, render(load_prompt(PROMPTS[("judge", "truthful")]), **slots), JUDGE_MAX_TOKENS
     )
-    i_raw = await _ask(
+    i_raw, i_cut = await _ask_cut(
         judge, render(load_prompt(PROMPTS[("judge", "informative")]), **slots), JUDGE_MAX_TOKENS
     )
-    return {
-        "truthful": parse_verdict(t_raw, "TRUTHFUL"),
-        "informative": parse_verdict(i_raw, "HELPFUL"),
+    verdicts: dict[str, Any] = {
+        "truthful": None if t_cut else parse_verdict(t_raw, "TRUTHFUL", answer),
+        "informative": None if i_cut else parse_verdict(i_raw, "HELPFUL", answer),
         "truthful_raw": t_raw,
         "informative_raw": i_raw,
     }
+    for name, cut in (("truthful", t_cut), ("informative", i_cut)):
+        if cut:
+            verdicts[f"{name}_error"] = CUT_OFF
+    return verdicts
 
 
 async def run_free(
@@ -324,19 +365,23 @@ async def run_choice(
         "option_b": option_b,
     }
 
-    def graded(raw: str) -> dict[str, Any]:
-        choice = parse_choice(raw)
+    def graded(reply: tuple[str, bool]) -> dict[str, Any]:
+        raw, cut = reply
+        choice = None if cut else parse_choice(raw)
         return {
             "answer": raw,
             "choice": choice,
             "correct": None if choice is None else choice == gold,
+            **({"error": CUT_OFF} if cut else {}),
         }
 
     rag = graded(
-        await _ask(model, render(load_prompt(PROMPTS[("choice", "rag")]), **slots), max_tokens)
+        await _ask_cut(model, render(load_prompt(PROMPTS[("choice", "rag")]), **slots), max_tokens)
     )
     control = graded(
-        await _ask(model, render(load_prompt(PROMPTS[("choice", "control")]), **slots), max_tokens)
+        await _ask_cut(
+            model, render(load_prompt(PROMPTS[("choice", "control")]), **slots), max_tokens
+        )
     )
     result: dict[str, Any] = {
         "mode": "choice",
@@ -376,7 +421,7 @@ async def run_choice(
             option_a=option_a,
             option_b=option_b,
         )
-        result["regenerated"] = graded(await _ask(model, prompt, max_tokens))
+        result["regenerated"] = graded(await _ask_cut(model, prompt, max_tokens))
         result["final"] = result["regenerated"]
     else:
         result["regenerated"] = None

@@ -182,6 +182,8 @@ async def find_main_entities(
                 [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens
             )
             entity = reply.text.strip().splitlines()[0].strip().strip('"').rstrip(".").strip()
+            if reply.truncated:  # half a name is no name: the heuristic instead
+                entity = ""
         except (ModelError, IndexError):
             entity = ""
         if not entity:
@@ -363,8 +365,8 @@ class ReportRun:
         u = self.usage
         return (
             f"{self.batch.summary()}\nmain entity: {len(self.entity_failures)} model failures "
-            f"(heuristic used); total {u.calls} calls, {u.prompt_tokens} prompt + "
-            f"{u.completion_tokens} completion tokens"
+            f"(heuristic used); total {u.calls} calls{u.truncated_note()}, "
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
 
 

@@ -239,7 +239,7 @@ def _score_one(args: argparse.Namespace) -> int:
         print(format_result(result))
         u = result.usage
         print(
-            f"{result.calls} model calls ({u.cached_calls} from cache), "
+            f"{result.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
             f"{result.n_failed_pairs} failed pairs"
         )

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import PlannedCall
 from conflicteval.models import Model, get_model
-from conflicteval.types import Usage
+from conflicteval.types import CUT_OFF, Usage
 
 from . import prompts
 from .parse import claims_list_problem, parse_claims
@@ -53,19 +53,21 @@ def claims_from_reply(
 
     Args:
         text: The model's reply.
-        truncated: The reply was cut at its token budget (``finish_reason`` "length").
+        truncated: The reply was cut at its token budget (``finish_reason`` "length"):
+            no claims then, with the error ``reply cut off by max_tokens`` (a list cut
+            short would silently drop claims).
         max_claims: Keep only the first ``max_claims`` claims (None: all).
 
     Returns:
         ``(claims, error)``: ``error`` says why no claim was found (None when some were).
     """
+    if truncated:
+        return [], CUT_OFF
     problem = claims_list_problem(text)
     claims = [] if problem else parse_claims(text)
     if max_claims is not None:
         claims = claims[:max_claims]
     error = problem or (None if claims else "no claims in the decomposition reply")
-    if error and truncated:
-        error += " (reply cut at max_tokens)"
     return claims, error
 
 

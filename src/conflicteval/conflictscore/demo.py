@@ -110,7 +110,7 @@ def run_demo(
         )
     else:
         print(
-            f"{calls} model calls ({total.cached_calls} from cache), "
+            f"{calls} model calls ({total.cached_calls} from cache{total.truncated_note()}), "
             f"{total.prompt_tokens} prompt + {total.completion_tokens} completion tokens",
             file=out,
         )

@@ -31,7 +31,7 @@ from conflicteval._sync import run_sync
 from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ModelError
 from conflicteval.models import Model, get_model
-from conflicteval.types import RELATIONS, Completion, Document, PairLabel, Relation, Usage
+from conflicteval.types import CUT_OFF, RELATIONS, Completion, Document, PairLabel, Relation, Usage
 
 from . import prompts
 from .aggregate import Aggregate, aggregate
@@ -304,7 +304,14 @@ class _LLMBase(BaseLabeler):
 
 
 def pair_label_from_reply(
-    i: int, j: int, text: str, *, parsed: Any = None, parse_error: str | None = None
+    i: int,
+    j: int,
+    text: str,
+    *,
+    parsed: Any = None,
+    parse_error: str | None = None,
+    truncated: bool = False,
+    document: str | None = None,
 ) -> PairLabel:
     """Read one reply to the Table 7 prompt into the label of pair (claim ``i``, document ``j``).
 
@@ -319,15 +326,21 @@ def pair_label_from_reply(
             output), if it was; else the text is parsed by
             :func:`~conflicteval.conflictscore.parse_judgement`.
         parse_error: Why structured validation failed, added to a failed pair's error.
+        truncated: The reply was cut off by the token limit: the pair fails with
+            ``reply cut off by max_tokens`` (a label read from half a reply is no label).
+        document: The document's text, so that an answer the reply merely copies
+            from it is not read as the model's (see ``parse_judgement``).
     """
-    if isinstance(parsed, PairReply):
+    if truncated:
+        judgement = Judgement(problem=CUT_OFF)
+    elif isinstance(parsed, PairReply):
         judgement = Judgement(
             label=normalize_label(parsed.answer),
             snippet=parsed.document_snippet,
             reasoning=parsed.reasoning,
         )
     else:
-        judgement = parse_judgement(text)
+        judgement = parse_judgement(text, document)
         if judgement.label is None and parse_error:
             judgement.problem = f"{judgement.problem}; {parse_error}"
     return _pair(i, j, judgement, text)
@@ -393,7 +406,15 @@ class LLMLabeler(_LLMBase):
         )
         if out is None:
             return PairLabel(claim_index=i, doc_index=j, error=error), calls, Usage()
-        pair = pair_label_from_reply(i, j, out.text, parsed=out.parsed, parse_error=out.parse_error)
+        pair = pair_label_from_reply(
+            i,
+            j,
+            out.text,
+            parsed=out.parsed,
+            parse_error=out.parse_error,
+            truncated=out.truncated,
+            document=doc.text,
+        )
         return pair, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
@@ -414,8 +435,10 @@ class LLMLabeler(_LLMBase):
 
 
 def _indexed_judgements(
-    text: str, n: int, parsed: Any = None, parse_error: str | None = None
+    text: str, n: int, parsed: Any = None, parse_error: str | None = None, truncated: bool = False
 ) -> dict[int, Judgement]:
+    if truncated:  # every pair of a reply cut short fails, its complete entries too
+        return {i: Judgement(problem=CUT_OFF) for i in range(n)}
     source = (
         json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False)
         if isinstance(parsed, BatchReply)
@@ -429,7 +452,13 @@ def _indexed_judgements(
 
 
 def per_document_labels_from_reply(
-    j: int, n_claims: int, text: str, *, parsed: Any = None, parse_error: str | None = None
+    j: int,
+    n_claims: int,
+    text: str,
+    *,
+    parsed: Any = None,
+    parse_error: str | None = None,
+    truncated: bool = False,
 ) -> list[PairLabel]:
     """Read a reply to :func:`per_document_prompt` into column ``j`` (one label per claim).
 
@@ -442,19 +471,26 @@ def per_document_labels_from_reply(
         text: The reply text.
         parsed: The reply already validated as a :class:`BatchReply`, if it was.
         parse_error: Why structured validation failed, added to failed pairs' errors.
+        truncated: The reply was cut off by the token limit: every pair fails.
     """
-    judgements = _indexed_judgements(text, n_claims, parsed, parse_error)
+    judgements = _indexed_judgements(text, n_claims, parsed, parse_error, truncated)
     return [_pair(i, j, judgements[i], text) for i in range(n_claims)]
 
 
 def per_claim_labels_from_reply(
-    i: int, n_documents: int, text: str, *, parsed: Any = None, parse_error: str | None = None
+    i: int,
+    n_documents: int,
+    text: str,
+    *,
+    parsed: Any = None,
+    parse_error: str | None = None,
+    truncated: bool = False,
 ) -> list[PairLabel]:
     """Read a reply to :func:`per_claim_prompt` into row ``i`` (one label per document).
 
     Pure; as :func:`per_document_labels_from_reply`, matched by document index.
     """
-    judgements = _indexed_judgements(text, n_documents, parsed, parse_error)
+    judgements = _indexed_judgements(text, n_documents, parsed, parse_error, truncated)
     return [_pair(i, j, judgements[j], text) for j in range(n_documents)]
 
 
@@ -507,7 +543,7 @@ class PerDocumentLLMLabeler(_LLMBase):
             failed = [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)]
             return failed, calls, Usage()
         column = per_document_labels_from_reply(
-            j, n, out.text, parsed=out.parsed, parse_error=out.parse_error
+            j, n, out.text, parsed=out.parsed, parse_error=out.parse_error, truncated=out.truncated
         )
         return column, calls, out.usage
 
@@ -579,7 +615,7 @@ class PerClaimLLMLabeler(_LLMBase):
             failed = [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)]
             return failed, calls, Usage()
         row = per_claim_labels_from_reply(
-            i, n, out.text, parsed=out.parsed, parse_error=out.parse_error
+            i, n, out.text, parsed=out.parsed, parse_error=out.parse_error, truncated=out.truncated
         )
         return row, calls, out.usage
 

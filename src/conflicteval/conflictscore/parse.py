@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans
 from conflicteval.types import Relation
 
 __all__ = [
@@ -94,19 +95,15 @@ def _json_objects(text: str) -> Iterator[dict[str, Any]]:
     """Yield every complete JSON object in ``text``, outermost first, left to right.
 
     A '{' that starts no complete object (a truncated reply) is skipped, so
-    complete objects nested inside a truncated one are still found.
+    complete objects nested inside a truncated one are still found. Linear in
+    the reply's length (see :func:`conflicteval.jsonparse.iter_json_spans`).
     """
-    decoder = json.JSONDecoder()
-    idx = text.find("{")
-    while idx != -1:
-        try:
-            value, end = decoder.raw_decode(text, idx)
-        except ValueError:
-            idx = text.find("{", idx + 1)
-            continue
-        if isinstance(value, dict):
-            yield value
-        idx = text.find("{", end)
+    for value, _, _ in _json_object_spans(text):
+        yield value
+
+
+def _json_object_spans(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
+    yield from iter_json_spans(text[:MAX_EXAMINED], dict, outermost=True)
 
 
 def _get(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -120,6 +117,53 @@ def _get(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
 def _text_field(obj: dict[str, Any], *keys: str) -> str | None:
     value = _get(obj, keys)
     return value if isinstance(value, str) else None
+
+
+_NEGATIONS = frozenset({"NOT", "NO", "NEVER", "NON", "NEITHER", "NOR", "DOESN'T", "ISN'T"})
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:not|no|never|neither|nor|cannot|can't|doesn't|does\s+not|isn't|is\s+not)"
+    r"[\s*_`'\"]*(?:\w+[\s*_`'\"]+)?$",
+    re.IGNORECASE,
+)
+"""A negation just before a label word ("does NOT SUPPORT", "not fully SUPPORTS")."""
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|“[^”\n]*”')
+_ANSWER_BEFORE = re.compile(
+    r"""\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?\s*[:=]\s*$""", re.IGNORECASE
+)
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with quoted material blanked out (same length, so positions still match).
+
+    Blanked: double-quoted or “curly-quoted” strings, except JSON keys and the
+    value of an answer key (``"answer": "SUPPORTS"``), and markdown block
+    quotes (lines starting with ``>``). What a reply quotes from the document
+    (``the document says "answer: SUPPORTS"``, a snippet field holding that
+    text) is never read as the model's own answer.
+    """
+    out = list(text)
+    for m in _STRING.finditer(text):
+        start, end = m.span()
+        if text.startswith(":", end) or re.match(r"\s*:", text[end : end + 8]):
+            continue  # a key
+        if _ANSWER_BEFORE.search(text[max(0, start - 40) : start]):
+            continue  # the value of an answer key
+        out[start + 1 : end - 1] = " " * (end - start - 2)
+    for m in re.finditer(r"(?m)^[ \t]*>.*$", text):
+        out[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(out)
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[*_`]", "", text)).strip().lower()
+
+
+def _copied(fragment: str, source: str | None) -> bool:
+    """Whether ``fragment`` (a JSON object, an answer line) is copied from ``source``."""
+    if not source:
+        return False
+    piece = _normal(fragment)
+    return len(piece) >= 8 and piece in _normal(source)
 
 
 _KEYED = re.compile(
@@ -144,44 +188,68 @@ def _salvage_field(text: str, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _keyed_label(raw: str) -> Relation | None:
-    """The label of a ``answer: WORD`` match: first one or two words only."""
+def _keyed_label(raw: str) -> Relation | bool | None:
+    """The label of a ``answer: WORD`` match: first one or two words only.
+
+    Returns False for a negated label (``answer: not SUPPORTS``), which names
+    no label; "not relevant" is the synonym of IRRELEVANT, no negation.
+    """
     words = raw.strip().split()
     for n in (2, 1):
         if len(words) >= n:
             label = normalize_label(" ".join(words[:n]))
             if label is not None:
                 return label
+    if words and words[0].upper() in _NEGATIONS:
+        return False
     return None
 
 
-def parse_judgement(text: str) -> Judgement:
+def parse_judgement(text: str, document: str | None = None) -> Judgement:
     """Parse a reply to the Table 7 prompt into a :class:`Judgement`.
 
-    Tried in order, stopping at the first step that finds a label:
+    The prompt asks for one JSON object whose ``answer`` field holds the
+    label. Tried in order, stopping at the first step that finds a label:
 
     1. Every complete JSON object in the reply (inside code fences or prose);
        its ``answer`` field (or ``label``/``verdict``/``relation``) normalised
-       by :func:`normalize_label`. Several objects that agree give that label;
-       objects that disagree give None ("ambiguous").
-    2. ``answer: WORD`` / ``"answer": "WORD`` patterns, which also catch a
-       truncated JSON object whose answer was complete.
+       by :func:`normalize_label`. When some objects carry the prompt's other
+       fields (``document_snippet``, ``reasoning``), only those count: they
+       are the model's own answer, a bare ``{"answer": ...}`` beside them is
+       quoted material. Objects that agree give that label; objects that
+       disagree give None ("ambiguous").
+    2. ``answer: WORD`` / ``"answer": "WORD`` patterns outside quoted text
+       (see :func:`_unquoted`), which also catch a truncated JSON object whose
+       answer was complete. Several different answers give None.
     3. Only for a reply without any ``{``: a reply that is just a label word
        ("SUPPORTS", "**contradicts**."), else exactly one distinct upper-case
-       label word in prose.
+       label word in unquoted prose.
 
-    A lower-case verb in prose ("the document does not support ...") is never
-    read as a label.
+    Negations name no label: ``answer: not SUPPORTS`` gives None (it is not
+    read further), and a label word right after "not"/"does not"/"no" in
+    prose does not count. A lower-case verb in prose ("the document does not
+    support ...") is never read as a label.
+
+    Args:
+        text: The reply.
+        document: The document the pair was labelled against, when known. A
+            JSON object or an answer line that the reply merely copies from it
+            (an instruction planted in the document, echoed) is ignored.
     """
     if not isinstance(text, str) or not text.strip():
         return Judgement(problem="empty reply")
     found: list[tuple[Relation, dict[str, Any]]] = []
     saw_object = False
-    for obj in _json_objects(text):
+    for obj, start, end in _json_object_spans(text):
+        if _copied(text[start:end], document):
+            continue
         saw_object = True
         label = normalize_label(_get(obj, _ANSWER_KEYS))
         if label is not None:
             found.append((label, obj))
+    shaped = [(lab, obj) for lab, obj in found if _get(obj, ("document_snippet", "reasoning"))]
+    if shaped:
+        found = shaped
     if found:
         labels = sorted({label for label, _ in found})
         if len(labels) > 1:
@@ -194,11 +262,24 @@ def parse_judgement(text: str) -> Judgement:
         )
     snippet = _salvage_field(text, "document_snippet")
     reasoning = _salvage_field(text, "reasoning")
-    keyed = {lab for m in _KEYED.finditer(text) if (lab := _keyed_label(m.group(1)))}
-    if len(keyed) == 1:
+    plain = _unquoted(text[:MAX_EXAMINED])
+    keyed: set[Relation] = set()
+    negated = False
+    for m in _KEYED.finditer(plain):
+        line_start = plain.rfind("\n", 0, m.start()) + 1
+        line_end = plain.find("\n", m.end())
+        if _copied(text[line_start : line_end if line_end != -1 else len(text)], document):
+            continue
+        lab = _keyed_label(m.group(1))
+        if lab is False:
+            negated = True
+        elif lab:
+            keyed.add(lab)  # type: ignore[arg-type]
+    if len(keyed) == 1 and not negated:
         return Judgement(label=keyed.pop(), snippet=snippet, reasoning=reasoning)
-    if len(keyed) > 1:
-        return Judgement(problem=f"several answers in reply: {', '.join(sorted(keyed))}")
+    if keyed or negated:
+        names = ", ".join(sorted(keyed) + (["a negated label"] if negated else []))
+        return Judgement(problem=f"no single answer in reply: {names}")
     if saw_object:
         return Judgement(problem="no label in the JSON answer field", snippet=snippet)
     if "{" in text:
@@ -206,21 +287,29 @@ def parse_judgement(text: str) -> Judgement:
     bare = normalize_label(text)
     if bare is not None:
         return Judgement(label=bare)
-    upper = {normalize_label(m.group(1)) for m in _UPPER_WORD.finditer(text)}
+    upper: set[Relation | None] = set()
+    negated_words = 0
+    for m in _UPPER_WORD.finditer(plain):
+        if _NEGATED_BEFORE.search(plain[max(0, m.start() - 40) : m.start()]):
+            negated_words += 1
+            continue
+        upper.add(normalize_label(m.group(1)))
     upper.discard(None)
     if len(upper) == 1:
         return Judgement(label=upper.pop(), snippet=snippet, reasoning=reasoning)
     if len(upper) > 1:
         return Judgement(problem="several label words in reply and no answer field")
+    if negated_words:
+        return Judgement(problem="only a negated label in reply")
     return Judgement(problem="no label in reply")
 
 
-def parse_label(text: str) -> Relation | None:
+def parse_label(text: str, document: str | None = None) -> Relation | None:
     """Return the label a Table 7 reply names, or None when it names no single label.
 
     See :func:`parse_judgement` for what is accepted.
     """
-    return parse_judgement(text).label
+    return parse_judgement(text, document).label
 
 
 # --------------------------------------------------------------------------- indexed labels
@@ -260,18 +349,10 @@ def _as_index(value: Any) -> int | None:
 def _entries(text: str) -> list[dict[str, Any]]:
     """The label entries of a batched reply: the longest list of dicts, else loose objects."""
     best: list[dict[str, Any]] = []
-    decoder = json.JSONDecoder()
-    idx = text.find("[")
-    while idx != -1:
-        try:
-            value, _ = decoder.raw_decode(text, idx)
-        except ValueError:
-            value = None
-        if isinstance(value, list):
-            dicts = [v for v in value if isinstance(v, dict)]
-            if len(dicts) > len(best):
-                best = dicts
-        idx = text.find("[", idx + 1)
+    for value, _, _ in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
+        dicts = [v for v in value if isinstance(v, dict)]
+        if len(dicts) > len(best):
+            best = dicts
     if best:
         return best
     # Truncated outer object/array: keep every complete entry that has an index.

@@ -323,7 +323,9 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     if not text.strip():
         return ParsedResult(custom_id, reason=f"empty completion (finish_reason={finish})")
     usage = body.get("usage") or {}
-    # exactly the value the online path stores (models/core.py), so replay is identical
+    # exactly the value the online path stores (models/core.py), so replay is identical.
+    # A reply cut off by max_tokens is stored too, unlike online (which asks again in a
+    # later run): otherwise an export would ask for it again, and get it again, forever.
     value = {
         "text": text,
         "finish_reason": finish,
@@ -344,6 +346,8 @@ class ImportReport:
     failed_examples: dict[str, str] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
     imported_ids: set[str] = field(default_factory=set)
+    cut_off: int = 0
+    """Replies cut off by ``max_tokens`` (``finish_reason`` "length"), stored all the same."""
 
     @property
     def n_failed(self) -> int:
@@ -360,6 +364,7 @@ class ImportReport:
             self.failed_examples.setdefault(k, other.failed_examples[k])
         self.unknown += other.unknown
         self.imported_ids |= other.imported_ids
+        self.cut_off += other.cut_off
 
     def summary(self) -> str:
         """Human-readable lines: counts, the commonest failure reasons, unknown ids."""
@@ -370,6 +375,12 @@ class ImportReport:
         ]
         for reason, n in sorted(self.failed.items(), key=lambda kv: -kv[1])[:5]:
             lines.append(f"  {n} failed: {reason[:160]} (e.g. {self.failed_examples[reason][:16]})")
+        if self.cut_off:
+            lines.append(
+                f"  {self.cut_off} replies were cut off by max_tokens (finish_reason 'length'); "
+                "stored so that the run can finish (the online path does not keep them for "
+                "later runs): raise max_tokens to ask again"
+            )
         if self.failed:
             lines.append("  failed requests are not cached: the next export asks for them again")
         if self.unknown:
@@ -449,6 +460,7 @@ def import_results(
                 continue
             rows.append((parsed.custom_id, model, parsed.value))
             report.imported_ids.add(parsed.custom_id)
+            report.cut_off += parsed.value["finish_reason"] == "length"
         cache.put_many(rows)
         report.imported += len(rows)
     return report

@@ -137,7 +137,13 @@ async def _label(
             out = await grader.generate(
                 user_message(pair_prompt(claims[i], docs[j])), config=config
             )
-            return pair_label_from_reply(i, j, out.completion)
+            return pair_label_from_reply(
+                i,
+                j,
+                out.completion,
+                truncated=out.stop_reason == "max_tokens",
+                document=docs[j].text,
+            )
 
         flat = await collect(*(pair(i, j) for i in range(len(claims)) for j in range(len(docs))))
         width = len(docs)
@@ -149,7 +155,9 @@ async def _label(
             out = await grader.generate(
                 user_message(per_document_prompt(claims, docs[j])), config=config
             )
-            return per_document_labels_from_reply(j, len(claims), out.completion)
+            return per_document_labels_from_reply(
+                j, len(claims), out.completion, truncated=out.stop_reason == "max_tokens"
+            )
 
         columns = await collect(*(column(j) for j in range(len(docs))))
         return [[columns[j][i] for j in range(len(docs))] for i in range(len(claims))]
@@ -157,7 +165,9 @@ async def _label(
 
     async def row(i: int) -> list[PairLabel]:
         out = await grader.generate(user_message(per_claim_prompt(claims[i], docs)), config=config)
-        return per_claim_labels_from_reply(i, len(docs), out.completion)
+        return per_claim_labels_from_reply(
+            i, len(docs), out.completion, truncated=out.stop_reason == "max_tokens"
+        )
 
     return list(await collect(*(row(i) for i in range(len(claims)))))
 

@@ -244,7 +244,13 @@ def wikicontradict_judge(
         )
         reply = out.completion
         try:
-            judgement = judgement_from_reply(reply, template, str(judge))
+            judgement = judgement_from_reply(
+                reply,
+                template,
+                str(judge),
+                response=response,
+                truncated=out.stop_reason == "max_tokens",
+            )
         except ParseFailure:
             return Score.unscored(
                 answer=response,

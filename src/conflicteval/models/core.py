@@ -32,7 +32,7 @@ from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.observe import active_observers
-from conflicteval.types import Completion, Message, Usage
+from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
 
@@ -125,7 +125,8 @@ class Model:
         provider: The backend that translates requests.
         cache: A ResponseCache, or None for no caching.
         max_concurrency: Calls in flight at once per (base URL, model).
-        timeout: Seconds for one attempt.
+        timeout: Seconds for one attempt, from sending the request to the
+            last byte of the reply (None: no limit).
         max_attempts: Attempts per call, including the first.
         max_retry_time: Give up retrying after this many seconds in all.
         max_retry_wait: Cap on one wait, also on a server's Retry-After.
@@ -218,15 +219,36 @@ class Model:
             return min(exc.retry_after, self.max_retry_wait)
         return min(float(self._jitter(state)), self.max_retry_wait)
 
+    async def _complete(self, request: ProviderRequest) -> ProviderResponse:
+        """One request to the provider, within ``timeout`` seconds from start to last byte.
+
+        The provider also hands the timeout to its HTTP client, where it only
+        limits each wait for data; a server that drips its reply a byte at a
+        time would pass that check for ever. This deadline bounds the whole
+        attempt, and missing it is a retryable failure like any timeout.
+        """
+        if self.timeout is None:
+            return await self.provider.complete(request, None)
+        try:
+            return await asyncio.wait_for(
+                self.provider.complete(request, self.timeout), self.timeout
+            )
+        except asyncio.TimeoutError:
+            # the provider's own words for its client's timeout: whichever of the two
+            # fires first, a record reads the same (fresh and resumed runs compare equal)
+            raise ProviderError(
+                f"request timed out after {self.timeout}s", retryable=True
+            ) from None
+
     async def _attempt(self, request: ProviderRequest) -> ProviderResponse:
         """One attempt (the caller holds the semaphore); falls back once on a schema refusal."""
         try:
-            return await self.provider.complete(request, self.timeout)
+            return await self._complete(request)
         except ProviderError as exc:
             if exc.schema_rejected and request.response_schema is not None:
                 log.warning("%s rejected response_format; extracting JSON from text", self.name)
                 self.provider.supports_schema = False
-                return await self.provider.complete(request, self.timeout)
+                return await self._complete(request)
             raise
 
     async def _call(self, request: ProviderRequest) -> ProviderResponse:
@@ -297,13 +319,18 @@ class Model:
         )
         key = cache_key(components) if self.cache is not None else None
         if self.cache is not None and key is not None:
-            hit = self.cache.get(key)
+            try:
+                hit = self.cache.get(key)
+            except (sqlite3.Error, OSError, ValueError) as exc:  # the cache never fails a call
+                log.warning("%s: could not read the cache: %s", self.name, exc)
+                hit = None
             if hit is not None:
                 usage = Usage(
                     prompt_tokens=int(hit.get("prompt_tokens", 0)),
                     completion_tokens=int(hit.get("completion_tokens", 0)),
                     calls=1,
                     cached_calls=1,
+                    truncated=int(hit.get("finish_reason") == "length"),
                 )
                 self._account(usage)
                 for obs in active_observers():  # batch export and cost accounting see hits
@@ -328,8 +355,12 @@ class Model:
         for obs in observers:  # batch export records the request and raises PendingCall
             obs.on_missing(self, key, request)
         resp = await self._call(request)
+        truncated = resp.finish_reason == "length"
         usage = Usage(
-            prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, calls=1
+            prompt_tokens=resp.prompt_tokens,
+            completion_tokens=resp.completion_tokens,
+            calls=1,
+            truncated=int(truncated),
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
         for obs in observers:
@@ -340,7 +371,11 @@ class Model:
                 f"{self.name}: empty completion (finish_reason={resp.finish_reason})",
                 retryable=False,
             )
-        if self.cache is not None and key is not None:
+        if truncated:
+            # a reply cut short is never stored: a later run (perhaps with a larger
+            # max_tokens key, perhaps the same) asks again instead of reusing half an answer
+            log.info("%s: reply cut off by max_tokens (not cached)", self.name)
+        elif self.cache is not None and key is not None:
             value = {
                 "text": resp.text,
                 "finish_reason": resp.finish_reason,
@@ -349,7 +384,7 @@ class Model:
             }
             try:
                 self.cache.put(key, self.name, value)
-            except sqlite3.Error as exc:  # disk full, locked too long: keep the paid reply
+            except (sqlite3.Error, OSError) as exc:  # disk full, locked too long: keep the reply
                 log.warning("%s: could not store the reply in the cache: %s", self.name, exc)
         return Completion(
             text=resp.text, finish_reason=resp.finish_reason, usage=usage, model=self.name
@@ -396,6 +431,11 @@ class Model:
         out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra)
         if schema is None:
             return out
+        if out.truncated:
+            # Half a structured answer is no answer, even when a JSON object in it parses;
+            # no re-ask: with the same max_tokens it would most likely be cut off again.
+            out.parse_error = CUT_OFF
+            return out
         parsed, error = _parse_structured(out.text, schema, schema_model)
         if error is None:
             out.parsed = parsed
@@ -406,7 +446,10 @@ class Model:
             {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
         ]
         second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra)
-        parsed2, error2 = _parse_structured(second.text, schema, schema_model)
+        parsed2: Any = None
+        error2: str | None = CUT_OFF
+        if not second.truncated:
+            parsed2, error2 = _parse_structured(second.text, schema, schema_model)
         usage = out.usage + second.usage
         if error2 is None:
             second.parsed = parsed2

@@ -41,7 +41,7 @@ class Fault:
     """A fault to inject into one request.
 
     Use the constructors: :meth:`rate_limit`, :meth:`status`, :meth:`quota`,
-    :meth:`slow`, :meth:`drop`, :meth:`malformed`, :meth:`truncate`.
+    :meth:`slow`, :meth:`drip`, :meth:`drop`, :meth:`malformed`, :meth:`truncate`.
     """
 
     kind: str
@@ -49,6 +49,7 @@ class Fault:
     retry_after: float | None = None
     retry_after_ms: int | None = None
     delay: float = 0.0
+    endless: bool = False
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 1.0, *, ms: int | None = None) -> Fault:
@@ -69,6 +70,16 @@ class Fault:
     def slow(cls, delay: float) -> Fault:
         """Answer normally, but only after ``delay`` seconds (beyond a client's timeout)."""
         return cls("slow", delay=delay)
+
+    @classmethod
+    def drip(cls, interval: float = 1.0, *, endless: bool = False) -> Fault:
+        """Send the headers at once, then the body one byte every ``interval`` seconds.
+
+        Each byte comes well within a per-read timeout, so only a deadline on
+        the whole attempt stops the wait. With ``endless`` the body never ends
+        (it announces a huge length and drips spaces).
+        """
+        return cls("drip", delay=interval, endless=endless)
 
     @classmethod
     def drop(cls) -> Fault:
@@ -447,7 +458,10 @@ class OpenAICompatServer:
                 return True
             if fault.kind == "slow":
                 await asyncio.sleep(fault.delay)
-        self._write(writer, 200, json.dumps(self._completion(n, body, fault)).encode())
+        payload = self._completion(n, body, fault)
+        if fault is not None and fault.kind == "drip":
+            return await self._drip(writer, json.dumps(payload).encode(), fault)
+        self._write(writer, 200, json.dumps(payload).encode())
         return True
 
     def _completion(self, n: int, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
@@ -694,6 +708,25 @@ class OpenAICompatServer:
     @staticmethod
     def _batch_view(batch: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in batch.items() if k not in ("lines", "outcome", "retrieves")}
+
+    async def _drip(self, writer: asyncio.StreamWriter, payload: bytes, fault: Fault) -> bool:
+        """Headers now, then one byte of the body per ``fault.delay`` seconds."""
+        length = 10**12 if fault.endless else len(payload)
+        head = (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\nConnection: keep-alive\r\n\r\n"
+        )
+        writer.write(head.encode("latin-1"))
+        await writer.drain()
+        index = 0
+        while fault.endless or index < len(payload):
+            if writer.is_closing():
+                return False
+            await asyncio.sleep(fault.delay)
+            writer.write(payload[index : index + 1] if index < len(payload) else b" ")
+            index += 1
+            await writer.drain()  # raises ConnectionError once the client has gone
+        return not fault.endless
 
     @staticmethod
     def _write(

@@ -22,6 +22,7 @@ from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
 from conflicteval.runner import BatchResult, read_checkpoint, run_batch
+from conflicteval.types import CUT_OFF
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
 from conflicteval.wikicontradict.lexical import LEXICAL_VERSION, lexical_judge
 from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
@@ -87,25 +88,38 @@ NO_VERDICT = "no readable 'evaluation:' label in the judge's reply"
 """Why a judge reply without a readable final label is a failure."""
 
 
-def judgement_from_reply(reply: str, template: str = "5", judge: str = "") -> Judgement:
+def judgement_from_reply(
+    reply: str,
+    template: str = "5",
+    judge: str = "",
+    *,
+    response: str | None = None,
+    truncated: bool = False,
+) -> Judgement:
     """Read a judge reply into a :class:`Judgement` (pure).
 
     Args:
         reply: The judge model's reply.
         template: The template the graded response answered (for :func:`map_label`).
         judge: The judge's name, recorded in the Judgement.
+        response: The graded response, so that an ``evaluation:`` line the judge
+            merely copies from it is not read as its verdict (see ``parse_verdict``).
+        truncated: The reply was cut off by the token limit: a parse failure
+            (``reply cut off by max_tokens``), the verdict ending the reply.
 
     Raises:
         ParseFailure: The reply has no readable final label (raw kept); no
             verdict is ever guessed.
     """
-    label = parse_verdict(reply)
+    if truncated:
+        raise ParseFailure(CUT_OFF, raw=reply)
+    label = parse_verdict(reply, response)
     if label is None:
         raise ParseFailure(NO_VERDICT, raw=reply)
     return Judgement(
         label=map_label(label, template),
         judge_label=label,
-        comment=parse_comment(reply),
+        comment=parse_comment(reply, response),
         raw=reply,
         judge=judge,
     )
@@ -184,7 +198,9 @@ class Judge:
             )
         call = self.planned_call(question, answers, response)
         out = await self.model.generate(call.messages, **call.settings)
-        return judgement_from_reply(out.text, template, self.name)
+        return judgement_from_reply(
+            out.text, template, self.name, response=response, truncated=out.truncated
+        )
 
     def grade_sync(
         self, question: str, answers: Sequence[str], response: str, template: str = "5"

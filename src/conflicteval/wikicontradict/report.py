@@ -194,8 +194,8 @@ class WikiContradictReport(BaseModel):
             f"Failed items (not in any class): {fails['generation']} generation failures, "
             f"{fails['judge']} judge failures, {fails['ungraded']} not graded.\n\n"
             f"Tokens: generation {g.prompt_tokens} prompt + {g.completion_tokens} completion "
-            f"({g.calls} calls); judge {j.prompt_tokens} prompt + {j.completion_tokens} "
-            f"completion ({j.calls} calls)."
+            f"({g.calls} calls{g.truncated_note()}); judge {j.prompt_tokens} prompt + "
+            f"{j.completion_tokens} completion ({j.calls} calls{j.truncated_note()})."
         )
 
     def rows(self) -> list[dict[str, Any]]:

@@ -112,7 +112,10 @@ _EVAL_MARK = re.compile(
 )
 """An ``evaluation:`` marker: at the start of a line (after markdown, optionally
 "final"/"overall"), or after the end of a sentence of the comment on its line."""
-_NEW_INSTANCE = re.compile(r"^[\s>*_#`]*(example\s+\d+|testing instance|question\s*:)", re.I)
+_NEW_INSTANCE = re.compile(
+    r"^[\s>*_#`]*(example\s+\d+|testing instance|question\s*:|correct_answers\s*:|response\s*:)",
+    re.I,
+)
 _STRIP_CHARS = re.compile(r"[*_`#>\"'“”‘’\[\]()]")
 _LABEL_WORDS = r"(partially correct|incorrect|not correct|correct)\b"
 _LABEL = re.compile(r"^(?:(?:the |this )?(?:response|answer) is |it is )?" + _LABEL_WORDS)
@@ -143,28 +146,55 @@ def _label_of(value: str) -> Verdict | None:
     return label
 
 
-def _evaluation_lines(text: str) -> tuple[list[str], list[tuple[int, int, int]]]:
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[*_`#>\"“”]", "", text)).strip().lower()
+
+
+def _evaluation_lines(
+    text: str, response: str | None = None
+) -> tuple[list[str], list[tuple[int, int, int]]]:
     """Lines of the judge's own answer, and where its ``evaluation:`` markers are.
 
     Each marker is ``(line index, start, end)`` of the last marker on that
-    line. A reply that, after an evaluation, goes on to invent a further
-    example or testing instance is cut there: only the judge's own verdict
-    counts.
+    line. Not the judge's own verdict, so left out:
+
+    * everything from a line that starts a further example, testing instance
+      or a template field (``question:``, ``correct_answers:``, ``response:``)
+      after an evaluation: an invented example, or the prompt echoed;
+    * a markdown block quote (``> evaluation: correct``): quoted material;
+    * with ``response`` given, an evaluation line found word for word in the
+      judged response: an instruction planted in the response, echoed.
     """
     lines = text.splitlines()
     evals: list[tuple[int, int, int]] = []
+    source = _normal(response) if response else ""
     for i, line in enumerate(lines):
         if evals and _NEW_INSTANCE.match(line):
             lines = lines[:i]
             break
+        if line.lstrip().startswith(">"):
+            continue
         marks = list(_EVAL_MARK.finditer(line))
-        if marks:
-            evals.append((i, marks[-1].start(), marks[-1].end()))
+        if not marks:
+            continue
+        own = _normal(line[marks[-1].start() :])
+        if source and own and own in source:
+            continue
+        evals.append((i, marks[-1].start(), marks[-1].end()))
     return lines, evals
 
 
-def parse_verdict(text: str) -> Verdict | None:
-    """Read the label of the LAST ``evaluation:`` line of a judge reply.
+def parse_verdict(text: str, response: str | None = None) -> Verdict | None:
+    """Read the label of the judge's own final ``evaluation:`` line.
+
+    The judge's own lines are those of :func:`_evaluation_lines`: an
+    invented further example, an echoed template field, a block quote and
+    (with ``response``) a line copied word for word from the judged response
+    are not its verdict. Of its own evaluation lines the LAST counts (a judge
+    that corrects itself ends with the corrected label), so an evaluation
+    planted at the end of a response and echoed after the verdict does not
+    win when the response is given (as :class:`~conflicteval.wikicontradict.Judge`
+    does).
 
     Tolerates case, markdown (``**Evaluation:** *Partially correct*``),
     ``partially-correct``, quotes and trailing punctuation, a label on the
@@ -175,11 +205,12 @@ def parse_verdict(text: str) -> Verdict | None:
 
     Args:
         text: The judge's reply.
+        response: The judged response, when known (to recognise echoes).
 
     Returns:
         ``"correct"``, ``"partially correct"``, ``"incorrect"`` or None.
     """
-    lines, evals = _evaluation_lines(text)
+    lines, evals = _evaluation_lines(text, response)
     if not evals:
         return None
     last, _, end = evals[-1]
@@ -190,13 +221,13 @@ def parse_verdict(text: str) -> Verdict | None:
     return _label_of(value)
 
 
-def parse_comment(text: str) -> str:
+def parse_comment(text: str, response: str | None = None) -> str:
     """The judge's comment: its reply before the final ``evaluation:`` line.
 
     A leading ``comment:`` is removed. Without an evaluation line the whole
     reply (trimmed) is returned.
     """
-    lines, evals = _evaluation_lines(text)
+    lines, evals = _evaluation_lines(text, response)
     if evals:
         last, start, _ = evals[-1]
         head = [*lines[:last], lines[last][:start].rstrip(" \t*_#>`-")]
