@@ -13,7 +13,8 @@ Lower is better for both. **Unlike most deepeval 4 metrics, ``threshold`` is a
 maximum**: a test case passes when CS-C is at or under it (``strict_mode``
 sets it to 0: no conflicted claim at all). ``reason`` names the conflicted
 claims and the documents on each side, by their position in
-``retrieval_context`` (from 0).
+``retrieval_context`` (from 0), or by their ``source`` when the entries are
+deepeval's ``RetrievedContextData``.
 
 The model is a conflicteval model (any backend, with its cache and retries),
 used through the library's own :class:`ConflictScorer`: prompts, parsers and
@@ -34,6 +35,9 @@ Example:
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from conflicteval._sync import run_sync
 from conflicteval.conflictscore.scorer import ConflictScorer, ScoreResult
@@ -61,6 +65,25 @@ def _model_name(scorer: ConflictScorer) -> str:
     return f"{scorer.decomposer.name}+{scorer.labeler.name}"
 
 
+# What deepeval checks before measuring (typed Any: deepeval annotates the attribute oddly).
+_REQUIRED_PARAMS: Any = (SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.RETRIEVAL_CONTEXT)
+
+
+def _documents(contexts: Sequence[Any]) -> list[dict[str, str]]:
+    """One document per retrieval_context entry, named by its position or its ``source``."""
+    docs: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for j, entry in enumerate(contexts):
+        source = getattr(entry, "source", None)
+        text = getattr(entry, "context", entry)
+        doc_id = str(source) if source and str(source) not in seen else str(j)
+        if doc_id in seen:
+            doc_id = f"{doc_id}#{j}"
+        seen.add(doc_id)
+        docs.append({"id": doc_id, "text": str(text)})
+    return docs
+
+
 class ConflictScoreMetric(BaseMetric):
     """CS-C of ``actual_output`` against each ``retrieval_context`` entry (lower is better).
 
@@ -85,10 +108,7 @@ class ConflictScoreMetric(BaseMetric):
     :class:`ScoreResult`), ``input_tokens`` / ``output_tokens``.
     """
 
-    _required_params: list[SingleTurnParams] = [  # type: ignore[assignment]
-        SingleTurnParams.ACTUAL_OUTPUT,
-        SingleTurnParams.RETRIEVAL_CONTEXT,
-    ]
+    _required_params = _REQUIRED_PARAMS
 
     def __init__(
         self,
@@ -114,7 +134,7 @@ class ConflictScoreMetric(BaseMetric):
         self.result: ScoreResult | None = None
 
     @property
-    def __name__(self) -> str:  # type: ignore[override]
+    def __name__(self) -> str:
         return "ConflictScore"
 
     def is_successful(self) -> bool:
@@ -125,11 +145,11 @@ class ConflictScoreMetric(BaseMetric):
             self.success = self.score <= self.threshold
         return bool(self.success)
 
-    def _start(self, test_case: LLMTestCase) -> tuple[str, list[str]]:
+    def _start(self, test_case: LLMTestCase) -> tuple[str, list[dict[str, str]]]:
         self.error = None
         self.result = None
         prepare_measure(self, test_case)
-        contexts = list(test_case.retrieval_context or [])
+        contexts = _documents(test_case.retrieval_context or [])
         if not contexts:
             self.error = f"'retrieval_context' is empty for the '{self.__name__}' metric"
             raise MissingTestCaseParamsError(self.error)

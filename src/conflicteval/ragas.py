@@ -115,7 +115,7 @@ class _ConflictScoreMetric(SingleTurnMetric):
         return self.scorer
 
     def init(self, run_config: RunConfig) -> None:
-        """Called by ``ragas.evaluate``: checks that a scorer is set (the model is conflicteval's)."""
+        """Called by ``ragas.evaluate``: checks that a scorer is set (the model is ours)."""
         _ = self.shared
 
     def _missing(self, response: str, n_contexts: int, reason: str) -> float:
@@ -136,9 +136,9 @@ class _ConflictScoreMetric(SingleTurnMetric):
         except Exception as exc:
             self._missing(response, len(contexts), f"model call failed: {exc}")
             raise
-        reason = unscored_reason(result, self._field)
-        if reason is not None:
-            return self._missing(response, len(contexts), reason)
+        problem = unscored_reason(result, self._field)
+        if problem is not None:
+            return self._missing(response, len(contexts), problem)
         value = getattr(result, self._field)
         return float(value)
 
