@@ -162,7 +162,9 @@ def test_documents_are_named_by_their_source(scripted_model: Any, reference: Any
     from deepeval.test_case.llm_test_case import RetrievedContextData
 
     sources = ["archive", "gazette", "archive"]
-    contexts = [RetrievedContextData(context=d, source=s) for d, s in zip(DOCS, sources)]
+    contexts = [
+        RetrievedContextData(context=d, source=s) for d, s in zip(DOCS, sources, strict=True)
+    ]
     metric = ConflictScoreMetric(threshold=0.3, model=scripted_model())
     score = metric.measure(
         LLMTestCase(input="q", actual_output=SCORED[0][0], retrieval_context=contexts)
