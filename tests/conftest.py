@@ -51,5 +51,11 @@ def _isolated_cache(
 ) -> None:
     """Every test gets its own default cache directory; no test touches the user's cache."""
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    # No test fetches a dataset from the internet: the registry works offline (and its own
+    # tests switch it back on against a local stand-in server), in a data dir of the test's own.
+    monkeypatch.setenv("CONFLICTEVAL_DATA_DIR", str(tmp_path_factory.mktemp("datasets")))
+    monkeypatch.setenv("CONFLICTEVAL_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.mktemp("hf")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

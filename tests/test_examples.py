@@ -30,9 +30,23 @@ def run_example(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("name", OFFLINE_EXAMPLES)
 def test_example_runs_offline(name: str, tmp_path: Path) -> None:
-    out = run_example([str(REPO / "examples" / name)], cwd=REPO)
+    before = _checkout_files()
+    # run from a temporary directory: an example's default output (runs/...) lands there,
+    # never in the checkout, where a later run would resume it
+    out = run_example([str(REPO / "examples" / name)], cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip(), "an example should show its results"
+    assert _checkout_files() == before, "an example left files in the checkout"
+
+
+def _checkout_files() -> set[str]:
+    return {
+        str(p.relative_to(REPO))
+        for top in ("runs", "examples")
+        if (REPO / top).exists()
+        for p in (REPO / top).rglob("*")
+        if "__pycache__" not in p.parts
+    }
 
 
 def test_wikicontradict_example_against_local_server(tmp_path: Path, shared_data: Path) -> None:

@@ -22,6 +22,7 @@ AREAS = (
     "conflicteval.wikicontradict.cli",
     "conflicteval.conflictbench.cli",
     "conflicteval.feverous.cli",
+    "conflicteval.data.cli",
 )
 
 
@@ -96,12 +97,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except ConflictEvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (ConflictEvalError, ValueError, OSError) as exc:
+        # a user mistake (bad option, input file or configuration): one line, no traceback
+        # (-vv logs the traceback at debug level)
+        logging.getLogger("conflicteval.cli").debug("traceback", exc_info=True)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; finished items are kept in the checkpoint", file=sys.stderr)
         return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    # an error may carry its command-line wording ("--variant nq", not "variant='nq'")
+    text = " ".join(str(getattr(exc, "cli_message", None) or exc).split()) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename is not None and str(exc.filename) not in text:
+        text = f"{exc.filename}: {text}"
+    return text
 
 
 if __name__ == "__main__":

@@ -13,6 +13,49 @@ class ConflictEvalError(Exception):
     """Base class of every error conflicteval raises on purpose."""
 
 
+class UsageError(ConflictEvalError, ValueError):
+    """A mistake in how the library or the command line was called (a bad option value)."""
+
+
+class CheckpointMismatch(ConflictEvalError):
+    """A checkpoint was made by another configuration than the run resuming it.
+
+    Attributes:
+        path: The checkpoint.
+        differences: ``[(field, recorded value, value of this run), ...]``.
+    """
+
+    def __init__(self, path: str, differences: list[tuple[str, object, object]]) -> None:
+        shown = "; ".join(f"{f}: {_short(old)} -> {_short(new)}" for f, old, new in differences[:6])
+        more = f" (and {len(differences) - 6} more)" if len(differences) > 6 else ""
+        super().__init__(
+            f"{path} was made with another configuration ({shown}{more}); resuming would mix "
+            "two runs' results. Use another output, or start over with --restart "
+            "(restart=True), which moves the old checkpoint aside"
+        )
+        self.path = path
+        self.differences = differences
+
+
+class BatchAborted(ConflictEvalError):
+    """A batch stopped early because every further call would fail the same way.
+
+    Attributes:
+        error: The failure that stopped it (a ModelError for a refused key).
+        finished: Items finished (and kept in the checkpoint) before it stopped.
+    """
+
+    def __init__(self, message: str, error: BaseException | None = None, finished: int = 0):
+        super().__init__(message)
+        self.error = error
+        self.finished = finished
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class DataError(ConflictEvalError, ValueError):
     """A dataset file is malformed.
 
@@ -52,6 +95,8 @@ class ModelError(ConflictEvalError):
         status: The HTTP status when there was one.
         retryable: Whether the last failure was of a retryable kind.
         attempts: How many attempts were made.
+        fatal: Every further call would fail the same way (a refused or
+            missing API key): a batch stops at the first such failure.
     """
 
     def __init__(
@@ -61,11 +106,13 @@ class ModelError(ConflictEvalError):
         status: int | None = None,
         retryable: bool = False,
         attempts: int = 1,
+        fatal: bool = False,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.attempts = attempts
+        self.fatal = fatal
 
 
 class ParseFailure(ConflictEvalError):

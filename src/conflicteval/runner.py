@@ -20,8 +20,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from conflicteval._fatal import close_signal, open_signal
 from conflicteval._sync import run_sync
-from conflicteval.errors import ConflictEvalError, ModelError, ParseFailure
+from conflicteval.errors import (
+    BatchAborted,
+    CheckpointMismatch,
+    ConflictEvalError,
+    ModelError,
+    ParseFailure,
+)
 from conflicteval.models.core import usage_scope
 from conflicteval.types import Status, Usage
 
@@ -96,6 +103,47 @@ class BatchResult(BaseModel):
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
 
+    def failure_reasons(self, limit: int = 5) -> list[tuple[str, int, str]]:
+        """The most common failure reasons: ``[(reason, count, example id), ...]``.
+
+        Failures are the records with status ``parse_error`` or ``model_error``.
+
+        Reasons are grouped by status and the error text with numbers and
+        quoted parts masked, so "item 3 ..." and "item 7 ..." count together.
+        """
+        groups: dict[str, list[Record]] = {}
+        for rec in self.records:
+            if rec.status in ("parse_error", "model_error"):
+                groups.setdefault(_reason_key(rec), []).append(rec)
+        ranked = sorted(groups.values(), key=lambda recs: -len(recs))[:limit]
+        return [(_reason_text(recs[0]), len(recs), recs[0].id) for recs in ranked]
+
+    def report(self, what: str = "items", *, limit: int = 5) -> str:
+        """The closing lines every command prints: counts, top failure reasons, usage.
+
+        Args:
+            what: What the items are ("claims", "responses", ...).
+            limit: How many failure reasons to show.
+        """
+        c = self.counts
+        failed = c["parse_error"] + c["model_error"]
+        parts = [f"{c['ok']} ok", f"{failed} failed"]
+        if failed:
+            parts[-1] += f" ({c['parse_error']} parse errors, {c['model_error']} model errors)"
+        known = ("ok", "parse_error", "model_error", "total")
+        parts += [f"{n} {status}" for status, n in c.items() if status not in known and n]
+        lines = [f"{c['total']} {what}: " + ", ".join(parts)]
+        if self.resumed:
+            lines[0] += f"; {self.resumed} resumed from the checkpoint"
+        for reason, n, example in self.failure_reasons(limit):
+            lines.append(f"  {n} x {reason}  (e.g. {example})")
+        u = self.usage
+        lines.append(
+            f"this run: {u.calls} model calls ({u.cached_calls} from cache), "
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
+        )
+        return "\n".join(lines)
+
     def to_pandas(self) -> Any:
         """The records as a pandas DataFrame (needs the ``pandas`` extra)."""
         from conflicteval.errors import require
@@ -112,6 +160,20 @@ class BatchResult(BaseModel):
             row["completion_tokens"] = r.usage.completion_tokens
             rows.append(row)
         return pd.DataFrame(rows)
+
+
+def _reason_key(rec: Record) -> str:
+    import re
+
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", rec.error or "no reason given")
+    return rec.status + ": " + re.sub(r"\d+", "N", text)[:160]
+
+
+def _reason_text(rec: Record) -> str:
+    text = " ".join((rec.error or "no reason given").split())
+    if len(text) > 160:
+        text = text[:157] + "..."
+    return f"{rec.status}: {text}"
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
@@ -178,6 +240,12 @@ class _Writer:
             self.fh.close()
             self.fh = None
         if self.lock is not None:
+            # remove the lock file while still holding the lock (a process that opened it
+            # meanwhile sees that the path no longer names its file and takes a new one)
+            try:
+                os.unlink(_lock_path(self.path))  # type: ignore[arg-type]
+            except OSError:
+                pass
             self.lock.close()  # closing the file releases the flock
             self.lock = None
 
@@ -188,16 +256,107 @@ def _lock(path: Path) -> Any:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no lock, documented
         return None
-    fh = path.with_name(path.name + ".lock").open("a")
+    for _ in range(100):
+        fh = _lock_path(path).open("a")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            fh.close()
+            raise ConflictEvalError(
+                f"{path}: the checkpoint is in use by another running batch; "
+                "wait for it to finish or use another checkpoint"
+            ) from exc
+        try:
+            same = os.stat(_lock_path(path)).st_ino == os.fstat(fh.fileno()).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fh
+        fh.close()  # the holder removed the file as it finished: lock the new one
+    raise ConflictEvalError(f"{path}: could not take the checkpoint's lock")  # pragma: no cover
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+META_SUFFIX = ".meta.json"
+
+
+def meta_path(checkpoint: str | os.PathLike[str]) -> Path:
+    """Where the identity of a checkpoint is recorded: ``<checkpoint>.meta.json``."""
+    p = Path(checkpoint)
+    return p.with_name(p.name + META_SUFFIX)
+
+
+def read_identity(checkpoint: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The identity recorded with a checkpoint (None when none was recorded)."""
+    p = meta_path(checkpoint)
+    if not p.exists():
+        return None
     try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        fh.close()
-        raise ConflictEvalError(
-            f"{path}: the checkpoint is in use by another running batch; "
-            "wait for it to finish or use another checkpoint"
-        ) from exc
-    return fh
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConflictEvalError(f"{p}: unreadable checkpoint identity: {exc}") from exc
+    ident = data.get("identity") if isinstance(data, dict) else None
+    if not isinstance(ident, dict):
+        raise ConflictEvalError(f"{p}: no 'identity' object in the checkpoint identity file")
+    return ident
+
+
+def record_identity(checkpoint: str | os.PathLike[str], identity: dict[str, Any]) -> None:
+    """Record ``identity`` as the checkpoint's (for a workflow that extends its own run)."""
+    from conflicteval.identity import describe
+
+    _write_identity(Path(checkpoint), describe(identity))
+
+
+def _write_identity(checkpoint: Path, identity: dict[str, Any]) -> None:
+    """Write ``<checkpoint>.meta.json`` atomically (a kill leaves the old file or the new)."""
+    p = meta_path(checkpoint)
+    tmp = p.with_name(p.name + ".tmp")
+    payload = {"identity": identity, "note": "what produced " + checkpoint.name}
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, p)
+
+
+def _move_aside(path: Path) -> Path | None:
+    """Move a checkpoint (and its identity) aside as ``<name>.old`` (``.old2``, ...)."""
+    if not path.exists():
+        meta_path(path).unlink(missing_ok=True)
+        return None
+    n = 1
+    while True:
+        target = path.with_name(f"{path.name}.old{'' if n == 1 else n}")
+        if not target.exists():
+            break
+        n += 1
+    os.replace(path, target)
+    if meta_path(path).exists():
+        os.replace(meta_path(path), meta_path(target))
+    return target
+
+
+def _check_identity(path: Path, identity: dict[str, Any] | None, done: dict[str, Record]) -> None:
+    """Refuse a checkpoint made by another configuration; record this run's identity."""
+    from conflicteval.identity import describe, diff_identity
+
+    if identity is None:
+        return
+    new = describe(identity)
+    old = read_identity(path)
+    if old is not None and done:
+        differences = diff_identity(old, new)
+        if differences:
+            raise CheckpointMismatch(str(path), differences)
+        return
+    if old is None and done:
+        log.warning(
+            "%s: no record of the configuration that made this checkpoint; "
+            "assuming it is this run's (recording it now)",
+            path,
+        )
+    _write_identity(path, new)
 
 
 def _drop_partial_last_line(path: Path) -> None:
@@ -223,9 +382,30 @@ def _drop_partial_last_line(path: Path) -> None:
             block = min(size, block * 2)
 
 
-def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:
-    from tqdm.auto import tqdm
+def _tqdm_class() -> Any:
+    """tqdm's notebook bar when ipywidgets is installed, else the plain text bar.
 
+    ``tqdm.auto`` picks the notebook bar inside Jupyter even without
+    ipywidgets, which then warns "IProgress not found" and shows no bar; the
+    plain bar works everywhere.
+    """
+    import importlib.util
+
+    try:
+        has_widgets = importlib.util.find_spec("ipywidgets") is not None
+    except (ImportError, ValueError):
+        has_widgets = False
+    if has_widgets:
+        from tqdm.auto import tqdm as auto_tqdm
+
+        return auto_tqdm
+    from tqdm.std import tqdm as std_tqdm
+
+    return std_tqdm
+
+
+def _progress(total: int, initial: int, desc: str, enabled: bool | None) -> Any:
+    tqdm = _tqdm_class()
     if enabled is None:
         enabled = sys.stderr.isatty()
     return tqdm(total=total, initial=initial, desc=desc, disable=not enabled, unit="item")
@@ -241,6 +421,8 @@ async def run_batch(
     progress: bool | None = None,
     desc: str = "items",
     retry_failed: bool = False,
+    identity: dict[str, Any] | None = None,
+    restart: bool = False,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -260,9 +442,24 @@ async def run_batch(
         desc: Progress bar label.
         retry_failed: On resume, run items whose record is ``model_error``
             again (they are otherwise kept as they are).
+        identity: What produces the results (models, base URLs, labeler,
+            prompt versions, decoding settings; see
+            :func:`conflicteval.identity.describe`). It is recorded in
+            ``<checkpoint>.meta.json``; resuming a checkpoint recorded with
+            another identity raises :class:`CheckpointMismatch` naming the
+            differing fields.
+        restart: Start over: move an existing checkpoint aside
+            (``<checkpoint>.old``) instead of resuming it.
 
     Returns:
         A BatchResult with one record per item, in input order.
+
+    Raises:
+        CheckpointMismatch: The checkpoint was made by another identity.
+        BatchAborted: A call failed in a way every call would (a refused or
+            missing API key); the batch stopped at once. Finished items are
+            kept in the checkpoint; the failed and unfinished ones are not
+            written, so a re-run (with a key) does them.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -277,7 +474,13 @@ async def run_batch(
     path = Path(checkpoint) if checkpoint is not None else None
     writer = _Writer(path)  # locks the checkpoint before it is read
     try:
+        if path is not None and restart:
+            moved = _move_aside(path)
+            if moved is not None:
+                log.warning("%s: starting over; the old checkpoint is now %s", path, moved)
         done = read_checkpoint(path) if path is not None else {}
+        if path is not None:
+            _check_identity(path, identity, done)
     except BaseException:
         writer.close()
         raise
@@ -326,11 +529,15 @@ async def run_batch(
 
     async def worker() -> None:
         while True:
+            if fatal.error is not None:
+                raise _Stop
             try:
                 item_id, item = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             rec = await run_one(item_id, item)
+            if fatal.error is not None:
+                raise _Stop  # not written: a re-run does this item again
             try:
                 line = rec.model_dump_json()
             except (TypeError, ValueError) as exc:
@@ -349,9 +556,17 @@ async def run_batch(
             results[item_id] = rec
             bar.update(1)
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, len(todo))))]
+    fatal, token = open_signal()  # the workers' contexts inherit it
+    try:
+        workers = [
+            asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, len(todo))))
+        ]
+    finally:
+        close_signal(token)
     try:
         await asyncio.gather(*workers)
+    except _Stop:
+        pass
     finally:
         try:
             # gather does not stop the other workers when one fails: stop them before the
@@ -362,12 +577,38 @@ async def run_batch(
         finally:
             writer.close()
             bar.close()
+    if fatal.error is not None:
+        finished = len(results) - resumed
+        where = f"; {finished} items finished this run are kept in {path}" if path else ""
+        raise BatchAborted(
+            f"stopped at the first call that every call would repeat: {fatal.error}{where}. "
+            + _fatal_hint(fatal.error),
+            error=fatal.error,
+            finished=finished,
+        )
     records = [results[i] for i in ids]
     now = Usage()
     for rec in records:
         if rec.id not in done:
             now.add(rec.usage)
     return BatchResult(records=records, resumed=resumed, usage=now)
+
+
+class _Stop(Exception):
+    """Raised in a worker to stop the batch (a fatal failure was reported)."""
+
+
+def _fatal_hint(error: BaseException) -> str:
+    status = getattr(error, "status", None)
+    if status == 403:
+        return (
+            "The server refused access (HTTP 403): check that the API key may use this model "
+            "(OPENAI_API_KEY, or api_key=...)"
+        )
+    return (
+        "Check the API key: set OPENAI_API_KEY (or pass api_key=...), or point --base-url "
+        "(base_url=...) at a server that needs none"
+    )
 
 
 def run_batch_sync(

@@ -100,7 +100,7 @@ def test_convert_build_detect_report(
 def test_bad_source_argument(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(
-            ["conflictbench", "build", "--source", "ambigdocs", "--out", str(tmp_path / "x.jsonl")]
+            ["conflictbench", "build", "--source", "ambigdocs=", "--out", str(tmp_path / "x.jsonl")]
         )
         == 2
     )

@@ -124,10 +124,11 @@ def test_ambigdocs_records_layout(ambig_json: Path) -> None:
     assert [d.gold for d in first.documents] == ["SUPPORTS", "CONTRADICTS", "CONTRADICTS"]
     assert first.conflict is True
     assert first.answer == "171 Boston Street, Guilford"
+    # The question's claim keeps the ambiguous name (App. A), not the claimed title.
     assert first.claim == (
-        'For Griswold House (Guilford, Connecticut), the answer to "Where is Griswold House '
-        'located?" is 171 Boston Street, Guilford.'
+        'The answer to "Where is Griswold House located?" is 171 Boston Street, Guilford.'
     )
+    assert first.meta["claimed_title"] == "Griswold House (Guilford, Connecticut)"
     assert first.documents[1].meta["answer"] == "76 Bellevue Avenue, Newport"
     assert first.meta["ambiguous_entity"] == "Griswold House"
     assert first.group == "ambigdocs:griswold house"

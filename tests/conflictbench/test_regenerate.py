@@ -14,6 +14,7 @@ from conflicteval.conflictbench.regenerate import (
     parse_choice,
     parse_verdict,
     run_regeneration,
+    select_main_claim,
 )
 from conflicteval.conflictbench.truthfulqa import (
     COLUMNS,
@@ -398,3 +399,111 @@ def test_failed_pairs_leave_the_main_claim_undetermined(tmp_path: Path) -> None:
     ]
     assert len(regen) == 2
     assert all(QUESTIONS[2]["Question"] in r.messages[-1]["content"] for r in regen)
+
+
+def test_select_main_claim_rules() -> None:
+    S, C, N = "SUPPORTS", "CONTRADICTS", "IRRELEVANT"
+    rows: list[list[Any]] = [[S, N], [S, C], [C, S]]
+    assert select_main_claim(rows) == (1, True, None)
+    assert select_main_claim(rows, "first") == (0, False, None)
+    assert select_main_claim([[S, N], [N, N]]) == (None, False, None)
+    # An undetermined claim (a failed pair could be CONTRADICTS) does not hide a later conflict.
+    assert select_main_claim([[S, None], [S, C]]) == (1, True, None)
+    assert select_main_claim([[N, N], [S, None]]) == (
+        1,
+        None,
+        "main claim undetermined: 1 of 2 pairs failed",
+    )
+    with pytest.raises(ValueError, match="main-claim rule"):
+        select_main_claim(rows, "last")  # type: ignore[arg-type]
+
+
+class _TwoClaims:
+    """Decomposes every answer into a hedge first and the answer's assertion second."""
+
+    name = "two-claims"
+
+    async def decompose(self, response: str) -> Any:
+        from conflicteval.conflictscore import Decomposition
+
+        return Decomposition(claims=["Laws differ between countries.", response])
+
+
+class _AssertionLabeler:
+    """The hedge is IRRELEVANT everywhere; the assertion follows the document rule."""
+
+    name = "assertion"
+
+    async def label(self, claims: Any, documents: Any) -> Any:
+        from conflicteval.conflictscore import LabelResult
+        from conflicteval.types import PairLabel
+
+        def pair(i: int, j: int, text: str) -> PairLabel:
+            if i == 0:
+                return PairLabel(claim_index=i, doc_index=j, label="IRRELEVANT")
+            label = "SUPPORTS" if "banned" in text else "CONTRADICTS"
+            return PairLabel(claim_index=i, doc_index=j, label=label)
+
+        rows = [[pair(i, j, d.text) for j, d in enumerate(documents)] for i in range(len(claims))]
+        return LabelResult(pairs=rows)
+
+
+@pytest.mark.parametrize("rule", ["first_conflicted", "first"])
+def test_regeneration_feeds_back_the_first_conflicted_claim(tmp_path: Path, rule: str) -> None:
+    def reply(messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        if prompt.startswith("You are being asked to reconsider"):
+            return "No, only importing and selling gum are illegal."
+        if prompt.startswith("You are an expert fact-checker"):
+            return "TRUTHFUL: True"
+        if prompt.startswith("You are an expert evaluator"):
+            return "HELPFUL: True"
+        return FREE_RAG[0]
+
+    model = get_model("scripted", replies=reply)
+    scorer = ConflictScorer(_TwoClaims(), _AssertionLabeler())
+    qs = load_truthfulqa(_write_csv(tmp_path / "TruthfulQA.csv"))
+    docs = load_retrieved_documents(_write_docs(tmp_path / "docs.jsonl"), qs)
+    run = run_regeneration(qs[:1], docs, model, scorer, modes=("free",), main_claim=rule)
+    (result,) = [r.result for r in run.batch.records]
+    regen = [
+        r.messages[-1]["content"]
+        for r in model.provider.requests
+        if r.messages[-1]["content"].startswith("You are being asked to reconsider")
+    ]
+    assert result["main_claim_rule"] == rule
+    if rule == "first_conflicted":
+        # The first claim (a hedge) has no conflict; the second one does and is fed back.
+        assert result["main_claim_index"] == 1 and result["conflicted"] is True
+        assert result["main_claim"] == FREE_RAG[0]
+        assert (result["supporting"], result["contradicting"]) == (["g1"], ["g2"])
+        assert len(regen) == 1
+        assert f"YOUR MAIN CLAIM THAT HAD CONFLICTS:\n{FREE_RAG[0]}\n" in regen[0]
+    else:
+        # The earlier behaviour: only the first claim counts, so nothing is regenerated.
+        assert result["main_claim_index"] == 0 and result["conflicted"] is False
+        assert regen == [] and result["regenerated"] is None
+
+
+def test_cli_main_claim_option(tmp_path: Path, capsys: Any) -> None:
+    from conflicteval.cli import main
+
+    args = [
+        "regenerate",
+        "--questions",
+        str(_write_csv(tmp_path / "TruthfulQA.csv")),
+        "--documents",
+        str(_write_docs(tmp_path / "docs.jsonl")),
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path / "rg"),
+        "--dry-run",
+    ]
+    for rule in ("first-conflicted", "first"):
+        assert main([*args, "--main-claim", rule]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--main-claim", "last"])
+    assert exc.value.code == 2
+    assert "--main-claim" in capsys.readouterr().err

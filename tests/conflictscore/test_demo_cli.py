@@ -132,7 +132,8 @@ def test_score_batch_offline_writes_scores_and_summary(
     out = tmp_path / "out"
     assert main(["score", "--input", str(inp), "--out", str(out)]) == 1  # one item failed
     text = capsys.readouterr().out
-    assert "4 items: 3 ok, 1 parse errors" in text
+    assert "4 responses: 3 ok, 1 failed (1 parse errors, 0 model errors)" in text
+    assert "1 x parse_error: no sentence in response  (e.g. empty)" in text
     rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
     assert [r["status"] for r in rows] == ["ok", "ok", "ok", "parse_error"]
     assert rows[0]["cs_c"] == pytest.approx(1 / 3)
@@ -180,10 +181,10 @@ def test_score_batch_with_model_resumes_and_counts_tokens(
     assert openai_server.completions() == []
     assert main(args) == 0
     text = capsys.readouterr().out
-    assert "2 items: 2 ok" in text and "4 model calls" in text and "prompt" in text
+    assert "2 responses: 2 ok, 0 failed" in text and "4 model calls" in text and "prompt" in text
     assert len(openai_server.completions()) == 4
     assert main(args) == 0
-    assert "(2 resumed from checkpoint)" in capsys.readouterr().out
+    assert "2 resumed from the checkpoint" in capsys.readouterr().out
     assert len(openai_server.completions()) == 4
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     # every document call says claim 1 SUPPORTS, claim 2 CONTRADICTS: no conflict,

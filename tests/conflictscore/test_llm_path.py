@@ -309,3 +309,27 @@ def test_dry_run_counts_without_calling(openai_server: Any, script: Script) -> N
     assert per_doc is not None and per_doc.calls == 3
     assert ConflictScorer().dry_run(items) is None
     assert openai_server.completions() == []
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_cli_plain_json_sends_the_prompt_only(
+    openai_server: Any, script: Script, tmp_path: Path, capsys: Any, plain: bool
+) -> None:
+    from conflicteval.cli import main
+
+    script.decomposition = "Claims: The canal opened in 1847."
+    response = tmp_path / "response.txt"
+    response.write_text("The canal opened in 1847.", encoding="utf-8")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps(d) + "\n" for d in DOCS[:2]), encoding="utf-8")
+    args = ["score", "--response", str(response), "--documents", str(docs)]
+    args += ["--model", "openai/test-model", "--base-url", openai_server.base_url, "--json"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OPENAI_API_KEY", "k")
+        mp.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
+        assert main([*args, "--plain-json"] if plain else args) == 0
+    labelling = [r for r in openai_server.completions() if "Claim to evaluate" in r.prompt]
+    assert len(labelling) == 2
+    assert all(("response_format" in r.body) is not plain for r in labelling)
+    out = json.loads(capsys.readouterr().out)
+    assert out["cs_c"] == 1.0

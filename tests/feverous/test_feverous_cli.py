@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conflicteval.errors import DataError
+from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.feverous import cli as feverous_cli
 from conflicteval.feverous import load_predictions, score_files
 
@@ -18,7 +19,11 @@ def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="conflicteval")
     feverous_cli.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except ConflictEvalError as exc:  # as conflicteval.cli.main does
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _jsonl(path: Path, rows: list[Any]) -> Path:
@@ -194,8 +199,8 @@ def test_verify_feverous_s_with_out_dir(
 ) -> None:
     specs: list[tuple[str, str | None]] = []
 
-    def fake(spec: str, base_url: str | None) -> Any:
-        specs.append((spec, base_url))
+    def fake(args: argparse.Namespace) -> Any:
+        specs.append((args.labeler, args.base_url))
         return keyword_labeler
 
     monkeypatch.setattr(feverous_cli, "_make_labeler", fake)
@@ -254,7 +259,7 @@ def test_verify_feverous_s_with_out_dir(
 def test_verify_exit_code_and_a_feverous_s_file_with_bom(
     tmp_path: Path, capsys: Any, keyword_labeler: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(feverous_cli, "_make_labeler", lambda spec, base_url: keyword_labeler)
+    monkeypatch.setattr(feverous_cli, "_make_labeler", lambda args: keyword_labeler)
     records = [
         {"id": 1, "claim": "Alpha was founded in 1901.", "label": "supports",
          "evidence": "Alpha\tAlpha was founded in 1901."},

@@ -17,7 +17,7 @@ import pytest
 
 from conflicteval import ParseFailure, dry_run, get_model, run_batch, run_batch_sync
 from conflicteval.dryrun import PlannedCall
-from conflicteval.errors import ConflictEvalError, ModelError
+from conflicteval.errors import BatchAborted, ConflictEvalError, ModelError
 from conflicteval.runner import read_checkpoint
 from conflicteval.testing import Fault, OpenAICompatServer, random_faults
 
@@ -197,10 +197,12 @@ def test_api_key_appears_nowhere(tmp_path: Path, caplog: pytest.LogCaptureFixtur
         async def work(item: str) -> str:
             return (await model.generate(item)).text
 
-        result = run_batch_sync(work, ["one", "two"], key=str, checkpoint=ck, concurrency=1)
+        # a 401 stops the batch at once (every call would be refused alike)
+        with pytest.raises(BatchAborted) as info:
+            run_batch_sync(work, ["one", "two"], key=str, checkpoint=ck, concurrency=1)
         assert s.completions()[0].headers["authorization"] == f"Bearer {secret}"
-    errors = [r.error or "" for r in result.records]
-    assert any("401" in e for e in errors)
+    errors = [str(info.value)] + [r.error or "" for r in read_checkpoint(ck).values()]
+    assert "401" in errors[0]
     texts = [
         (cache_dir / "responses.sqlite3").read_bytes().decode("latin-1"),
         ck.read_text(),

@@ -52,7 +52,7 @@ def test_cli_pipeline(
     assert "6 model calls" in capsys.readouterr().out and openai_server.completions() == []
     assert main([*args, "--limit", "3", "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert "6 items: 6 ok" in err and "completion tokens" in err
+    assert "6 rows generated: 6 ok, 0 failed" in err and "completion tokens" in err
     assert len(openai_server.completions()) == 6
 
     assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--dry-run"]) == 0
@@ -62,7 +62,7 @@ def test_cli_pipeline(
     assert "6 model calls" in capsys.readouterr().out
     assert len(openai_server.completions()) == 6
     assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--quiet"]) == 0
-    assert "judge lexical: 6 items: 6 ok" in capsys.readouterr().err
+    assert "6 rows graded by lexical: 6 ok, 0 failed" in capsys.readouterr().err
 
     assert main(["wikicontradict", "report", "--run", run]) == 0
     md = capsys.readouterr().out

@@ -10,6 +10,12 @@
   another ambiguous name; ContraQA: another article; MacNoise: another question),
   a different document id, a different text, and never a synthetic
   (perturbed/fake) passage. The three documents are shuffled with the same generator.
+* Several files of one source (e.g. AmbigDocs ``dev.json`` and ``test.json``)
+  are pooled. Their record ids would collide (``ambigdocs:17`` in both, or
+  MacNoise's list positions), so when a source comes from more than one file
+  every id of that source names its file: ``<source>:<file stem>:<record id>``
+  (``meta["source_file"]`` keeps the path). The same file given twice for one
+  source is refused, and so is any id that is still not unique.
 * Each source record is used at most once. Records are shuffled (seeded); the
   first ``n_conf`` conflict-capable ones become conflict items, and the next
   ``n_noconf`` of the rest that have a supporting document become no-conflict
@@ -70,7 +76,7 @@ class SourceSpec:
     """
 
     source: str
-    path: str | PathLike[str]
+    path: str | PathLike[str] | None
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -284,6 +290,8 @@ async def write_claims(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> tuple[list[BenchItem], list[str], Usage]:
     """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
 
@@ -291,6 +299,7 @@ async def write_claims(
         ``(items, failed_ids, usage)``; a failed item keeps its template claim
         and records the reason in ``meta["claim_error"]``.
     """
+    from conflicteval.identity import describe
     from conflicteval.runner import run_batch
 
     async def work(item: BenchItem) -> dict[str, str]:
@@ -304,6 +313,9 @@ async def write_claims(
         concurrency=concurrency,
         progress=progress,
         desc="writing claims",
+        identity={"task": "conflictbench-claims", "writer": describe(writer)},
+        restart=restart,
+        retry_failed=retry_failed,
     )
     out: list[BenchItem] = []
     failed: list[str] = []
@@ -316,6 +328,66 @@ async def write_claims(
             failed.append(item.id)
             out.append(item.model_copy(update={"meta": {**item.meta, "claim_error": rec.error}}))
     return out, failed, result.usage
+
+
+def load_sources(specs: Iterable[SourceSpec | tuple[Any, ...]]) -> dict[str, list[BenchItem]]:
+    """Load every source file, grouped by source, with ids unique across files.
+
+    Items of a source read from more than one file get ids
+    ``<source>:<file stem>:<record id>`` (a repeated stem gets ``-2``, ``-3``, ...)
+    and ``meta["source_file"]``; a source read from one file keeps its ids.
+
+    Raises:
+        ValueError: the same file given twice for one source, or an id that is
+            still not unique.
+    """
+    from collections import Counter
+
+    seen_files: dict[tuple[str, str], int] = {}
+    loaded: list[tuple[SourceSpec, list[BenchItem]]] = []
+    for n, spec in enumerate(map(_spec, specs)):
+        if spec.path is not None:
+            key = (spec.source.lower(), str(Path(spec.path).resolve()))
+            if key in seen_files:
+                raise ValueError(
+                    f"{spec.source}: the file {spec.path} is given twice; each source file "
+                    "can be used once"
+                )
+            seen_files[key] = n
+        loaded.append((spec, list(load(spec.source, spec.path, **spec.options))))
+    files_per_source: dict[str, list[int]] = {}
+    for n, (_spec_n, items) in enumerate(loaded):
+        for name in dict.fromkeys(str(it.source) for it in items):
+            files_per_source.setdefault(name, []).append(n)
+    by_source: dict[str, list[BenchItem]] = {}
+    for src, spec_numbers in files_per_source.items():
+        tags: dict[int, str] = {}
+        used: Counter[str] = Counter()
+        for n in spec_numbers:
+            path = loaded[n][0].path
+            stem = Path(path).stem if path is not None else f"file{n + 1}"
+            used[stem] += 1
+            tags[n] = stem if used[stem] == 1 else f"{stem}-{used[stem]}"
+        for n in spec_numbers:
+            spec, items = loaded[n]
+            for it in items:
+                if it.source != src:
+                    continue
+                if len(spec_numbers) > 1:
+                    rest = it.id[len(src) + 1 :] if it.id.startswith(src + ":") else it.id
+                    it = it.model_copy(
+                        update={
+                            "id": f"{src}:{tags[n]}:{rest}",
+                            "meta": {**it.meta, "source_file": str(spec.path)},
+                        }
+                    )
+                by_source.setdefault(src, []).append(it)
+    ids = Counter(it.id for items in by_source.values() for it in items)
+    dupes = sorted(i for i, c in ids.items() if c > 1)
+    if dupes:
+        shown = ", ".join(dupes[:5]) + (" ..." if len(dupes) > 5 else "")
+        raise ValueError(f"{len(dupes)} item ids are not unique across the sources: {shown}")
+    return by_source
 
 
 def _spec(value: SourceSpec | tuple[Any, ...]) -> SourceSpec:
@@ -336,12 +408,11 @@ async def abuild_conflictbench(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> BuildResult:
     """Async :func:`build_conflictbench`."""
-    by_source: dict[str, list[BenchItem]] = {}
-    for spec in map(_spec, specs):
-        for item in load(spec.source, spec.path, **spec.options):
-            by_source.setdefault(item.source, []).append(item)
+    by_source = load_sources(specs)
     built: dict[str, tuple[list[BenchItem], list[BenchItem]]] = {}
     result = BuildResult(items=[], counts={})
     for src in [s for s in SOURCES if s in by_source]:
@@ -357,7 +428,13 @@ async def abuild_conflictbench(
     items = [it for src in built for part in built[src] for it in part]
     if claim_writer is not None and getattr(claim_writer, "name", "") != "template":
         items, result.claim_failures, result.usage = await write_claims(
-            items, claim_writer, checkpoint=checkpoint, concurrency=concurrency, progress=progress
+            items,
+            claim_writer,
+            checkpoint=checkpoint,
+            concurrency=concurrency,
+            progress=progress,
+            restart=restart,
+            retry_failed=retry_failed,
         )
     result.items = items
     for name, (conf, noconf) in built.items():
@@ -378,6 +455,8 @@ def build_conflictbench(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> BuildResult:
     """Build ConflictBench items from source files and optionally write them as JSONL.
 
@@ -392,6 +471,8 @@ def build_conflictbench(
         checkpoint: JSONL checkpoint for claim writing (resumable).
         concurrency: Claims written at once.
         progress: Show a progress bar (None: when stderr is a terminal).
+        restart: Start over the claim-writing checkpoint (move it aside).
+        retry_failed: On resume, write the claims that failed again.
 
     Returns:
         A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
@@ -408,5 +489,7 @@ def build_conflictbench(
             checkpoint=checkpoint,
             concurrency=concurrency,
             progress=progress,
+            restart=restart,
+            retry_failed=retry_failed,
         )
     )

@@ -1,7 +1,8 @@
 """Writing the claim of a ConflictBench item from its question and answer.
 
-The paper had GPT-4.1 write each claim with a prompt it did not publish. The
-library ships its own prompt (``prompts/conflictbench_claim.txt``) for
+The paper (App. A) had GPT-4 transform each query into a claim ("prompt GPT-4
+to transform it to a claim"), with a prompt it did not publish. The library
+ships its own prompt (``prompts/conflictbench_claim.txt``) for
 :class:`LLMClaimWriter`, which goes through the model layer (so it is cached),
 and a deterministic :class:`TemplateClaimWriter` for offline use.
 
@@ -11,8 +12,12 @@ Template rules (deterministic, no model):
   (``search_engine_input`` of a ``yes_statement`` row), with its ``"`` marks
   removed, cut before the first ``". "`` and capitalised; without one,
   ``The answer to "<question>" is yes.``
-* AmbigDocs: ``For <disambiguated entity>, the answer to "<question>" is <answer>.``
-* ContraQA and MacNoise: ``The answer to "<question>" is <answer>.``
+* AmbigDocs, ContraQA and MacNoise: ``The answer to "<question>" is <answer>.``
+  For AmbigDocs this keeps the question's ambiguous name (App. A builds the
+  claim from the question), so that same-name documents with another answer
+  contradict it.
+* A request that names a ``subject`` (only when a caller sets one; no loader
+  does): ``For <subject>, the answer to "<question>" is <answer>.``
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ class ClaimRequest:
         source: Source name (``"ambigdocs"``, ...).
         question: The question.
         answer: The answer the claim must assert (None for ConflictingQA).
-        subject: The specific entity the claim is about (AmbigDocs' disambiguated title).
+        subject: A specific entity the claim must be about (None for every loader:
+            AmbigDocs claims keep the question's ambiguous name).
         hint: A statement the source already provides (ConflictingQA yes-statement).
     """
 
@@ -165,6 +171,17 @@ class LLMClaimWriter:
         self.prompt = prompt if prompt is not None else load_prompt(CLAIM_PROMPT)
         self.max_tokens = max_tokens
         self.name = "llm:" + str(getattr(model, "name", None) or "model")
+
+    def identity(self) -> dict[str, Any]:
+        """The writer, its model, prompt version and settings (a run's identity)."""
+        from conflicteval.identity import describe, text_version
+
+        return {
+            "writer": "llm",
+            "model": describe(self.model),
+            "prompt": text_version(self.prompt),
+            **self.settings(),
+        }
 
     def settings(self) -> dict[str, Any]:
         """The sampling settings of every claim-writing call (also used by dry runs)."""

@@ -22,12 +22,23 @@ failures and tokens, and take ``--dry-run`` to count calls without making any.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from conflicteval._atomic import atomic_write_text
+from conflicteval.cli_common import (
+    SPEC_HELP,
+    add_model_options,
+    add_run_options,
+    finish,
+    model_from_args,
+    run_options,
+)
+from conflicteval.data.cli import add_data_option, resolve_data_arg
+from conflicteval.errors import UsageError
 
 __all__ = ["register"]
 
@@ -49,7 +60,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read one source's release files and write unified items (or pickle rows) as JSONL",
     )
     conv.add_argument("source", help="conflictingqa, ambigdocs, contraqa, macnoise[-nq|-tqa]")
-    conv.add_argument("path", help="release file (ContraQA: the corpus directory)")
+    conv.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help=(
+            "release file (ContraQA: the corpus directory); omitted: the pinned release is "
+            "fetched (AmbigDocs, ContraQA) or the download instructions are shown"
+        ),
+    )
     conv.add_argument("--out", required=True, help="JSONL file to write")
     conv.add_argument(
         "--rows",
@@ -64,8 +83,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--source",
         action="append",
         required=True,
-        metavar="NAME=PATH",
-        help="a source and its release file; repeat for several",
+        metavar="NAME[=PATH]",
+        help=(
+            "a source and its release file (without =PATH: the pinned release, fetched by "
+            "name where the source allows it); repeat for several"
+        ),
     )
     build.add_argument("--out", required=True, help="JSONL file to write")
     build.add_argument("--seed", type=int, default=0, help="seed of the split and draws (0)")
@@ -76,10 +98,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="all usable records (split in the paper's proportions) or the paper's Table 1 sizes",
     )
     build.add_argument("--checkpoint", default=None, help="claim-writing checkpoint (resumable)")
-    build.add_argument("--concurrency", type=int, default=8, help="claims written at once (8)")
     build.add_argument("--dry-run", action="store_true", help="count claim-writing calls only")
     _source_args(build)
-    _model_args(build, "claim writer model (default: deterministic template claims)")
+    add_model_options(
+        build,
+        what="claim writer model (default: deterministic template claims)",
+        concurrency_help="claims written at once",
+    )
+    add_run_options(build)
     build.set_defaults(func=_build)
 
     det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
@@ -93,11 +119,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: llm with --model, else lexical)",
     )
     det.add_argument("--limit", type=int, default=None, help="only the first N items")
-    det.add_argument("--concurrency", type=int, default=8, help="items in flight (8)")
-    det.add_argument("--retry-failed", action="store_true", help="re-run failed items on resume")
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
-    _model_args(det, "labeler model")
+    _plain_json_arg(det)
+    add_model_options(det, what="labeler model")
+    add_run_options(det)
     det.set_defaults(func=_detect)
 
     rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
@@ -123,7 +149,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         required=True,
         metavar="[NAME=]SPEC",
-        help="report model (repeatable), e.g. gpt41=openai/gpt-4.1",
+        help="report model (repeatable), e.g. gpt41=openai/gpt-4.1; " + SPEC_HELP,
     )
     reports.add_argument(
         "--settings",
@@ -135,9 +161,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     reports.add_argument(
         "--source", default="conflictingqa", help="source to sample from ('any' for all)"
     )
-    reports.add_argument("--entity-model", default=None, help="model naming the main entity")
+    reports.add_argument(
+        "--entity-model", metavar="SPEC", default=None, help="model naming the main entity"
+    )
     reports.add_argument("--max-tokens", type=int, default=800, help="report length limit")
     _batch_args(reports)
+    add_model_options(reports, what=None, concurrency_help="reports in flight at once")
+    add_run_options(reports)
     _scorer_args(reports)
     reports.set_defaults(func=_reports)
 
@@ -150,15 +180,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "and judge truthfulness / informativeness (free-form) or accuracy (binary choice)."
         ),
     )
-    regen.add_argument("--questions", required=True, help="TruthfulQA CSV")
+    add_data_option(regen, "truthfulqa", flag="--questions", what="TruthfulQA CSV")
     regen.add_argument("--documents", required=True, help="retrieved documents (JSONL)")
-    regen.add_argument("--model", required=True, help="answering model spec")
-    regen.add_argument("--judge-model", default=None, help="judge model (default: --model)")
-    regen.add_argument("--mode", choices=("free", "choice", "both"), default="both")
+    regen.add_argument(
+        "--judge-model", metavar="SPEC", default=None, help="judge model (default: --model)"
+    )
+    regen.add_argument(
+        "--mode",
+        choices=("free", "choice", "both"),
+        default="both",
+        help="free-form answers, binary choice, or both (default)",
+    )
     regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
     regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
     regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    regen.add_argument(
+        "--main-claim",
+        choices=("first-conflicted", "first"),
+        default="first-conflicted",
+        help=(
+            "free-form claim fed back for regeneration: the first claim that has conflicts "
+            "(default) or the first claim only (regenerate only when it is conflicted)"
+        ),
+    )
     _batch_args(regen)
+    add_model_options(
+        regen, what="answering model", required=True, concurrency_help="questions in flight"
+    )
+    add_run_options(regen)
     _scorer_args(regen)
     regen.set_defaults(func=_regenerate)
 
@@ -169,6 +218,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _source_args(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("source options")
     g.add_argument("--allow-pickle", action="store_true", help="ConflictingQA: read a pickle")
+    g.add_argument(
+        "--allow-checksum-mismatch",
+        action="store_true",
+        help="use a fetched release whose sha256 differs from its pin",
+    )
     g.add_argument("--level", default="35", help="MacNoise perturbation level (35)")
     g.add_argument("--variant", choices=("nq", "tqa"), default=None, help="MacNoise variant")
     g.add_argument(
@@ -195,57 +249,54 @@ def _source_options(source: str, args: argparse.Namespace) -> dict[str, Any]:
     return {}
 
 
-def _model_args(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument(
-        "--model", metavar="SPEC", default=None, help=f"{what}, e.g. openai/gpt-4.1"
-    )
-    parser.add_argument("--base-url", metavar="URL", default=None, help="OpenAI-compatible server")
-
-
 def _batch_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="output directory (checkpoint, results)")
-    parser.add_argument("--concurrency", type=int, default=8, help="items in flight (8)")
-    parser.add_argument("--retry-failed", action="store_true", help="re-run failed items")
     parser.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     parser.add_argument("--paper", action="store_true", help="show the paper's numbers too")
-    parser.add_argument("--base-url", metavar="URL", default=None, help="OpenAI-compatible server")
 
 
 def _scorer_args(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("ConflictScore")
-    g.add_argument("--scorer-model", default=None, help="model for decomposition and labelling")
-    g.add_argument("--decomposer", choices=DECOMPOSERS, default=None)
-    g.add_argument("--labeler", choices=LABELERS, default=None)
+    g.add_argument(
+        "--scorer-model",
+        metavar="SPEC",
+        default=None,
+        help="model for decomposition and labelling (default: offline sentence + lexical)",
+    )
+    g.add_argument(
+        "--decomposer",
+        choices=DECOMPOSERS,
+        default=None,
+        help="default: llm with --scorer-model, else sentence",
+    )
+    g.add_argument(
+        "--labeler",
+        choices=LABELERS,
+        default=None,
+        help="default: llm with --scorer-model, else lexical",
+    )
+    _plain_json_arg(g)
+
+
+def _plain_json_arg(parser: Any) -> None:
+    parser.add_argument(
+        "--plain-json",
+        action="store_true",
+        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
+        "response_format schema); default: send the schema",
+    )
 
 
 def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Print a usage error (bad option, missing file) as one line and exit with 2."""
-
-    @functools.wraps(func)
-    def wrapper(args: argparse.Namespace) -> int:
-        from conflicteval.errors import ConflictEvalError
-
-        try:
-            return func(args)
-        except ConflictEvalError:
-            raise
-        except (ValueError, OSError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-
-    return wrapper
+    """Usage errors (bad option, missing file) become one line and exit status 2 in
+    :func:`conflicteval.cli.main`; kept as a marker of the command functions."""
+    return func
 
 
-def _get_model(spec: str, base_url: str | None) -> Any:
-    from conflicteval.models import get_model
-
-    return get_model(spec, base_url=base_url)
-
-
-def _labeler(kind: str, model: Any) -> Any:
+def _labeler(kind: str, model: Any, plain_json: bool = False) -> Any:
     from conflicteval.conflictscore.factory import make_labeler
 
-    return make_labeler(kind, model)
+    return make_labeler(kind, model, structured=not plain_json)
 
 
 def _scorer(args: argparse.Namespace) -> Any:
@@ -256,16 +307,16 @@ def _scorer(args: argparse.Namespace) -> Any:
         WholeResponse,
     )
 
-    model = _get_model(args.scorer_model, args.base_url) if args.scorer_model else None
+    model = model_from_args(args, args.scorer_model) if args.scorer_model else None
     dec_kind = args.decomposer or ("llm" if model is not None else "sentence")
     lab_kind = args.labeler or ("llm" if model is not None else "lexical")
     if dec_kind == "llm":
         if model is None:
-            raise ValueError("--decomposer llm needs --scorer-model")
+            raise UsageError("--decomposer llm needs --scorer-model")
         dec: Any = LLMDecomposer(model)
     else:
         dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
-    return ConflictScorer(dec, _labeler(lab_kind, model))
+    return ConflictScorer(dec, _labeler(lab_kind, model, args.plain_json))
 
 
 def _print_dry_run(reports: list[Any]) -> None:
@@ -282,24 +333,50 @@ def _convert(args: argparse.Namespace) -> int:
 
     if args.rows:
         if args.source.lower() != "conflictingqa":
-            raise ValueError("--rows is for the ConflictingQA pickle only")
+            raise UsageError("--rows is for the ConflictingQA pickle only")
+        if args.path is None:
+            raise UsageError("--rows needs the path of the ConflictingQA pickle")
         n = convert_conflictingqa_pickle(args.path, args.out, allow_pickle=args.allow_pickle)
         print(f"wrote {n} rows to {args.out}")
         return 0
-    items = load(args.source, args.path, **_source_options(args.source, args))
+    path = _source_path(args.source, args.path, args)
+    items = load(args.source, path, **_source_options(args.source, args))
     n = write_items(items, args.out)
     print(f"wrote {n} items to {args.out}")
     return 0
 
 
-def _parse_sources(values: list[str]) -> list[tuple[str, str]]:
-    out = []
+def _parse_sources(values: list[str]) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
     for value in values:
         name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            raise ValueError(f"--source expects NAME=PATH, got {value!r}")
-        out.append((name.strip(), path.strip()))
+        if not name or (sep and not path):
+            raise UsageError(f"--source expects NAME=PATH or NAME, got {value!r}")
+        out.append((name.strip(), path.strip() if sep else None))
     return out
+
+
+_REGISTRY_NAMES = {"ambigdocs": "ambigdocs", "contraqa": "contraqa-corpus"}
+"""The dataset registry's name for a source that can be fetched (the rest are manual)."""
+
+
+def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str | None:
+    """The file to load for a source, printing its ``data: ...`` provenance line on stderr.
+
+    Without a path the registry's file is fetched (or, for a manual source, the error says
+    where to download it). ContraQA's corpus and queries are two files: its loader fetches both.
+    """
+    from conflicteval.data import fetch, resolve
+
+    allow = getattr(args, "allow_checksum_mismatch", False)
+    base = name.lower().split("-")[0]
+    if path is not None:
+        if Path(path).is_file():
+            print(resolve(path, base).describe(), file=sys.stderr)
+        return path
+    source = fetch(_REGISTRY_NAMES.get(base, base), allow_mismatch=allow)
+    print(source.describe(), file=sys.stderr)
+    return None if base == "contraqa" else str(source.path)
 
 
 @_handled
@@ -309,19 +386,19 @@ def _build(args: argparse.Namespace) -> int:
         LLMClaimWriter,
         abuild_conflictbench,
         assemble,
-        load,
         table1,
     )
+    from conflicteval.conflictbench.builder import load_sources
     from conflicteval.conflictbench.claims import claim_request
 
-    specs = [(n, p, _source_options(n, args)) for n, p in _parse_sources(args.source)]
+    specs = [
+        (n, _source_path(n, p, args), _source_options(n, args))
+        for n, p in _parse_sources(args.source)
+    ]
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
-    writer = LLMClaimWriter(_get_model(args.model, args.base_url)) if args.model else None
+    writer = LLMClaimWriter(model_from_args(args)) if args.model else None
     if args.dry_run:
-        by_source: dict[str, list[Any]] = {}
-        for name, path, opts in specs:
-            for item in load(name, path, **opts):
-                by_source.setdefault(item.source, []).append(item)
+        by_source = load_sources(specs)
         counts = {}
         built = []
         for src, loaded in by_source.items():
@@ -348,11 +425,12 @@ def _build(args: argparse.Namespace) -> int:
             claim_writer=writer,
             checkpoint=args.checkpoint,
             concurrency=args.concurrency,
+            **run_options(args),
         )
     )
     print(result.table())
     print(result.summary())
-    return 0
+    return 1 if result.claim_failures else 0
 
 
 @_handled
@@ -363,8 +441,10 @@ def _detect(args: argparse.Namespace) -> int:
     items = read_items(args.items)
     if args.limit is not None:
         items = items[: args.limit]
-    model = _get_model(args.model, args.base_url) if args.model else None
-    labeler = _labeler(args.labeler or ("llm" if model is not None else "lexical"), model)
+    model = model_from_args(args) if args.model else None
+    labeler = _labeler(
+        args.labeler or ("llm" if model is not None else "lexical"), model, args.plain_json
+    )
     if args.dry_run:
         if model is None:
             pairs = sum(len(it.documents) for it in items)
@@ -385,16 +465,16 @@ def _detect(args: argparse.Namespace) -> int:
             labeler,
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
-            retry_failed=args.retry_failed,
+            **run_options(args),
         )
     )
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
     text = table2(run.metrics, paper=args.paper)
-    (out / "table2.md").write_text(text + "\n", encoding="utf-8")
+    atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
     print(run.summary())
-    return 0 if run.batch.counts["ok"] or not items else 1
+    return finish(run.batch, "items", stream=sys.stdout)
 
 
 @_handled
@@ -404,9 +484,9 @@ def _report(args: argparse.Namespace) -> int:
 
     ckpt = args.checkpoint or (str(Path(args.out) / "checkpoint.jsonl") if args.out else None)
     if ckpt is None:
-        raise ValueError("give --out DIR (from 'detect') or --checkpoint FILE")
+        raise UsageError("give --out DIR (from 'detect') or --checkpoint FILE")
     if not Path(ckpt).is_file():
-        raise ValueError(f"no checkpoint at {ckpt}")
+        raise UsageError(f"no checkpoint at {ckpt}")
     items = read_items(args.items) if args.items else None
     metrics = detection_metrics(outcomes_from_checkpoint(ckpt, items))
     if args.json:
@@ -434,7 +514,7 @@ def _reports(args: argparse.Namespace) -> int:
     for value in args.model:
         name, sep, spec = value.partition("=")
         spec = spec if sep else name
-        models[name] = _get_model(spec, args.base_url)
+        models[name] = model_from_args(args, spec)
     items = select_report_items(
         read_items(args.items),
         n=args.n or None,
@@ -442,9 +522,9 @@ def _reports(args: argparse.Namespace) -> int:
         source=None if args.source == "any" else args.source,
     )
     if not items:
-        raise ValueError("no item qualifies (check --source and that items have conflicts)")
+        raise UsageError("no item qualifies (check --source and that items have conflicts)")
     scorer = _scorer(args)
-    entity_model = _get_model(args.entity_model, args.base_url) if args.entity_model else None
+    entity_model = model_from_args(args, args.entity_model) if args.entity_model else None
     if args.dry_run:
         from conflicteval.conflictbench.reports import main_entity_heuristic
         from conflicteval.dryrun import PlannedCall, dry_run
@@ -494,17 +574,19 @@ def _reports(args: argparse.Namespace) -> int:
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
             max_tokens=args.max_tokens,
-            retry_failed=args.retry_failed,
+            **run_options(args),
         )
     )
     text = run.table(paper=args.paper)
-    (out / "table3.md").write_text(text + "\n", encoding="utf-8")
-    (out / "rows.json").write_text(
-        json.dumps([r.model_dump() for r in run.rows], indent=2), encoding="utf-8"
+    atomic_write_text(out / "table3.md", text + "\n", encoding="utf-8")
+    atomic_write_text(
+        out / "rows.json",
+        json.dumps([r.model_dump() for r in run.rows], indent=2),
+        encoding="utf-8",
     )
     print(text)
     print(run.summary())
-    return 0 if run.batch.counts["ok"] else 1
+    return finish(run.batch, "reports", stream=sys.stdout)
 
 
 @_handled
@@ -512,13 +594,13 @@ def _regenerate(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
     from conflicteval.conflictbench.truthfulqa import load_retrieved_documents, load_truthfulqa
 
-    questions = load_truthfulqa(args.questions)
+    questions = load_truthfulqa(resolve_data_arg(args, "truthfulqa", dest="questions").path)
     if args.limit is not None:
         questions = questions[: args.limit]
     documents = load_retrieved_documents(args.documents, questions)
     modes: Any = ("free", "choice") if args.mode == "both" else (args.mode,)
-    model = _get_model(args.model, args.base_url)
-    judge = _get_model(args.judge_model, args.base_url) if args.judge_model else None
+    model = model_from_args(args)
+    judge = model_from_args(args, args.judge_model) if args.judge_model else None
     scorer = _scorer(args)
     missing = sum(1 for q in questions if not documents.get(q.index))
     if missing:
@@ -568,12 +650,13 @@ def _regenerate(args: argparse.Namespace) -> int:
             max_docs=args.max_docs,
             checkpoint=out / "checkpoint.jsonl",
             concurrency=args.concurrency,
-            retry_failed=args.retry_failed,
+            **run_options(args),
+            main_claim=args.main_claim.replace("-", "_"),
         )
     )
     text = run.tables(paper=args.paper)
-    (out / "tables.md").write_text(text + "\n", encoding="utf-8")
-    (out / "summary.json").write_text(run.summary.model_dump_json(indent=2), encoding="utf-8")
+    atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
+    atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
     print(text)
     print(run.summary_text())
-    return 0 if run.batch.counts["ok"] else 1
+    return finish(run.batch, "question-format items", stream=sys.stdout)

@@ -145,6 +145,7 @@ async def adetect(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
 ) -> DetectionRun:
     """Run conflict detection over items (async).
 
@@ -155,7 +156,12 @@ async def adetect(
         concurrency: Items in flight at once.
         progress: Show a progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run items that failed with a model error again.
+        restart: Start over (move an existing checkpoint aside). A checkpoint
+            made by another labeler (model, base URL, prompt, settings) is
+            refused otherwise.
     """
+    from conflicteval.identity import describe
+
     item_list = list(items)
 
     async def work(item: BenchItem) -> dict[str, Any]:
@@ -170,6 +176,8 @@ async def adetect(
         progress=progress,
         desc="conflict detection",
         retry_failed=retry_failed,
+        identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
+        restart=restart,
     )
     outcomes = [
         outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)
@@ -185,6 +193,7 @@ def detect(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
 ) -> DetectionRun:
     """Synchronous :func:`adetect` (also works inside a running event loop)."""
     from conflicteval._sync import run_sync
@@ -197,6 +206,7 @@ def detect(
             concurrency=concurrency,
             progress=progress,
             retry_failed=retry_failed,
+            restart=restart,
         )
     )
 

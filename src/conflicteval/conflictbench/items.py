@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from os import PathLike
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -152,11 +151,16 @@ def has_conflict(relations: Iterable[Relation | None]) -> bool:
 
 
 def write_items(items: Iterable[BenchItem], path: str | PathLike[str]) -> int:
-    """Write items as JSON lines (UTF-8); returns how many were written."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """Write items as JSON lines (UTF-8); returns how many were written.
+
+    The file is written atomically: when reading ``items`` fails half-way (a
+    malformed source record), no partial or empty file is left and an existing
+    file keeps its content.
+    """
+    from conflicteval._atomic import atomic_open
+
     n = 0
-    with out.open("w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         for item in items:
             fh.write(item.model_dump_json() + "\n")
             n += 1

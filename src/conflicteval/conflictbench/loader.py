@@ -22,7 +22,7 @@ LOADERS = ("conflictingqa", "ambigdocs", "contraqa", "macnoise")
 
 def load(
     source: str,
-    path: str | PathLike[str],
+    path: str | PathLike[str] | None = None,
     *,
     claim_writer: ClaimWriter | None = None,
     seed: int | None = None,
@@ -33,7 +33,9 @@ def load(
     Args:
         source: ``"conflictingqa"``, ``"ambigdocs"``, ``"contraqa"`` or ``"macnoise"``
             (``"macnoise-nq"``/``"macnoise-tqa"`` fix the variant).
-        path: The release file (or, for ContraQA, the corpus directory).
+        path: The release file (or, for ContraQA, the corpus directory). None: the pinned
+            release from the dataset registry (AmbigDocs, ContraQA; ConflictingQA and MacNoise
+            are on hosts that need a browser, so the error says how to get them).
         claim_writer: Rewrites each item's claim (e.g. an
             :class:`~conflicteval.conflictbench.claims.LLMClaimWriter`); default:
             the deterministic template claim the loader already wrote.

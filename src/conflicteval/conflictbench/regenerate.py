@@ -6,9 +6,13 @@ For each question and format (``free``: free-form; ``choice``: binary choice):
    question's retrieved documents.
 2. ConflictScore of the RAG answer's *main claim*:
 
-   * free-form: the main claim is the **first claim** the scorer's decomposer
-     returns for the answer (the answer's leading assertion); it is conflicted
-     when some document SUPPORTS and another CONTRADICTS it;
+   * free-form: the main claim is the **first claim that has conflicts**, in
+     the order the scorer's decomposer returns the answer's claims (a claim is
+     conflicted when some document SUPPORTS and another CONTRADICTS it). Table
+     13's slot is "YOUR MAIN CLAIM THAT HAD CONFLICTS" and the paper says no
+     more, so taking the first conflicted claim is the project's reading.
+     ``main_claim="first"`` keeps the earlier rule: the first claim only,
+     regenerating only when that claim is conflicted;
    * binary choice: the main claim is the **full text of the chosen option**
      (as the paper does), labelled against every document by the scorer's labeler.
 
@@ -47,6 +51,11 @@ from conflicteval.runner import BatchResult, run_batch
 from conflicteval.types import Document, Relation, Usage
 
 Mode = Literal["free", "choice"]
+
+MainClaimRule = Literal["first_conflicted", "first"]
+"""How the free-form main claim is chosen: the first conflicted claim, or the first claim."""
+
+MAIN_CLAIM_RULES: tuple[MainClaimRule, ...] = ("first_conflicted", "first")
 
 PROMPTS: dict[tuple[str, str], str] = {
     ("free", "rag"): "conflictbench_qa_rag",  # Table 11
@@ -148,6 +157,42 @@ def _main_claim(
     return sup, con, failed, conflicted, problem
 
 
+def select_main_claim(
+    rows: Sequence[Sequence[Relation | None]], rule: MainClaimRule = "first_conflicted"
+) -> tuple[int | None, bool | None, str | None]:
+    """Choose the free-form main claim from the labels of every claim (one row per claim).
+
+    Args:
+        rows: Labels of each claim against each document, claims in decomposition order.
+        rule: ``"first_conflicted"``: the first claim that is conflicted (Table 13's
+            "main claim that had conflicts"); ``"first"``: the first claim.
+
+    Returns:
+        ``(claim index, conflicted, problem)``. With ``"first_conflicted"``: the
+        first conflicted claim; else, when failed pairs could have made a claim
+        conflicted, the first such claim with ``conflicted`` None (undetermined,
+        ``problem`` set); else ``(None, False, None)``. A claim found conflicted
+        is chosen even when an earlier claim is undetermined.
+    """
+    if rule not in MAIN_CLAIM_RULES:
+        raise ValueError(f"unknown main-claim rule {rule!r}; expected one of {MAIN_CLAIM_RULES}")
+    if not rows:
+        return None, None, "no claims"
+    candidates = rows[:1] if rule == "first" else rows
+    undetermined: int | None = None
+    for i, row in enumerate(candidates):
+        verdict = predict_conflict(list(row))
+        if verdict:
+            return i, True, None
+        if verdict is None and undetermined is None:
+            undetermined = i
+    if undetermined is not None:
+        row = rows[undetermined]
+        failed = sum(lab is None for lab in row)
+        return undetermined, None, f"main claim undetermined: {failed} of {len(row)} pairs failed"
+    return (0, False, None) if rule == "first" else (None, False, None)
+
+
 def _bullets(answers: Sequence[str]) -> str:
     return "\n".join(f"- {a}" for a in answers)
 
@@ -190,9 +235,18 @@ async def _judge(judge: Any, q: TruthfulQAQuestion, answer: str) -> dict[str, An
 
 
 async def run_free(
-    task: RegenTask, model: Any, scorer: Any, judge: Any, *, max_tokens: int = FREE_MAX_TOKENS
+    task: RegenTask,
+    model: Any,
+    scorer: Any,
+    judge: Any,
+    *,
+    max_tokens: int = FREE_MAX_TOKENS,
+    main_claim: MainClaimRule = "first_conflicted",
 ) -> dict[str, Any]:
-    """Free-form: RAG, Control-RAG, ConflictScore of the main claim, regeneration, judges."""
+    """Free-form: RAG, Control-RAG, ConflictScore of the main claim, regeneration, judges.
+
+    ``main_claim`` chooses the claim fed back (see :func:`select_main_claim`).
+    """
     q, docs = task.question, task.documents
     context = format_context(docs)
     slots = {"question": q.question, "context_text": context}
@@ -201,7 +255,12 @@ async def run_free(
         model, render(load_prompt(PROMPTS[("free", "control")]), **slots), max_tokens
     )
     score = await scorer.ascore(rag, docs)
-    result: dict[str, Any] = {"mode": "free", "index": q.index, "question": q.question}
+    result: dict[str, Any] = {
+        "mode": "free",
+        "index": q.index,
+        "question": q.question,
+        "main_claim_rule": main_claim,
+    }
     conflicted: bool | None = None
     sup: list[int] = []
     con: list[int] = []
@@ -209,11 +268,15 @@ async def run_free(
     if score.error or score.aggregate is None or not score.claims:
         result["score_error"] = score.error or "no claims"
         result["main_claim"] = None
+        result["main_claim_index"] = None
     else:
-        row = [p.label for p in score.labels[0]]
-        sup, con, failed_pairs, conflicted, problem = _main_claim(row)
+        rows = [[p.label for p in row] for row in score.labels]
+        index, conflicted, problem = select_main_claim(rows, main_claim)
+        if index is not None:
+            sup, con, failed_pairs, _, _ = _main_claim(rows[index])
         result["score_error"] = problem
-        result["main_claim"] = score.claims[0]
+        result["main_claim"] = score.claims[index] if index is not None else None
+        result["main_claim_index"] = index
     result.update(
         conflicted=conflicted,
         supporting=[docs[i].id for i in sup],
@@ -548,6 +611,8 @@ async def arun_regeneration(
     concurrency: int = 8,
     progress: bool | None = None,
     retry_failed: bool = False,
+    restart: bool = False,
+    main_claim: MainClaimRule = "first_conflicted",
 ) -> RegenerationRun:
     """Run §6 over questions (async).
 
@@ -565,13 +630,24 @@ async def arun_regeneration(
         concurrency: Questions in flight.
         progress: Progress bar (None: when stderr is a terminal).
         retry_failed: On resume, run failed items again.
+        restart: Start over (move an existing checkpoint aside); a checkpoint
+            made with other models, scorer or settings is refused otherwise.
+        main_claim: Free-form main claim: ``"first_conflicted"`` (default, the first
+            claim that has conflicts) or ``"first"`` (the first claim only; the
+            project's earlier behaviour). See :func:`select_main_claim`.
     """
+    if main_claim not in MAIN_CLAIM_RULES:
+        raise ValueError(
+            f"unknown main-claim rule {main_claim!r}; expected one of {MAIN_CLAIM_RULES}"
+        )
+    from conflicteval.identity import describe, text_version
+
     judge_model = judge if judge is not None else model
     tasks = plan_regeneration(questions, documents, modes, max_docs=max_docs)
 
     async def work(task: RegenTask) -> dict[str, Any]:
         if task.mode == "free":
-            return await run_free(task, model, scorer, judge_model)
+            return await run_free(task, model, scorer, judge_model, main_claim=main_claim)
         return await run_choice(task, model, scorer, seed=seed)
 
     batch = await run_batch(
@@ -583,6 +659,18 @@ async def arun_regeneration(
         progress=progress,
         desc="regeneration",
         retry_failed=retry_failed,
+        identity={
+            "task": "conflictbench-regenerate",
+            "model": describe(model),
+            "judge": describe(judge_model),
+            "scorer": describe(scorer),
+            "seed": seed,
+            "max_docs": max_docs,
+            "main_claim": main_claim,
+            "prompts": {f"{m}/{k}": text_version(load_prompt(v)) for (m, k), v in PROMPTS.items()},
+            "max_tokens": [FREE_MAX_TOKENS, CHOICE_MAX_TOKENS, JUDGE_MAX_TOKENS],
+        },
+        restart=restart,
     )
     summary = summarize_regeneration(
         (t.mode, rec.status, rec.result if rec.status == "ok" else None)

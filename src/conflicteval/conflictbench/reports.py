@@ -401,6 +401,7 @@ async def arun_reports(
     progress: bool | None = None,
     max_tokens: int = 800,
     retry_failed: bool = False,
+    restart: bool = False,
 ) -> ReportRun:
     """Write and score reports for every model × setting × item (async).
 
@@ -415,7 +416,10 @@ async def arun_reports(
         progress: Progress bar (None: when stderr is a terminal).
         max_tokens: Report length limit.
         retry_failed: On resume, run failed tasks again.
+        restart: Start over (move an existing checkpoint aside); a checkpoint
+            made with other models, scorer or settings is refused otherwise.
     """
+    from conflicteval.identity import describe, text_version
     from conflicteval.models.core import usage_scope
 
     with usage_scope() as entity_usage:
@@ -434,6 +438,15 @@ async def arun_reports(
         progress=progress,
         desc="reports",
         retry_failed=retry_failed,
+        identity={
+            "task": "conflictbench-reports",
+            "models": describe(dict(models)),
+            "entity_model": describe(entity_model),
+            "scorer": describe(scorer),
+            "max_tokens": max_tokens,
+            "prompts": {k: text_version(load_prompt(v)) for k, v in REPORT_PROMPTS.items()},
+        },
+        restart=restart,
     )
     rows = summarize_reports(
         (t.model, t.setting, rec.status, rec.result if rec.status == "ok" else None)

@@ -85,12 +85,16 @@ def split_answers(text: str) -> list[str]:
     return [part.strip() for part in text.split(";") if part.strip()]
 
 
-def load_truthfulqa(path: str | PathLike[str]) -> list[TruthfulQAQuestion]:
-    """Read the TruthfulQA CSV.
+def load_truthfulqa(path: str | PathLike[str] | None = None) -> list[TruthfulQAQuestion]:
+    """Read the TruthfulQA CSV (None: fetch the registry's ``truthfulqa`` file once).
 
     Raises:
         DataError: for a missing column or an empty required field (file, line, field).
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("truthfulqa").path
     p = Path(path)
     if not p.is_file():
         raise DataError(p, None, None, "file not found")

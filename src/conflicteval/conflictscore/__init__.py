@@ -50,6 +50,7 @@ from conflicteval.conflictscore.parse import (
 )
 from conflicteval.conflictscore.scorer import (
     ConflictScorer,
+    ScoreBatchResult,
     ScoreItem,
     ScoreResult,
     format_result,
@@ -72,6 +73,7 @@ __all__ = [
     "NLILabeler",
     "PerClaimLLMLabeler",
     "PerDocumentLLMLabeler",
+    "ScoreBatchResult",
     "ScoreItem",
     "ScoreResult",
     "SentenceDecomposer",

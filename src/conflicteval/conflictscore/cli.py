@@ -23,7 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conflicteval.errors import DataError
+from conflicteval.cli_common import add_model_options, add_run_options, finish, model_from_args
+from conflicteval.errors import DataError, UsageError
 from conflicteval.jsonio import iter_json_lines
 from conflicteval.types import Document
 
@@ -47,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "CS-C and CS-R. Offline by default; --model uses the paper's LLM prompts."
         ),
     )
-    _model_args(demo)
+    add_model_options(demo, what="model for the paper's LLM decomposer and labeler")
     demo.set_defaults(func=_demo)
 
     score = subparsers.add_parser(
@@ -76,8 +77,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="count the model calls and prompt tokens; call nothing",
     )
-    batch.add_argument("--concurrency", type=int, default=8, help="responses in flight (8)")
-    _model_args(score)
+    add_model_options(
+        score,
+        what="model for the LLM decomposer and labeler",
+        concurrency_help="responses in flight at once (batch)",
+    )
+    add_run_options(score)
     score.add_argument(
         "--decomposer",
         choices=DECOMPOSERS,
@@ -94,37 +99,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument(
         "--nli-model", metavar="DIR", help="local NLI model directory for --labeler nli"
     )
+    score.add_argument(
+        "--plain-json",
+        action="store_true",
+        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
+        "response_format schema); default: send the schema",
+    )
     score.set_defaults(func=_score)
-
-
-def _model_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--model",
-        metavar="SPEC",
-        default=None,
-        help="model spec, e.g. openai/gpt-4.1-mini (API key from OPENAI_API_KEY)",
-    )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        default=None,
-        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1",
-    )
 
 
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    try:
-        return run_demo(model=args.model, base_url=args.base_url)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    model = model_from_args(args) if args.model else None
+    return run_demo(model=model)
 
 
 def _scorer(args: argparse.Namespace) -> Any:
-    from conflicteval.models import get_model
-
     from .factory import make_decomposer, make_labeler, needs_model
     from .scorer import ConflictScorer
 
@@ -133,11 +124,11 @@ def _scorer(args: argparse.Namespace) -> Any:
     model = None
     if needs_model(decomposer) or needs_model(labeler):
         if not args.model:
-            raise ValueError(f"--decomposer {decomposer} / --labeler {labeler} need --model")
-        model = get_model(args.model, base_url=args.base_url)
+            raise UsageError(f"--decomposer {decomposer} / --labeler {labeler} need --model")
+        model = model_from_args(args)
     return ConflictScorer(
         make_decomposer(decomposer, model),
-        make_labeler(labeler, model, nli_model=args.nli_model),
+        make_labeler(labeler, model, nli_model=args.nli_model, structured=not args.plain_json),
     )
 
 
@@ -191,23 +182,17 @@ def read_items(path: str) -> list[dict[str, Any]]:
 
 
 def _score(args: argparse.Namespace) -> int:
-    try:
-        if args.input:
-            if args.response or args.documents:
-                raise ValueError("use either --input/--out (batch) or --response/--documents")
-            if not args.out and not args.dry_run:
-                raise ValueError("--input needs --out DIR")
-            return _score_batch(args)
-        if not (args.response and args.documents):
-            raise ValueError(
-                "give --response FILE|- and --documents FILE.jsonl, or --input FILE.jsonl --out DIR"
-            )
-        return _score_one(args)
-    except (ValueError, OSError) as exc:
-        if isinstance(exc, DataError):
-            raise
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    if args.input:
+        if args.response or args.documents:
+            raise UsageError("use either --input/--out (batch) or --response/--documents")
+        if not args.out and not args.dry_run:
+            raise UsageError("--input needs --out DIR")
+        return _score_batch(args)
+    if not (args.response and args.documents):
+        raise UsageError(
+            "give --response FILE|- and --documents FILE.jsonl, or --input FILE.jsonl --out DIR"
+        )
+    return _score_one(args)
 
 
 def _score_one(args: argparse.Namespace) -> int:
@@ -231,7 +216,8 @@ def _score_one(args: argparse.Namespace) -> int:
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
             f"{result.n_failed_pairs} failed pairs"
         )
-    return 0 if result.error is None else 1
+    # 0: every pair labelled; 1: some pairs (or the decomposition) failed
+    return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
 
 def _score_batch(args: argparse.Namespace) -> int:
@@ -255,7 +241,12 @@ def _score_batch(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     result = scorer.score_many(
-        items, checkpoint=out / "checkpoint.jsonl", concurrency=args.concurrency, progress=None
+        items,
+        checkpoint=out / "checkpoint.jsonl",
+        concurrency=args.concurrency,
+        progress=False if args.quiet else None,
+        restart=args.restart,
+        retry_failed=args.retry_failed,
     )
     rows = []
     for rec in result.records:
@@ -294,7 +285,6 @@ def _score_batch(args: argparse.Namespace) -> int:
         "labeler": scorer.labeler.name,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print(result.summary())
 
     def fmt(v: float | None) -> str:
         return "undefined" if v is None else f"{v:.4f}"
@@ -305,4 +295,4 @@ def _score_batch(args: argparse.Namespace) -> int:
         f"{summary['failed_pairs']} failed pairs"
     )
     print(f"wrote {out / 'scores.jsonl'}, {out / 'summary.json'} and {out / 'checkpoint.jsonl'}")
-    return 0 if result.counts["ok"] == result.counts["total"] else 1
+    return finish(result, "responses", stream=sys.stdout)

@@ -23,7 +23,7 @@ from conflicteval.models import Model, get_model
 from conflicteval.types import Usage
 
 from . import prompts
-from .parse import parse_claims
+from .parse import claims_list_problem, parse_claims
 from .sentences import split_sentences
 
 __all__ = [
@@ -78,6 +78,10 @@ class _Base:
         """The model calls :meth:`decompose` would make (none for offline decomposers)."""
         return []
 
+    def identity(self) -> dict[str, Any]:
+        """What determines this decomposer's claims (recorded with a run's checkpoint)."""
+        return {"decomposer": self.name, **getattr(self, "_identity_extra", lambda: {})()}
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -109,6 +113,9 @@ class SentenceDecomposer(_Base):
 
     def __init__(self, min_words: int = 1) -> None:
         self.min_words = min_words
+
+    def _identity_extra(self) -> dict[str, Any]:
+        return {"min_words": self.min_words}
 
     async def decompose(self, response: str) -> Decomposition:
         """Split ``response`` into sentences."""
@@ -154,6 +161,16 @@ class LLMDecomposer(_Base):
     def _settings(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
 
+    def _identity_extra(self) -> dict[str, Any]:
+        from conflicteval.identity import describe, text_version
+
+        return {
+            "model": describe(self.model),
+            "prompt": text_version(prompts.load_prompt(prompts.DECOMPOSE)),
+            **self._settings(),
+            "max_claims": self.max_claims,
+        }
+
     def planned_calls(self, response: str) -> list[PlannedCall]:
         """One call per response."""
         return [PlannedCall([{"role": "user", "content": self.prompt(response)}], self._settings())]
@@ -167,10 +184,11 @@ class LLMDecomposer(_Base):
         if not response.strip():
             return Decomposition(claims=[], error="empty response")
         out = await self.model.generate(self.prompt(response), **self._settings())
-        claims = parse_claims(out.text)
+        problem = claims_list_problem(out.text)
+        claims = [] if problem else parse_claims(out.text)
         if self.max_claims is not None:
             claims = claims[: self.max_claims]
-        error = None if claims else "no claims in the decomposition reply"
+        error = problem or (None if claims else "no claims in the decomposition reply")
         if error and out.finish_reason == "length":
             error += " (reply cut at max_tokens)"
         return Decomposition(

@@ -17,12 +17,13 @@ from importlib import resources
 from typing import Any, TextIO
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.models import Model
 from conflicteval.types import Usage
 
 from .decompose import LLMDecomposer, SentenceDecomposer
 from .labelers import LLMLabeler
 from .lexical import LexicalLabeler
-from .scorer import ConflictScorer, format_result
+from .scorer import ConflictScorer, column_labels, format_result
 
 __all__ = ["load_demo_items", "run_demo"]
 
@@ -37,7 +38,7 @@ def load_demo_items() -> list[dict[str, Any]]:
     return items
 
 
-def _scorer(model: str | None, base_url: str | None) -> ConflictScorer:
+def _scorer(model: Model | str | None, base_url: str | None) -> ConflictScorer:
     if model is None:
         return ConflictScorer(SentenceDecomposer(), LexicalLabeler())
     from conflicteval.models import get_model
@@ -45,18 +46,18 @@ def _scorer(model: str | None, base_url: str | None) -> ConflictScorer:
     options: dict[str, Any] = {}
     if base_url:
         options["base_url"] = base_url
-    llm = get_model(model, **options)
+    llm = get_model(model, **options) if isinstance(model, str) else model
     return ConflictScorer(LLMDecomposer(llm), LLMLabeler(llm))
 
 
 def run_demo(
-    model: str | None = None, base_url: str | None = None, out: TextIO | None = None
+    model: Model | str | None = None, base_url: str | None = None, out: TextIO | None = None
 ) -> int:
     """Score the bundled responses and print a per-claim table and CS-C / CS-R for each.
 
     Args:
-        model: A model spec such as ``"openai/gpt-4.1-mini"`` (None: offline
-            sentence decomposer + lexical labeler).
+        model: A model spec such as ``"openai/gpt-4.1-mini"`` or a Model
+            (None: offline sentence decomposer + lexical labeler).
         base_url: An OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...).
         out: Where to print (default: standard output at call time).
 
@@ -69,7 +70,8 @@ def run_demo(
     how = (
         "offline: sentence decomposer + lexical labeler (a transparent baseline, not a model)"
         if model is None
-        else f"{model}: LLM decomposer (Table 6 prompt) + LLM labeler (Table 7 prompt)"
+        else f"{getattr(model, 'name', model)}: LLM decomposer (Table 6 prompt) + "
+        "LLM labeler (Table 7 prompt)"
     )
     print(f"ConflictScore demo -- {how}", file=out)
     print(
@@ -82,8 +84,10 @@ def run_demo(
     for n, item in enumerate(load_demo_items(), start=1):
         print(f"[{n}] {item['title']}", file=out)
         print(f"    question: {item['question']}", file=out)
-        for j, doc in enumerate(item["documents"]):
-            print(f"    d{j} {doc['title']}: {doc['text']}", file=out)
+        ids = [str(doc.get("id", j)) for j, doc in enumerate(item["documents"])]
+        for label, doc_id, doc in zip(column_labels(ids)[0], ids, item["documents"], strict=True):
+            name = label if label == doc_id else f"{label} {doc_id}"
+            print(f"    {name} ({doc['title']}): {doc['text']}", file=out)
         print(f"    response: {item['response']}", file=out)
         try:
             result = scorer.score(item["response"], item["documents"])

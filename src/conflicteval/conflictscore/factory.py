@@ -35,13 +35,18 @@ def needs_model(kind: str) -> bool:
     return kind.startswith("llm")
 
 
-def make_labeler(kind: str, model: Model | None = None, *, nli_model: Any = None) -> Labeler:
+def make_labeler(
+    kind: str, model: Model | None = None, *, nli_model: Any = None, structured: bool = True
+) -> Labeler:
     """A labeler by name.
 
     Args:
         kind: One of :data:`LABELER_KINDS`.
         model: The model for the ``llm*`` kinds.
         nli_model: For ``nli``: a local model directory or a loaded model.
+        structured: For the ``llm*`` kinds: send the reply's JSON schema as
+            ``response_format`` (default). False is the paper's plain mode: the
+            prompt alone asks for JSON and the reply is parsed leniently.
 
     Raises:
         ValueError: Unknown kind, or a missing model / NLI model.
@@ -58,7 +63,7 @@ def make_labeler(kind: str, model: Model | None = None, *, nli_model: Any = None
         raise ValueError(f"unknown labeler {kind!r} (known: {', '.join(LABELER_KINDS)})")
     if model is None:
         raise ValueError(f"the {kind} labeler needs a model (--model SPEC)")
-    labeler: Labeler = _LLM_LABELERS[kind](model)
+    labeler: Labeler = _LLM_LABELERS[kind](model, structured=structured)
     return labeler
 
 

@@ -116,6 +116,10 @@ class BaseLabeler:
         """The model calls :meth:`label` would make (empty for offline labelers)."""
         return []
 
+    def identity(self) -> dict[str, Any]:
+        """What determines this labeler's labels (recorded with a run's checkpoint)."""
+        return {"labeler": self.name, "class": type(self).__qualname__}
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -227,6 +231,23 @@ class _LLMBase(BaseLabeler):
             return None, f"model error: {exc}", 1
         return out, None, max(1, out.usage.calls)
 
+    prompt_name = prompts.LABEL
+
+    def identity(self) -> dict[str, Any]:
+        """The labeler, its model, prompt version and decoding settings."""
+        from conflicteval.identity import describe, text_version
+
+        return {
+            **super().identity(),
+            "model": describe(self.model),
+            "prompt": text_version(prompts.load_prompt(self.prompt_name)),
+            "structured": self.structured,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "max_tokens_per_item": getattr(self, "max_tokens_per_item", None),
+        }
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model.name!r})"
 
@@ -257,9 +278,10 @@ class LLMLabeler(_LLMBase):
     Args:
         model: A :class:`~conflicteval.models.Model` or a spec such as ``"openai/gpt-4.1"``.
         structured: Send the JSON object of the prompt as ``response_schema``
-            (as ``response_format`` where the provider supports it). The reply
-            is parsed by :func:`~conflicteval.conflictscore.parse_judgement`
-            either way.
+            (as ``response_format`` where the provider supports it; the
+            project's addition). False is the paper's plain mode: the Table 7
+            prompt alone asks for the JSON (CLI ``--plain-json``). The reply is
+            parsed by :func:`~conflicteval.conflictscore.parse_judgement` either way.
         max_tokens: Reply budget of one call (the JSON carries a snippet and
             a justification).
         temperature: Sampling temperature.
@@ -351,6 +373,7 @@ class PerDocumentLLMLabeler(_LLMBase):
     """
 
     name = "llm-per-document"
+    prompt_name = prompts.LABEL_CLAIMS_PER_DOCUMENT
 
     def __init__(
         self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any
@@ -424,6 +447,7 @@ class PerClaimLLMLabeler(_LLMBase):
     """
 
     name = "llm-per-claim"
+    prompt_name = prompts.LABEL_DOCUMENTS_PER_CLAIM
 
     def __init__(
         self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any

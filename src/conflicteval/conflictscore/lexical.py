@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from conflicteval.types import Document, PairLabel, Relation, Usage
 
@@ -243,6 +244,14 @@ class LexicalLabeler(BaseLabeler):
     def __init__(self, min_overlap: float = 0.5, min_shared: int = 2) -> None:
         self.min_overlap = min_overlap
         self.min_shared = min_shared
+
+    def identity(self) -> dict[str, Any]:
+        """The labeler and its thresholds (recorded with a run's checkpoint)."""
+        return {
+            **super().identity(),
+            "min_overlap": self.min_overlap,
+            "min_shared": self.min_shared,
+        }
 
     def label_pair(self, claim: str, document: Document | str) -> PairLabel:
         """Label one pair (claim_index/doc_index 0); see :meth:`label` for tables."""

@@ -154,5 +154,15 @@ class NLILabeler(BaseLabeler):
             )
         return LabelResult(pairs=pairs, calls=0, usage=Usage())
 
+    def identity(self) -> dict[str, Any]:
+        """The labeler, its NLI model's name and settings (recorded with a checkpoint)."""
+        config = getattr(self.model, "config", None)
+        return {
+            **super().identity(),
+            "nli_model": str(getattr(config, "_name_or_path", "") or type(self.model).__name__),
+            "classes": {str(k): v for k, v in self.classes.items()},
+            "max_length": self.max_length,
+        }
+
     def __repr__(self) -> str:
         return f"NLILabeler({type(self.model).__name__}, classes={self.classes})"

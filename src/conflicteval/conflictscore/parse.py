@@ -369,3 +369,26 @@ def parse_claims(text: str) -> list[str]:
             continue
         claims.append(claim)
     return claims
+
+
+def claims_list_problem(text: str) -> str | None:
+    """Why a decomposition reply is not a claims list, or None when it is one.
+
+    The Table 6 prompt asks for the claims one per line, starting with
+    "Claims:". A reply counts as a list when it has a "Claims:" (or "Claim 1:")
+    line, a bulleted or numbered line, or at least two claim lines; a single
+    bare line such as "OK" or "Sure." is an acknowledgement, not a claim, and
+    is refused (the project's choice: the paper does not say).
+    """
+    if not isinstance(text, str) or not text.strip():
+        return "empty decomposition reply"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        plain = line.lstrip("*#> ").strip()
+        if _CLAIMS_PREFIX.match(plain) or _BULLET.match(plain):
+            return None
+    if len(parse_claims(text)) >= 2:
+        return None
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"the decomposition reply is not a claims list (no 'Claims:' line or list): {shown!r}"

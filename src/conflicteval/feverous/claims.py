@@ -146,7 +146,7 @@ def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, 
             yield lineno, record
 
 
-def iter_claims(path: str | PathLike[str]) -> Iterator[FeverousClaim]:
+def iter_claims(path: str | PathLike[str] | None = None) -> Iterator[FeverousClaim]:
     """Stream the claims of a FEVEROUS JSON-lines file, one line at a time.
 
     Works on the train/dev release (with or without the header line, with or
@@ -154,7 +154,8 @@ def iter_claims(path: str | PathLike[str]) -> Iterator[FeverousClaim]:
     decompressed on the fly. Memory stays bounded whatever the file size.
 
     Args:
-        path: The ``.jsonl`` (or ``.jsonl.gz``) file.
+        path: The ``.jsonl`` (or ``.jsonl.gz``) file. None: the dev release, fetched once
+            from the registry (``feverous-dev``).
 
     Yields:
         One :class:`FeverousClaim` per record, in file order.
@@ -163,11 +164,15 @@ def iter_claims(path: str | PathLike[str]) -> Iterator[FeverousClaim]:
         DataError: A line is malformed; the error names the file, the 1-based
             line and the field (e.g. ``evidence[0].content[2]``).
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("feverous-dev").path
     for index, (lineno, record) in enumerate(iter_json_lines(path)):
         yield parse_claim_record(record, path=path, line=lineno, index=index)
 
 
-def load_claims(path: str | PathLike[str]) -> list[FeverousClaim]:
+def load_claims(path: str | PathLike[str] | None = None) -> list[FeverousClaim]:
     """Read every claim of a FEVEROUS JSON-lines file into a list.
 
     See :func:`iter_claims` (use it instead for the 71k-line train file when

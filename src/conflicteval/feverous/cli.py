@@ -5,9 +5,18 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 from pathlib import Path
 from typing import Any
+
+from conflicteval.cli_common import (
+    add_model_options,
+    add_run_options,
+    finish,
+    model_from_args,
+    run_options,
+)
+from conflicteval.data.cli import add_data_option, resolve_data_arg
+from conflicteval.errors import UsageError
 
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 
@@ -52,16 +61,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "a verdict, 1 when some are undecided or failed, 2 for bad input."
         ),
     )
-    ve.add_argument(
-        "--claims", required=True, help="claim file (.jsonl release or FEVEROUS-S .json)"
+    add_data_option(
+        ve, "feverous-dev", flag="--claims", what="claim file (.jsonl release or FEVEROUS-S .json)"
     )
     ve.add_argument("--db", default=None, help="feverous_wikiv1.db (for .jsonl claim files)")
     ve.add_argument(
         "--labeler",
         required=True,
-        help="'lexical' (offline) or a model spec such as openai/gpt-4o-mini",
+        metavar="lexical|SPEC",
+        help="'lexical' (offline) or the model spec of the LLM labeler, e.g. openai/gpt-4o-mini",
     )
-    ve.add_argument("--base-url", default=None, help="OpenAI-compatible server for a model spec")
     ve.add_argument(
         "--mode",
         choices=("concat", "per_element"),
@@ -75,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="which gold evidence to show (default: every set, merged)",
     )
     ve.add_argument("--limit", type=int, default=None, help="only the first N claims")
-    ve.add_argument("--concurrency", type=int, default=16, help="claims in flight (default 16)")
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
     ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
     ve.add_argument("--json", action="store_true", help="print JSON")
@@ -84,6 +92,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="count the model calls, cache hits and prompt tokens without calling a model",
     )
+    add_model_options(ve, what=None, concurrency=16, concurrency_help="claims in flight")
+    add_run_options(ve)
     ve.set_defaults(func=_verify)
 
 
@@ -111,12 +121,8 @@ def _verify(args: argparse.Namespace) -> int:
 
     items = _load_items(args)
     if items is None:
-        print(
-            "error: --db is needed to resolve the evidence of a FEVEROUS .jsonl claim file",
-            file=sys.stderr,
-        )
-        return 2
-    labeler = _make_labeler(args.labeler, args.base_url)
+        raise UsageError("--db is needed to resolve the evidence of a FEVEROUS .jsonl claim file")
+    labeler = _make_labeler(args)
     if args.dry_run:
         return _dry_run(items, labeler, args)
     out = Path(args.out) if args.out else None
@@ -126,6 +132,7 @@ def _verify(args: argparse.Namespace) -> int:
         mode=args.mode,
         checkpoint=out / "checkpoint.jsonl" if out else None,
         concurrency=args.concurrency,
+        **run_options(args),
     )
     if out is not None:
         from conflicteval.runner import write_json_lines
@@ -141,7 +148,8 @@ def _verify(args: argparse.Namespace) -> int:
         for key, value in summary.items():
             print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
-    return 0 if result.counts["ok"] == result.counts["total"] else 1
+    status = finish(result.batch, "claims") if result.batch is not None else 0
+    return 0 if result.counts["ok"] == result.counts["total"] else max(status, 1)
 
 
 def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
@@ -168,7 +176,7 @@ def _load_items(args: argparse.Namespace) -> list[Any] | None:
     """Verification items from the claim file; None when a .jsonl file comes without --db."""
     from .items import items_from_claims, load_feverous_s
 
-    path = Path(args.claims)
+    path = resolve_data_arg(args, "feverous-dev", dest="claims").path
     strip = not args.keep_links
     if _is_json_array(path):
         items = load_feverous_s(path, strip_links=strip)
@@ -195,11 +203,10 @@ def _is_json_array(path: Path) -> bool:
                 return ch == "["
 
 
-def _make_labeler(spec: str, base_url: str | None) -> Any:
-    """``lexical`` → ``LexicalLabeler()``; a model spec → ``LLMLabeler(get_model(spec))``."""
+def _make_labeler(args: argparse.Namespace) -> Any:
+    """``lexical`` → ``LexicalLabeler()``; a model spec → ``LLMLabeler(model)``."""
     from conflicteval.conflictscore.factory import make_labeler
-    from conflicteval.models import get_model
 
-    if spec == "lexical":
+    if args.labeler == "lexical":
         return make_labeler("lexical")
-    return make_labeler("llm", get_model(spec, base_url=base_url))
+    return make_labeler("llm", model_from_args(args, args.labeler))

@@ -10,7 +10,9 @@ Two sources:
   ``"page<TAB>sentence"`` line per element.
 
 Evidence text is NFC-normalised by default (the dump is NFD, claims are NFC)
-and wiki links ``[[Target|anchor]]`` are reduced to their anchor text.
+and wiki links ``[[Target|anchor]]`` are reduced to their anchor text, in the
+evidence and in the claim (also when the anchor holds brackets, as the dump's
+IPA links ``[[Russian language|[ˈzapədʲnʲɪk]]]`` do).
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def items_from_claims(
             (the first gold set), or a mapping claim id → retrieved ids.
         predicted_evidence: Claim id → predicted ids for the FEVEROUS score
             (default: the retrieved ids when ``evidence`` is a mapping).
-        strip_links: Reduce wiki links to their anchor text.
+        strip_links: Reduce wiki links to their anchor text (evidence and claim).
         context: Add section titles and table headers to each piece.
         normalize: Unicode normal form of the evidence text (None: unchanged).
 
@@ -127,7 +129,7 @@ def items_from_claims(
         items.append(
             VerifyItem(
                 id=str(key),
-                claim=claim.claim,
+                claim=strip_wiki_links(claim.claim) if strip_links else claim.claim,
                 label=claim.label,
                 evidence=pieces,
                 gold_evidence=[list(s.content) for s in claim.evidence] if claim.label else None,
@@ -181,7 +183,7 @@ def load_feverous_s(
 
     Args:
         path: A JSON array of ``{id, claim, label, challenge?, evidence}`` objects.
-        strip_links: Reduce wiki links to their anchor text.
+        strip_links: Reduce wiki links to their anchor text (evidence and claim).
         normalize: Unicode normal form of the evidence text (None: unchanged).
 
     Raises:
@@ -237,7 +239,7 @@ def _feverous_s_item(
     challenge = record.get("challenge")
     return VerifyItem(
         id=str(record["id"]),
-        claim=record["claim"],
+        claim=strip_wiki_links(record["claim"]) if strip_links else record["claim"],
         label=label,
         evidence=pieces,
         challenge=challenge if isinstance(challenge, str) else None,

@@ -73,6 +73,16 @@ def score_files(
     # Gold files are checked by the claim loader, so what is left to fail
     # here is always in the prediction file.
     if gold_path is None:
+        for p in predictions:
+            missing = [f for f in ("label", "evidence") if f not in p]
+            if missing:
+                raise DataError(
+                    pred_path,
+                    p["_line"],
+                    missing[0],
+                    f"missing; without a gold file (--gold FILE, gold_path=...) every "
+                    f"prediction must carry the gold {' and '.join(missing)}",
+                )
         instances = predictions
     else:
         instances = _join(predictions, pred_path, gold_path)

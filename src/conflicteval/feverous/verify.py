@@ -116,6 +116,7 @@ class VerifyResult(BaseModel):
         usage: Token usage measured by the model layer.
         mode: The evidence mode used.
         mapping: The relation → label mapping used.
+        batch: The runner's BatchResult (not serialised).
     """
 
     records: list[VerifyRecord]
@@ -127,6 +128,8 @@ class VerifyResult(BaseModel):
     mapping: dict[str, str] = Field(
         default_factory=lambda: {str(k): str(v) for k, v in DEFAULT_MAPPING.items()}
     )
+    batch: BatchResult | None = Field(default=None, exclude=True, repr=False)
+    """The runner's result (failure reasons, resumed items); not serialised."""
 
     def summary(self) -> dict[str, Any]:
         """The headline numbers as a plain dict."""
@@ -199,6 +202,8 @@ async def verify(
     progress: bool | None = None,
     max_sentences: int | None = MAX_SENTENCES,
     max_cells: int | None = MAX_CELLS,
+    restart: bool = False,
+    retry_failed: bool = False,
 ) -> VerifyResult:
     """Label every claim against its evidence and score the verdicts.
 
@@ -215,10 +220,15 @@ async def verify(
         progress: Show a progress bar (None: only on a terminal).
         max_sentences: Sentence budget of the FEVEROUS score.
         max_cells: Cell budget of the FEVEROUS score.
+        restart: Start over (move an existing checkpoint aside). A checkpoint
+            made by another labeler or mode is refused otherwise.
+        retry_failed: On resume, label claims that failed with a model error again.
 
     Returns:
         A :class:`VerifyResult`.
     """
+    from conflicteval.identity import describe
+
     if mode not in ("concat", "per_element"):
         raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")
     relation_to_label = _check_mapping(mapping)
@@ -235,6 +245,9 @@ async def verify(
         concurrency=concurrency,
         progress=progress,
         desc="verifying",
+        identity={"task": "feverous-verify", "labeler": describe(labeler), "mode": mode},
+        restart=restart,
+        retry_failed=retry_failed,
     )
     return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
 
@@ -319,6 +332,7 @@ def _collect(
         usage=batch.usage,
         mode=mode,
         mapping={str(k): str(v) for k, v in relation_to_label.items()},
+        batch=batch,
     )
 
 

@@ -19,20 +19,38 @@ from outermost to innermost, and for a data cell the nearest row headers
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from conflicteval.errors import ConflictEvalError
 
-_LINK_RE = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
+
+class _Link:
+    """A ``[[`` seen by :func:`strip_wiki_links` and not yet closed."""
+
+    __slots__ = ("anchor", "depth", "raw", "target")
+
+    def __init__(self) -> None:
+        self.target: list[str] = []
+        self.anchor: list[str] | None = None  # None until the "|" is seen
+        self.raw: list[str] = ["[["]  # what to emit if the link is never closed
+        self.depth = 0  # single "[" opened inside the link and not yet closed
+
+    def add(self, text: str) -> None:
+        (self.target if self.anchor is None else self.anchor).append(text)
+        self.raw.append(text)
 
 
 def strip_wiki_links(text: str) -> str:
     """Replace wiki-link markup by its visible text.
 
     ``[[Target|anchor]]`` becomes ``anchor`` and ``[[Target]]`` becomes ``Target``.
+    The visible text may itself hold brackets, as in the IPA links of the dump
+    (``[[Russian language|[ˈzapədʲnʲɪk]]]`` becomes ``[ˈzapədʲnʲɪk]``) or a
+    nested link (``[[A|see [[B|c]]]]`` becomes ``see c``): single brackets opened
+    inside a link are matched before a ``]]`` closes it. A ``[[`` that is never
+    closed is kept as written. One left-to-right scan, linear in the text.
 
     Args:
         text: Text as stored in the dump.
@@ -40,7 +58,44 @@ def strip_wiki_links(text: str) -> str:
     Returns:
         The text without link markup.
     """
-    return _LINK_RE.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
+    if "[[" not in text:
+        return text
+    out: list[str] = []
+    stack: list[_Link] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        top = stack[-1] if stack else None
+        if ch == "[" and text.startswith("[[", i):
+            stack.append(_Link())
+            i += 2
+            continue
+        if top is None:
+            out.append(ch)
+        elif ch == "[":
+            top.depth += 1
+            top.add(ch)
+        elif ch == "]" and top.depth > 0:
+            top.depth -= 1
+            top.add(ch)
+        elif ch == "]" and text.startswith("]]", i):
+            stack.pop()
+            visible = "".join(top.anchor if top.anchor is not None else top.target)
+            if stack:
+                stack[-1].add(visible)
+            else:
+                out.append(visible)
+            i += 2
+            continue
+        elif ch == "|" and top.anchor is None:
+            top.anchor = []
+            top.raw.append(ch)
+        else:
+            top.add(ch)
+        i += 1
+    # Links never closed: their text as written (inner closed links stripped);
+    # each one started inside the one before it, so their raw texts follow in order.
+    return "".join(out) + "".join("".join(link.raw) for link in stack)
 
 
 class ElementNotFoundError(ConflictEvalError, LookupError):

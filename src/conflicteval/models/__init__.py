@@ -1,6 +1,8 @@
 """The model layer: :func:`get_model`, the core :class:`Model` wrapper and providers.
 
 Specs:
+    ``<model>`` (no provider prefix, e.g. ``gpt-4o-mini``): the same as
+        ``openai/<model>``, as users of the openai SDK expect.
     ``openai/<model>``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
         llama.cpp, TGI); options ``base_url``, ``api_key``, ``organization``,
         ``supports_schema``, ``schema_format`` (``"json_schema"``, the default,
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conflicteval.cache import ResponseCache, open_cache
+from conflicteval.errors import UsageError
 from conflicteval.models.base import (
     Provider,
     ProviderError,
@@ -57,7 +60,7 @@ def register_provider(name: str, factory: ProviderFactory, *, cache_default: boo
 
 def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
     if not model:
-        raise ValueError("openai spec needs a model name: 'openai/<model>'")
+        raise UsageError("openai spec needs a model name: 'openai/<model>'")
     return OpenAIProvider(
         model,
         base_url=options.pop("base_url", None),
@@ -79,6 +82,16 @@ def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
 
 register_provider("openai", _openai_factory)
 register_provider("scripted", _scripted_factory, cache_default=False)
+
+
+def accepted_specs() -> str:
+    """One line naming the accepted spec forms (for error messages)."""
+    others = ", ".join(f"'{name}'" for name in sorted(_REGISTRY) if name != "openai")
+    return (
+        "accepted forms: 'openai/<model>' (OpenAI or any OpenAI-compatible server with "
+        f"a base URL, e.g. openai/gpt-4o-mini or openai/meta-llama/Llama-3.1-8B), "
+        f"'<model>' alone (the same as openai/<model>), {others}"
+    )
 
 
 def _resolve_cache(value: Any) -> ResponseCache | None:
@@ -104,22 +117,32 @@ def get_model(spec: str | Model, **options: Any) -> Model:
     Returns:
         The core Model wrapper around the provider.
 
+    A name without a provider prefix (``"gpt-4o-mini"``) means the OpenAI
+    provider (``"openai/gpt-4o-mini"``).
+
     Raises:
-        ValueError: Unknown provider or unknown option.
+        UsageError: Unknown provider, empty spec or unknown option (a
+            ``ValueError``).
     """
     if isinstance(spec, Model):
         return spec
-    provider_name, _, model_name = spec.partition("/")
+    if not isinstance(spec, str) or not spec.strip():
+        raise UsageError(f"a model spec is a non-empty string, not {spec!r}; {accepted_specs()}")
+    spec = spec.strip()
+    provider_name, slash, model_name = spec.partition("/")
+    if not slash and provider_name not in _REGISTRY:
+        provider_name, model_name = "openai", spec  # a bare model name: OpenAI's provider
     if provider_name not in _REGISTRY:
-        known = ", ".join(sorted(_REGISTRY))
-        raise ValueError(f"unknown model provider {provider_name!r} in {spec!r} (known: {known})")
+        raise UsageError(
+            f"unknown model provider {provider_name!r} in {spec!r}; {accepted_specs()}"
+        )
     factory, cache_default = _REGISTRY[provider_name]
     opts = {k: v for k, v in options.items() if v is not None}  # None means "the default"
     core = {k: opts.pop(k) for k in _CORE_OPTIONS if k in opts}
     cache = _resolve_cache(opts.pop("cache", cache_default))
     provider = factory(model_name, opts)
     if opts:
-        raise ValueError(f"unknown option(s) for {provider_name!r}: {', '.join(sorted(opts))}")
+        raise UsageError(f"unknown option(s) for {provider_name!r}: {', '.join(sorted(opts))}")
     return Model(provider, cache=cache, **core)
 
 
@@ -131,6 +154,7 @@ __all__ = [
     "ProviderRequest",
     "ProviderResponse",
     "ScriptedProvider",
+    "accepted_specs",
     "get_model",
     "register_provider",
     "usage_scope",

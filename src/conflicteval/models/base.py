@@ -45,6 +45,7 @@ class ProviderError(Exception):
             errors, timeouts, malformed bodies).
         retry_after: Seconds the server asked us to wait (Retry-After), if any.
         schema_rejected: The server refused the ``response_format`` parameter.
+        fatal: Every call would fail alike (no API key): stop the batch.
     """
 
     def __init__(
@@ -55,8 +56,10 @@ class ProviderError(Exception):
         retryable: bool = False,
         retry_after: float | None = None,
         schema_rejected: bool = False,
+        fatal: bool = False,
     ) -> None:
         super().__init__(message)
+        self.fatal = fatal
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after

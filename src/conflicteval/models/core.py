@@ -25,6 +25,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
@@ -265,12 +266,16 @@ class Model:
             except ProviderError as exc:
                 error = exc
         self.failures += 1
-        raise ModelError(
+        failure = ModelError(
             f"{self.name}: {error} (after {attempts} attempt{'s' if attempts != 1 else ''})",
             status=error.status,
             retryable=error.retryable,
             attempts=attempts,
-        ) from None
+            fatal=error.status in (401, 403) or getattr(error, "fatal", False),
+        )
+        if failure.fatal:  # a refused or missing key: every call would fail alike
+            report_fatal(failure)
+        raise failure from None
 
     def _account(self, usage: Usage) -> None:
         self.usage.add(usage)

@@ -29,6 +29,10 @@ from conflicteval.models.base import (
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_FORMATS = ("json_schema", "json_object")
+MISSING_KEY = (
+    "no API key: set OPENAI_API_KEY (or pass api_key=...) for OpenAI's API, or give a "
+    "base URL (--base-url / base_url=...) for a local OpenAI-compatible server"
+)
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -130,6 +134,7 @@ class OpenAIProvider:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
+        self.has_key = bool(api_key or os.environ.get("OPENAI_API_KEY"))
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
         self._organization = organization
         self.supports_schema = supports_schema
@@ -177,8 +182,19 @@ class OpenAIProvider:
             text = text.replace(self._api_key, "***")
         return text
 
+    @property
+    def needs_key(self) -> bool:
+        """True when this provider talks to OpenAI's own API and has no key.
+
+        Local servers (any other ``base_url``) get a placeholder key; OpenAI's
+        API would refuse it, so no call is sent there without a key.
+        """
+        return not self.has_key and self.base_url == DEFAULT_BASE_URL
+
     async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
         """Send one chat completion request; classify any failure."""
+        if self.needs_key:
+            raise ProviderError(MISSING_KEY, fatal=True)
         params: dict[str, Any] = {"model": self.model, "messages": request.messages}
         if request.temperature is not None:
             params["temperature"] = request.temperature

@@ -14,8 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._sync import run_sync
+from conflicteval.cli_common import (
+    SPEC_HELP,
+    add_model_options,
+    add_run_options,
+    finish,
+    model_from_args,
+    progress_from_args,
+    run_options,
+)
+from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.dryrun import dry_run
 from conflicteval.runner import BatchResult, read_checkpoint
+
+JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,52 +40,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = wc.add_subparsers(dest="wc_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("stats", help="Table 1 counts of a data file")
-    p.add_argument("--data", required=True, help="CSV release, nested JSON or Label Studio export")
+    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_stats)
 
     p = sub.add_parser("render", help="print a rendered prompt and its expected answers")
-    p.add_argument("--data", required=True)
+    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument("--template", required=True, help="1, 2, 3, 4, 5, 5.1, 5.2, 5.3 or 5.4")
     p.add_argument("--id", default=None, help="instance id (default: the first instance)")
     _template_options(p)
     p.set_defaults(func=_render)
 
     p = sub.add_parser("generate", help="generate responses (resumable) into DIR")
-    p.add_argument("--data", required=True)
-    p.add_argument(
-        "--model",
-        required=True,
-        action="append",
-        help="model spec, e.g. openai/gpt-4o-mini (repeat for several models)",
-    )
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL")
+    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument("--templates", default="1,2,3,4,5", help="comma-separated (default 1,2,3,4,5)")
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--limit", type=int, default=None, help="only the first N instances")
-    p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
-    p.add_argument("--retry-failed", action="store_true", help="send failed rows again")
-    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_model_options(
+        p,
+        what="model to test",
+        required=True,
+        repeat=True,
+        concurrency=16,
+        concurrency_help="requests in flight at once",
+    )
+    add_run_options(p)
     _template_options(p)
     p.set_defaults(func=_generate)
 
     p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
     p.add_argument("--run", required=True, help="run directory")
-    p.add_argument("--judge", required=True, help="judge model spec, or 'lexical'")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL of the judge")
+    p.add_argument("--judge", required=True, metavar="SPEC|lexical", help=JUDGE_HELP)
     p.add_argument("--output", default=None, help="judgements file (default RUN/judgements.jsonl)")
-    p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
-    p.add_argument("--retry-failed", action="store_true", help="grade failed rows again")
-    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_model_options(
+        p, what=None, concurrency=16, concurrency_help="judge calls in flight at once"
+    )
+    add_run_options(p)
     p.set_defaults(func=_judge)
 
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
     p.add_argument("--run", required=True, help="run directory")
-    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.add_argument(
+        "--format", choices=("md", "csv", "json"), default="md", help="output format (md)"
+    )
     p.add_argument("--layout", choices=("table5", "table2"), default="table5", help="for md")
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     p.add_argument("--out", default=None, help="write to this file instead of stdout")
@@ -89,14 +100,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
     p.add_argument("--labels", default=None, help="human labels (JSONL/CSV, or HumanEval JSON)")
-    p.add_argument("--judge", required=True, help="judge model spec, or 'lexical'")
+    p.add_argument("--judge", required=True, metavar="SPEC|lexical", help=JUDGE_HELP)
     p.add_argument("--data", default=None, help="dataset, for label rows without question/answers")
     p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL of the judge")
-    p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_model_options(
+        p, what=None, concurrency=16, concurrency_help="judge calls in flight at once"
+    )
+    add_run_options(p, resumable=False)
     p.add_argument(
         "--compare",
         choices=("table3",),
@@ -142,7 +153,9 @@ def _template_options(p: argparse.ArgumentParser) -> None:
 def _load(args: argparse.Namespace) -> list[Any]:
     from conflicteval.wikicontradict.data import add_revisions, load_revisions, load_wikicontradict
 
-    instances = load_wikicontradict(args.data)
+    source = resolve_data_arg(args, "wikicontradict")
+    args.data_source = source
+    instances = load_wikicontradict(source.path)
     if getattr(args, "revised", None):
         instances = add_revisions(instances, load_revisions(args.revised))
     return instances
@@ -156,14 +169,7 @@ def _template_set(args: argparse.Namespace) -> Any:
 
 
 def _model(spec: str, args: argparse.Namespace, concurrency: int) -> Any:
-    from conflicteval.models import get_model
-
-    options: dict[str, Any] = {"max_concurrency": concurrency}
-    if spec.startswith("openai/") and args.base_url:
-        options["base_url"] = args.base_url
-    if args.no_cache:
-        options["cache"] = False
-    return get_model(spec, **options)
+    return model_from_args(args, spec, max_concurrency=concurrency)
 
 
 def _err(text: str) -> None:
@@ -173,7 +179,8 @@ def _err(text: str) -> None:
 def _stats(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.data import load_wikicontradict, summary
 
-    counts = summary(load_wikicontradict(args.data))
+    source = resolve_data_arg(args, "wikicontradict")
+    counts = summary(load_wikicontradict(source.path))
     if args.json:
         print(json.dumps(counts, indent=2))
         return 0
@@ -182,7 +189,7 @@ def _stats(args: argparse.Namespace) -> int:
     def line(name: str, key: str) -> str:
         return f"  {name:<40}{counts[key]:>5}  ({100 * counts[key] / total:.0f}%)"
 
-    print(f"WikiContradict: {args.data}")
+    print(f"WikiContradict: {source.path}")
     print(f"  {'instances':<40}{counts['total']:>5}")
     print("question type (heuristic: both answers Yes/No)")
     print(line("yes/no questions", "yes_no"))
@@ -209,7 +216,7 @@ def _render(args: argparse.Namespace) -> int:
     else:
         found = [i for i in instances if i.id == str(args.id)]
         if not found:
-            raise ConflictEvalError(f"no instance with id {args.id!r} in {args.data}")
+            raise ConflictEvalError(f"no instance with id {args.id!r} in {args.data_source.path}")
         inst = found[0]
     tset = _template_set(args)
     if args.template not in tset:
@@ -224,17 +231,8 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _finish(result: BatchResult, what: str, path: Path) -> int:
-    _err(f"{what}: {result.summary()}")
     _err(f"written: {path}")
-    failed = result.counts["parse_error"] + result.counts["model_error"]
-    if failed:
-        reasons: dict[str, int] = {}
-        for rec in result.failed:
-            key = f"{rec.status}: {(rec.error or '')[:80]}"
-            reasons[key] = reasons.get(key, 0) + 1
-        for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
-            _err(f"  {n} × {reason}")
-    return 1 if failed else 0
+    return finish(result, what)
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -269,11 +267,11 @@ def _generate(args: argparse.Namespace) -> int:
             args.out,
             template_set=tset,
             concurrency=args.concurrency,
-            progress=not args.quiet,
-            retry_failed=args.retry_failed,
+            **run_options(args),
         )
     )
-    return _finish(result, "generate", Path(args.out) / GENERATIONS_FILE)
+    record_data_source(args.out, args.data_source)
+    return _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE)
 
 
 def _judge(args: argparse.Namespace) -> int:
@@ -310,11 +308,10 @@ def _judge(args: argparse.Namespace) -> int:
             args.run,
             output=output,
             concurrency=args.concurrency,
-            progress=not args.quiet,
-            retry_failed=args.retry_failed,
+            **run_options(args),
         )
     )
-    return _finish(result, f"judge {judge.name}", output)
+    return _finish(result, f"rows graded by {judge.name}", output)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -350,7 +347,32 @@ def _report(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if args.plot:
         _err(f"written: {report.plot(args.plot)}")
-    return 0
+    return finish(_report_records(args.run, args.judgements), "generated rows")
+
+
+def _report_records(run: str, judgements: str | None) -> BatchResult:
+    """Every generated row as a record: ok when graded, else why not (for the closing lines)."""
+    from conflicteval.runner import Record
+    from conflicteval.types import Status
+    from conflicteval.wikicontradict.generate import read_generations
+    from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
+
+    graded = read_checkpoint(Path(judgements) if judgements else Path(run) / JUDGEMENTS_FILE)
+    records = []
+    for g in read_generations(run):
+        if g.status != "ok":
+            status: Status = "parse_error" if g.status == "parse_error" else "model_error"
+            rec = Record(id=g.id, status=status, error=f"generation failed: {g.error}")
+        elif g.id not in graded:
+            error = "not graded (run 'wikicontradict judge')"
+            rec = Record(id=g.id, status="model_error", error=error)
+        elif graded[g.id].status != "ok":
+            j = graded[g.id]
+            rec = Record(id=g.id, status=j.status, error=f"judge failed: {j.error}")
+        else:
+            rec = Record(id=g.id, status="ok")
+        records.append(rec)
+    return BatchResult(records=records)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -388,7 +410,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             instances=instances,
             labels_path=str(args.labels),
             concurrency=args.concurrency,
-            progress=not args.quiet,
+            progress=progress_from_args(args),
         )
     )
     rows = compare_calibration(result, args.compare, aliases=aliases) if args.compare else []
@@ -408,8 +430,7 @@ def _calibrate(args: argparse.Namespace) -> int:
                 "\nnote: the eight worked examples are part of the judge prompt itself; "
                 "agreement on them is a sanity check, not an accuracy estimate."
             )
-    failed = 0
+    status = 0
     for batch in batches:
-        _err(f"calibrate: {batch.summary()}")
-        failed += len(batch.failed)
-    return 1 if failed else 0
+        status = max(status, finish(batch, "labels graded"))
+    return status

@@ -43,11 +43,13 @@ REVISED_FIELDS = ("revised_passage_1", "revised_passage_2")
 """Optional columns/keys holding user-supplied conflict-free passages (templates 5.3/5.4)."""
 
 
-def load_wikicontradict(path: PathArg) -> list[WikiContradictInstance]:
+def load_wikicontradict(path: PathArg | None = None) -> list[WikiContradictInstance]:
     """Load WikiContradict instances from a CSV release, nested JSON or Label Studio export.
 
     Args:
-        path: The file to read. Its layout is detected from its content.
+        path: The file to read. Its layout is detected from its content. None: the
+            official CSV release, fetched once into the cache and verified against its
+            pinned sha256 (registry name ``wikicontradict``).
 
     Returns:
         The instances in file order.
@@ -58,6 +60,10 @@ def load_wikicontradict(path: PathArg) -> list[WikiContradictInstance]:
             or a duplicate id. The error names the file, the row or record
             and the field.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("wikicontradict").path
     p = Path(path)
     try:
         raw = p.read_bytes()

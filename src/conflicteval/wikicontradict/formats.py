@@ -3,6 +3,17 @@
 Both carry the same annotation fields (the names of the supplement's Label
 Studio configuration), so a Label Studio task is first flattened into the
 nested ``annotationResult`` shape and then read by the same code.
+
+What could be confirmed: no public code that reads either layout was found (the
+release has no loader; its current file is the CSV). The nested field names come
+from the paper's Appendix E and the supplement's Label Studio configuration only;
+the file layout (one JSON array of records), the record ``id`` and the id rule
+``<record id>-q1``/``-q2`` are **the project's assumptions**, not confirmed on a
+real file. The Label Studio task shape (``data``, ``annotations[].result[]`` with
+``from_name``/``value``, ``was_cancelled``, ``updated_at``, ``id``) follows Label
+Studio's documented JSON export (labelstud.io, "Label Studio Task Format"); how a
+text area, choice or taxonomy value is nested under ``value`` follows the same
+documentation, but no export of the WikiContradict project was seen.
 """
 
 from __future__ import annotations

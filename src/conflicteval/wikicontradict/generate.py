@@ -18,8 +18,16 @@ from pydantic import BaseModel, Field
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ConflictEvalError
+from conflicteval.identity import describe
 from conflicteval.models import Model, get_model
-from conflicteval.runner import BatchResult, read_checkpoint, run_batch, write_json_lines
+from conflicteval.runner import (
+    BatchResult,
+    read_checkpoint,
+    read_identity,
+    record_identity,
+    run_batch,
+    write_json_lines,
+)
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.templates import (
@@ -127,6 +135,7 @@ async def generate(
     progress: bool | None = None,
     retry_failed: bool = False,
     settings: dict[str, Any] | None = None,
+    restart: bool = False,
 ) -> BatchResult:
     """Generate responses for every (model, template, instance) into ``<out>/generations.jsonl``.
 
@@ -140,9 +149,15 @@ async def generate(
         progress: Show a progress bar (None: when stderr is a terminal).
         retry_failed: Send rows that ended ``model_error`` again.
         settings: Decoding settings (default: :data:`PAPER_SETTINGS`).
+        restart: Start over (move the existing generations aside).
 
     Returns:
         The runner's BatchResult (records in plan order, counts, usage).
+
+    Raises:
+        CheckpointMismatch: The run directory holds rows made with other
+            decoding settings, or by a model of the same name at another base
+            URL. (Adding models to a run is fine: each model's rows are its own.)
     """
     model_list = _as_models(models)
     by_name = {m.name: m for m in model_list}
@@ -157,9 +172,28 @@ async def generate(
         return row
 
     run_dir = Path(out)
-    _check_finished_prompts(run_dir, items)
+    if not restart:
+        _check_finished_prompts(run_dir, items)
     run_dir.mkdir(parents=True, exist_ok=True)
     _write_plan(run_dir, items)
+    models_identity = {m.name: describe(m) for m in model_list}
+    recorded = None if restart else read_identity(run_dir / GENERATIONS_FILE)
+    if recorded is not None and isinstance(recorded.get("models"), dict):
+        # Rows are per model (the model is in the row id), so a run may gain models:
+        # record the newcomers beside the earlier ones. A model already there must be
+        # the same (name, base URL); run_batch refuses it otherwise.
+        known = recorded["models"]
+        if all(known[k] == v for k, v in models_identity.items() if k in known):
+            models_identity = {**known, **models_identity}
+            if models_identity != known:
+                record_identity(run_dir / GENERATIONS_FILE, {**recorded, "models": models_identity})
+        else:
+            models_identity = {**known, **models_identity}
+    identity = {
+        "task": "wikicontradict-generate",
+        "settings": decoding,
+        "models": models_identity,
+    }
     return await run_batch(
         work,
         items,
@@ -169,6 +203,8 @@ async def generate(
         progress=progress,
         desc="generating",
         retry_failed=retry_failed,
+        identity=identity,
+        restart=restart,
     )
 
 

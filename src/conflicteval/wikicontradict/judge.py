@@ -39,7 +39,17 @@ JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed":
 
 
 def map_label(label: Verdict, template: str) -> Verdict:
-    """The label as reported for ``template``: "partially correct" → "correct" for 2 and 3."""
+    """The label as reported for ``template``: "partially correct" → "correct" for 2 and 3.
+
+    The paper (seed 001, §"evaluation") contradicts itself here: its label
+    definitions say "Partially correct" applies to prompt templates 1, 4 and 5
+    only (Table 2 reports templates 2 and 3 as correct / incorrect), yet a few
+    lines later it calls a template-3 response that gives one of the two
+    answers ("Two monks know the secret recipe of Chartreuse.") partially
+    correct. The project follows the definitions and Table 2: with one
+    expected answer, a response that contains it is correct. See
+    docs/wikicontradict.md.
+    """
     if template in SINGLE_ANSWER_TEMPLATES and label == "partially correct":
         return "correct"
     return label
@@ -85,6 +95,17 @@ class Judge:
     def version(self) -> str:
         """The judge prompt's (or the baseline's) version."""
         return LEXICAL_VERSION if self.model is None else JUDGE_PROMPT_VERSION
+
+    def identity(self) -> dict[str, Any]:
+        """The judge, its model (name, base URL), prompt version and settings."""
+        from conflicteval.identity import describe
+
+        return {
+            "judge": self.name,
+            "model": describe(self.model),
+            "version": self.version,
+            "settings": self.settings if self.model is not None else None,
+        }
 
     def planned_call(self, question: str, answers: Sequence[str], response: str) -> PlannedCall:
         """The model call :meth:`grade` makes for one response (messages and settings).
@@ -153,6 +174,7 @@ class Judge:
         concurrency: int = 16,
         progress: bool | None = None,
         retry_failed: bool = False,
+        restart: bool = False,
     ) -> BatchResult:
         """Grade every finished generation of a run into ``judgements.jsonl``.
 
@@ -165,15 +187,19 @@ class Judge:
             concurrency: Judge calls in flight at once.
             progress: Show a progress bar (None: when stderr is a terminal).
             retry_failed: Grade rows that ended ``model_error`` again.
+            restart: Start over (move an existing judgements file aside).
 
         Returns:
             The runner's BatchResult.
 
         Raises:
-            ConflictEvalError: The output file holds another judge's grades.
+            ConflictEvalError: The output file holds another judge's grades
+                (:class:`~conflicteval.errors.CheckpointMismatch` when its
+                recorded judge, base URL, prompt version or settings differ).
         """
         out_path = Path(output) if output is not None else Path(run) / JUDGEMENTS_FILE
-        self._check_same_judge(out_path)
+        if not restart:
+            self._check_same_judge(out_path)
         rows = [r for r in read_generations(run) if r.status == "ok" and r.response is not None]
 
         async def work(row: GenerationRow) -> dict[str, Any]:
@@ -196,6 +222,8 @@ class Judge:
             progress=progress,
             desc=f"judging ({self.name})",
             retry_failed=retry_failed,
+            identity={"task": "wikicontradict-judge", **self.identity()},
+            restart=restart,
         )
 
     def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:

@@ -48,6 +48,13 @@ _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_ ]*)\}")
 _DEFAULT_FILE = "wikicontradict_templates.json"
 
 
+class UnknownTemplate(ConflictEvalError, KeyError):
+    """A template name the template set does not have (a ``KeyError`` too)."""
+
+    def __str__(self) -> str:  # a KeyError would show its message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
 class MissingRevisedPassages(ConflictEvalError, ValueError):
     """Template 5.3 or 5.4 was asked for an instance without revised passages."""
 
@@ -192,7 +199,7 @@ class TemplateSet:
         try:
             return self.templates[name]
         except KeyError:
-            raise KeyError(
+            raise UnknownTemplate(
                 f"unknown template {name!r}; available: {', '.join(self.templates)}"
             ) from None
 

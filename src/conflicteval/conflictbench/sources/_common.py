@@ -12,6 +12,15 @@ def normalize_question(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(" ?")
 
 
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD answer normalisation: lower case, no punctuation, no articles, single spaces."""
+    return " ".join(_ARTICLES.sub(" ", _PUNCT.sub("", text.lower())).split())
+
+
 def short_hash(text: str) -> str:
     """First 12 hex digits of the SHA-1 of ``text`` (stable ids for records without one)."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]

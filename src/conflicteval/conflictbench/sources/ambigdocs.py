@@ -11,10 +11,29 @@ A copy exported through the ``datasets`` library stores ``documents`` column-wis
 column-wise export of the whole table (``{"qid": [...], "question": [...], ...}``)
 or JSON lines are accepted too.
 
-Mapping: each document is about a *different* entity sharing the ambiguous
-name. The claimed document ``k`` (``claimed_index``, default 0) gives the claim
-(its ``answer``, about its disambiguated ``title``) and is SUPPORTS; every other
-document is CONTRADICTS (a same-name other entity, the paper's convention).
+Confirmed in the original repository (``lilys012/AmbigDocs``, README and
+``src/eval/qa.py``, ``src/eval/eval.py``): each split file is read with
+``json.load`` as a list of records; a record has ``question``,
+``ambiguous_entity`` and ``documents``, each document ``title`` (the
+disambiguated entity), ``text``, ``pid`` and ``answer``. ``qid`` is named in the
+README's field list but read by no code there, so its type (string or integer)
+is not confirmed; it is normalised with ``str()``. The column-wise layouts are
+what the ``datasets`` library writes; the repository does not use them. The
+evaluation code strips a trailing ``(disambiguation)`` from ``ambiguous_entity``
+before looking for it in the question; the name is kept as given here (it only
+groups records).
+
+Mapping (paper App. A: "the question and its transformed claim, and their
+grounding docs"): the claim is the *question's* claim, so it keeps the question's
+ambiguous name (``The answer to "What is the population of Cleveland?" is
+1,485.``), asserting the answer of the claimed document ``k`` (``claimed_index``,
+default 0). Every document is about an entity under that name, so under the
+paper's labelling rules (Table 7) a document whose ``answer`` equals the claimed
+answer SUPPORTS the claim and one with a different answer CONTRADICTS it (it
+assigns an incompatible value to the same attribute of the same name). Answers
+are compared after lower-casing and removing punctuation, articles and extra
+spaces (the SQuAD normalisation the AmbigDocs evaluation also uses). A record
+whose documents all give the claimed answer is therefore not a conflict item.
 """
 
 from __future__ import annotations
@@ -27,7 +46,7 @@ from typing import Any
 
 from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
-from conflicteval.conflictbench.sources._common import normalize_question
+from conflicteval.conflictbench.sources._common import normalize_answer, normalize_question
 from conflicteval.errors import DataError
 from conflicteval.jsonio import get_str, iter_json_records, require_mapping
 
@@ -77,12 +96,13 @@ def _documents(path: Path, row: int | str, record: dict[str, Any]) -> list[dict[
 
 
 def load_ambigdocs(
-    path: str | PathLike[str], *, claimed_index: int = 0, seed: int | None = None
+    path: str | PathLike[str] | None = None, *, claimed_index: int = 0, seed: int | None = None
 ) -> Iterator[BenchItem]:
     """Yield one item per AmbigDocs record (id ``ambigdocs:<qid>``).
 
     Args:
-        path: An AmbigDocs JSON file (array, column-wise export, or JSON lines).
+        path: An AmbigDocs JSON file (array, column-wise export, or JSON lines); None:
+            the test split, fetched once from the registry (``ambigdocs``).
         claimed_index: Which document gives the claim (the last one when a
             record has fewer documents).
         seed: When given, the claimed document is drawn per record with a
@@ -92,6 +112,10 @@ def load_ambigdocs(
         DataError: naming file, record and field of a malformed record (also
             for a ``qid`` given twice in the file).
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("ambigdocs").path
     p = Path(path)
     first_row: dict[str, int | str] = {}
     for row, record in _records(p):
@@ -111,6 +135,7 @@ def load_ambigdocs(
             k = min(max(claimed_index, 0), len(raw_docs) - 1)
         docs: list[BenchDocument] = []
         seen: set[str] = set()
+        values_by_doc: list[dict[str, str]] = []
         for i, doc in enumerate(raw_docs):
             where = f"documents[{i}]"
             values = {}
@@ -119,23 +144,27 @@ def load_ambigdocs(
                 if value is None or isinstance(value, (dict, list)):
                     raise DataError(p, row, f"{where}.{key}", "missing or not a string")
                 values[key] = str(value)
+            values_by_doc.append(values)
+        claimed_answer = normalize_answer(values_by_doc[k]["answer"])
+        for i, values in enumerate(values_by_doc):
             doc_id = values["pid"]
             if doc_id in seen:
                 doc_id = f"{doc_id}#{i}"
             seen.add(doc_id)
+            same = normalize_answer(values["answer"]) == claimed_answer
             docs.append(
                 BenchDocument(
                     id=doc_id,
                     text=values["text"],
                     title=values["title"],
-                    gold="SUPPORTS" if i == k else "CONTRADICTS",
+                    gold="SUPPORTS" if same else "CONTRADICTS",
                     meta={"answer": values["answer"], "pid": values["pid"]},
                 )
             )
         claimed = docs[k]
-        request = ClaimRequest(
-            "ambigdocs", question, answer=claimed.meta["answer"], subject=claimed.title
-        )
+        # The question's claim: it names the ambiguous entity as the question does
+        # (no disambiguated subject), so same-name documents really contradict it.
+        request = ClaimRequest("ambigdocs", question, answer=claimed.meta["answer"])
         yield BenchItem(
             id=f"ambigdocs:{qid}",
             source="ambigdocs",
@@ -149,6 +178,6 @@ def load_ambigdocs(
                 "ambiguous_entity": entity,
                 "qid": qid,
                 "claimed_index": k,
-                "claim_subject": claimed.title,
+                "claimed_title": claimed.title,
             },
         )

@@ -16,6 +16,20 @@ present, else the url, else the row number. ``stance`` ``yes`` → SUPPORTS and
 ``no`` → CONTRADICTS, against the *affirmative* claim. ``search_type``
 (``yes_statement``/``no_statement``) only says which search found the page: it
 is kept as provenance and never used as a stance.
+
+What the original repository (``AlexWan0/rag-convincingness``, HEAD ``001b6d9``)
+confirms: the README names the pickle, ``pd.read_pickle('data.pkl')`` and the nine
+columns above, and describes ``search_type`` as the search that retrieved the page.
+The pipeline code groups pages by ``search_query`` and keys them by an integer
+``answer_id`` (``utils.filter_pair_thresh``, ``filter_ensemble_preds.py``), and its
+stance column holds the lower-case strings ``'yes'``/``'no'`` (the output of
+``parse_model_classifications(..., ['yes', 'no'])``; only agreeing, non-empty
+labels are kept). **Not confirmed**: the pipeline's columns are named
+``anthropic_author_stance_p`` and ``text_thresh_window_sent`` there; that the
+released file renames them to ``stance`` and ``text_window`` comes from the README
+alone, and whether the released frame still has ``answer_id`` is unknown (hence
+the fall-back to the url, then the row). The data file itself (Google Drive) could
+not be opened.
 """
 
 from __future__ import annotations
@@ -140,7 +154,10 @@ def _text(value: Any) -> str | None:
 
 
 def load_conflictingqa(
-    path: str | PathLike[str], *, allow_pickle: bool = False, text_field: str = "text_window"
+    path: str | PathLike[str] | None = None,
+    *,
+    allow_pickle: bool = False,
+    text_field: str = "text_window",
 ) -> Iterator[BenchItem]:
     """Yield one item per ``search_query`` (id ``conflictingqa:<sha1(query)[:12]>``).
 
@@ -155,6 +172,11 @@ def load_conflictingqa(
     Raises:
         DataError: naming file, row and field of a malformed row.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        # A manual source: this says where to download it (or uses a copy placed in the cache).
+        path = fetch("conflictingqa").path
     p = Path(path)
     groups: dict[str, list[BenchDocument]] = {}
     hints: dict[str, str] = {}
@@ -239,11 +261,11 @@ def convert_conflictingqa_pickle(
     Returns:
         The number of rows written.
     """
+    from conflicteval._atomic import atomic_open
+
     rows = iter_rows(pickle_path, allow_pickle=allow_pickle)
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with out.open("w", encoding="utf-8") as fh:
+    with atomic_open(out_path) as fh:  # no partial file when reading fails
         for _row, record in rows:
             fh.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
             n += 1

@@ -13,14 +13,34 @@ Two release layouts are read:
   lines ``{"_id", "text", "metadata"}``; and the qrels TSV ``q_rel_dev.tsv``
   (``query-id``, ``corpus-id``, ``score``).
 
-Linking questions to paragraphs is **unverified** (the data are Git-LFS files
-that could not be opened). Rules: the qrels when given; otherwise (current
-layout) the corpus paragraph whose whitespace-normalised text equals the SQuAD
-``context``. A fake belongs to a question when the qrels list it, or its id with
-the ``-FAKE`` suffix removed is a linked real paragraph (``fake_match="id"``),
-or (``fake_match="title"``) it shares a linked real paragraph's title.
+Confirmed in the original repository (``teacherpeterpan/ContraQA``, HEAD
+``36f0477``): ``corpus/wiki_noisy_1M/fake_number.py`` reads ``corpus.json``
+line by line (``json.loads``) and finds fakes with ``id.find('-FAKE') >= 0``;
+``sparse_retriever.py`` reads ``queries.json`` with ``json.load`` and uses
+``sample['id']`` and ``sample['question']``; ``question_answering.py`` uses
+``sample['answers']['text']``. The README documents ``{"id", "contents"}``. The
+BEIR layout (commit ``4632af8``) is documented there only for the corpus
+(``_id``, ``title`` = ``<title>:::<type>``, ``text``, ``metadata``); the
+``queries.jsonl`` fields (``_id``, ``text``, ``metadata``) and the qrels columns
+are the BEIR convention, **not confirmed**: no code in the repository reads them
+and the files are Git-LFS pointers. SQuAD's ``title``/``context`` in
+``queries.json`` are not confirmed either.
 
-Gold: real paragraphs SUPPORTS, fakes CONTRADICTS (``synthetic=True``).
+Linking questions to paragraphs is **unverified** (no file of the current
+layout links them, and the data could not be opened). Rules: the qrels when
+given; otherwise (current layout) the corpus paragraph whose
+whitespace-normalised text equals the SQuAD ``context``. A fake belongs to a
+question when the qrels list it, or its id with the ``-FAKE`` suffix removed
+is a linked real paragraph (``fake_match="id"``), or (``fake_match="title"``)
+it shares a linked real paragraph's title.
+
+Gold (Table 7 rules): a real paragraph SUPPORTS the claim when it states one of
+the question's answers (case and spacing ignored; SQuAD answers are spans of
+their paragraph), else it is IRRELEVANT; fakes are CONTRADICTS
+(``synthetic=True``). Whether a fake rewrites the fact *this* question asks
+about (a paragraph can carry several SQuAD questions) cannot be checked without
+the data.
+
 Questions linked to no paragraph are skipped (logged). The corpus is streamed
 line by line, at most twice, keeping only the linked paragraphs.
 """
@@ -41,6 +61,7 @@ from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_confl
 from conflicteval.conflictbench.sources._common import normalize_question
 from conflicteval.errors import DataError
 from conflicteval.jsonio import get_str, iter_json_lines, iter_json_records, require_mapping
+from conflicteval.types import Relation
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +221,7 @@ def _resolve_layout(
 
 
 def load_contraqa(
-    path: str | PathLike[str],
+    path: str | PathLike[str] | None = None,
     *,
     queries: str | PathLike[str] | None = None,
     qrels: str | PathLike[str] | None = None,
@@ -210,7 +231,8 @@ def load_contraqa(
 
     Args:
         path: A corpus directory (``wiki_noisy_1M/`` or the BEIR ``noisy_wiki_1M/``)
-            or the corpus file itself.
+            or the corpus file itself. None: the polluted corpus and its queries, fetched
+            once from the registry (``contraqa-corpus``, ``contraqa-queries``).
         queries: The queries file (default: ``queries.json``/``queries.jsonl`` beside the corpus).
         qrels: A qrels TSV (default for the BEIR layout: ``q_rel*.tsv`` beside the corpus).
         fake_match: How fakes are tied to a real paragraph (see the module docstring).
@@ -218,6 +240,12 @@ def load_contraqa(
     Raises:
         DataError: naming file, line and field of a malformed record.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        path = fetch("contraqa-corpus").path
+        if queries is None:
+            queries = fetch("contraqa-queries").path
     corpus, qpath, rpath, beir = _resolve_layout(Path(path), queries, qrels)
     qs = _read_queries(qpath, beir)
     links = _read_qrels(rpath) if rpath is not None else None
@@ -274,7 +302,7 @@ def load_contraqa(
         if not real and not fakes:
             skipped += 1
             continue
-        docs = [_doc(kept[i], "SUPPORTS") for i in real] + [
+        docs = [_doc(kept[i], _real_gold(kept[i], q.answers)) for i in real] + [
             _doc(kept[i], "CONTRADICTS") for i in fakes
         ]
         answer = q.answers[0] if q.answers else None
@@ -301,7 +329,25 @@ def load_contraqa(
         )
 
 
-def _doc(para: _Paragraph, gold: Literal["SUPPORTS", "CONTRADICTS"]) -> BenchDocument:
+def _real_gold(para: _Paragraph, answers: list[str]) -> Relation:
+    """SUPPORTS when the real paragraph states an answer, else IRRELEVANT (Table 7 rules).
+
+    A SQuAD answer is a span of its context, so the linked paragraph normally
+    holds it; a paragraph linked by the qrels that does not state the answer
+    says nothing about the claim. Without answers nothing can be checked and
+    the paragraph stays SUPPORTS.
+    """
+    if not answers:
+        return "SUPPORTS"
+    hay = " ".join(para.text.lower().split())
+    for answer in answers:
+        needle = " ".join(answer.lower().split())
+        if needle and needle in hay:
+            return "SUPPORTS"
+    return "IRRELEVANT"
+
+
+def _doc(para: _Paragraph, gold: Relation) -> BenchDocument:
     meta: dict[str, Any] = {"fake": para.fake}
     if para.kind:
         meta["type"] = para.kind

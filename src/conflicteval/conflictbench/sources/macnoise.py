@@ -76,14 +76,29 @@ def level_field(level: str | int | None) -> str:
     return f"pert_lbls_{level}"
 
 
+class UnknownVariantError(ValueError):
+    """The MacNoise variant cannot be told from the file name.
+
+    ``str(error)`` names the Python argument (``variant='nq'``);
+    ``error.cli_message`` names the command-line option (``--variant nq``).
+    """
+
+    def __init__(self, path: str | PathLike[str]) -> None:
+        name = Path(path).name
+        head = f"cannot tell MacNoise-NQ from -TQA by the file name {name!r}"
+        super().__init__(f"{head}: pass variant='nq' or variant='tqa'")
+        self.cli_message = f"{head}: give --variant nq or --variant tqa"
+
+
 def infer_variant(path: str | PathLike[str]) -> str:
-    """``"nq"`` or ``"tqa"`` from a file name such as ``NQ_eval_gpt4_dev_256_new_fix.json``."""
+    """``"nq"`` or ``"tqa"`` from a file name such as ``NQ_eval_gpt4_dev_256_new_fix.json``.
+
+    Raises:
+        UnknownVariantError: the name says neither.
+    """
     match = _VARIANT.search(Path(path).name.upper())
     if not match:
-        raise ValueError(
-            f"cannot tell MacNoise-NQ from -TQA by the file name {Path(path).name!r}: "
-            "pass variant='nq' or variant='tqa'"
-        )
+        raise UnknownVariantError(path)
     return match.group(1).lower()
 
 
@@ -103,7 +118,7 @@ def _flags(path: Path, row: int | str, record: dict[str, Any], field: str, n: in
 
 
 def load_macnoise(
-    path: str | PathLike[str],
+    path: str | PathLike[str] | None = None,
     *,
     level: str | int | None = "35",
     variant: str | None = None,
@@ -125,6 +140,11 @@ def load_macnoise(
         DataError: naming file, record and field of a malformed record.
         ValueError: for a bad ``level`` or an unknown variant.
     """
+    if path is None:
+        from conflicteval.data import fetch
+
+        # A manual source: this says where to download it (or uses a copy placed in the cache).
+        path = fetch("macnoise").path
     p = Path(path)
     var = (variant or infer_variant(p)).lower()
     if var not in ("nq", "tqa"):

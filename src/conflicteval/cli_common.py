@@ -1,0 +1,260 @@
+"""The command-line options every command shares, defined once.
+
+Every model-calling command takes the same model options
+(:func:`add_model_options`: ``--model SPEC``, ``--base-url``, ``--timeout``,
+``--max-attempts``, ``--no-cache``, ``--concurrency``), every batch command the
+same run options (:func:`add_run_options`: ``--quiet``, ``--restart``,
+``--retry-failed``), builds its models with :func:`model_from_args` and ends
+with :func:`finish`: counts of ok / failed items, the most common failure
+reasons with an example each, token usage, and the exit status.
+
+Exit status of every command: 0 when every item was scored, 1 when some (or
+all) failed (they are kept and counted), 2 for a usage or input error.
+
+To add an option to every command, add it here (and read it in
+:func:`model_options` or :func:`run_options`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from conflicteval.errors import UsageError
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "add_model_options",
+    "add_run_options",
+    "exit_status",
+    "finish",
+    "model_from_args",
+    "model_options",
+    "progress_from_args",
+    "run_options",
+]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+SPEC_HELP = (
+    "model spec: openai/<model> (OpenAI, or any OpenAI-compatible server with --base-url); "
+    "a bare <model> means openai/<model>"
+)
+
+
+def add_model_options(
+    parser: argparse.ArgumentParser,
+    *,
+    what: str | None = "model",
+    required: bool = False,
+    repeat: bool = False,
+    concurrency: int = 8,
+    concurrency_help: str = "items in flight at once",
+) -> argparse._ArgumentGroup:
+    """Add the shared model options to ``parser`` (in a "model" group).
+
+    Args:
+        parser: The sub-command's parser.
+        what: What ``--model`` is for (its help text); None: no ``--model``
+            option (the command names its model otherwise, e.g. ``--judge``).
+        required: ``--model`` must be given.
+        repeat: ``--model`` may be repeated (a list).
+        concurrency: Default of ``--concurrency``.
+        concurrency_help: What ``--concurrency`` bounds.
+
+    Returns:
+        The argument group, for command-specific model options.
+    """
+    group = parser.add_argument_group("model")
+    if what is not None:
+        group.add_argument(
+            "--model",
+            metavar="SPEC",
+            required=required,
+            action="append" if repeat else "store",
+            default=None,
+            help=f"{what}; {SPEC_HELP}" + (" (repeatable)" if repeat else ""),
+        )
+    group.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="OpenAI-compatible server, e.g. http://localhost:8000/v1 "
+        "(default: $OPENAI_BASE_URL or OpenAI's API, which needs OPENAI_API_KEY)",
+    )
+    group.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_positive_float,
+        default=None,
+        help="seconds one attempt of a model call may take (default 60)",
+    )
+    group.add_argument(
+        "--max-attempts",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="attempts per model call, the first included (default 6)",
+    )
+    group.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the response cache"
+    )
+    group.add_argument(
+        "--concurrency",
+        metavar="N",
+        type=_positive_int,
+        default=concurrency,
+        help=f"{concurrency_help} (default {concurrency})",
+    )
+    return group
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser, *, resumable: bool = True
+) -> argparse._ArgumentGroup:
+    """Add the shared run options: ``--quiet`` and, for resumable commands, ``--restart``
+    and ``--retry-failed``."""
+    group = parser.add_argument_group("run")
+    group.add_argument("--quiet", action="store_true", help="no progress bar")
+    if resumable:
+        group.add_argument(
+            "--restart",
+            action="store_true",
+            help="start over: move an existing checkpoint aside (to <checkpoint>.old) instead "
+            "of resuming it (needed when the model, labeler or settings changed)",
+        )
+        group.add_argument(
+            "--retry-failed",
+            action="store_true",
+            help="on resume, run the items that failed with a model error again",
+        )
+    return group
+
+
+def model_options(
+    args: argparse.Namespace, spec: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The :func:`conflicteval.get_model` options the shared model options ask for.
+
+    ``extra`` options (e.g. ``max_concurrency``) are added; None values are left out.
+    """
+    options: dict[str, Any] = {
+        "timeout": getattr(args, "timeout", None),
+        "max_attempts": getattr(args, "max_attempts", None),
+        **extra,
+    }
+    if getattr(args, "no_cache", False):
+        options["cache"] = False
+    base_url = getattr(args, "base_url", None)
+    if base_url and (spec is None or _provider(spec) == "openai"):
+        options["base_url"] = base_url
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def model_from_args(
+    args: argparse.Namespace,
+    spec: str | None = None,
+    *,
+    check_key: bool | None = None,
+    **extra: Any,
+) -> Any:
+    """The model ``spec`` (default ``args.model``) with the shared options applied.
+
+    Args:
+        args: The parsed arguments.
+        spec: The model spec (default: ``args.model``).
+        check_key: Refuse at once when the model is OpenAI's API and no key is
+            set (default: unless ``args.dry_run``, which calls nothing).
+        **extra: Further :func:`~conflicteval.get_model` options (``max_concurrency``).
+
+    Raises:
+        UsageError: Unknown provider, or no API key for OpenAI's API.
+    """
+    from conflicteval.models import get_model
+
+    spec = spec if spec is not None else getattr(args, "model", None)
+    if not spec:
+        raise UsageError("no model given (--model SPEC)")
+    model = get_model(spec, **model_options(args, spec, **extra))
+    if check_key is None:
+        check_key = not getattr(args, "dry_run", False)
+    if check_key and getattr(model.provider, "needs_key", False):
+        from conflicteval.models.openai_provider import MISSING_KEY
+
+        raise UsageError(f"{model.name}: {MISSING_KEY}")
+    return model
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``progress``, ``restart`` and ``retry_failed`` for a batch entry point."""
+    return {
+        "progress": progress_from_args(args),
+        "restart": bool(getattr(args, "restart", False)),
+        "retry_failed": bool(getattr(args, "retry_failed", False)),
+    }
+
+
+def progress_from_args(args: argparse.Namespace) -> bool | None:
+    """False with ``--quiet``; otherwise None (a bar when stderr is a terminal)."""
+    return False if getattr(args, "quiet", False) else None
+
+
+def exit_status(counts: dict[str, int]) -> int:
+    """0 when every item ended ok, 1 otherwise (some or all failed)."""
+    return EXIT_OK if counts.get("ok", 0) == counts.get("total", 0) else EXIT_FAILED
+
+
+def finish(
+    result: Any, what: str = "items", *, stream: TextIO | None = None, limit: int = 5
+) -> int:
+    """Print the closing lines of a batch command and return its exit status.
+
+    Args:
+        result: A :class:`~conflicteval.runner.BatchResult`.
+        what: What the items are ("responses", "claims", ...).
+        stream: Where to print (default: standard error).
+        limit: How many failure reasons to show.
+
+    Returns:
+        :func:`exit_status` of the result's counts.
+    """
+    out = stream if stream is not None else sys.stderr
+    print(result.report(what, limit=limit), file=out)
+    counts = result.counts
+    if counts["total"] and not counts["ok"]:
+        print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
+    return exit_status(counts)
+
+
+def _provider(spec: str) -> str:
+    from conflicteval.models import _REGISTRY
+
+    name, slash, _ = spec.partition("/")
+    if not slash and name not in _REGISTRY:
+        return "openai"
+    return name
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value

@@ -1,0 +1,36 @@
+"""Datasets by name: a pinned registry of where each dataset lives, fetched once and verified.
+
+>>> from conflicteval.data import fetch, list_datasets
+>>> source = fetch("wikicontradict")          # doctest: +SKIP
+>>> source.path, source.sha256, source.revision  # doctest: +SKIP
+
+Every loader that reads a registry dataset also accepts ``path=None`` and fetches it.
+"""
+
+from conflicteval.data.fetch import (
+    ChecksumMismatch,
+    DatasetUnavailable,
+    DataSource,
+    cached_path,
+    data_dir,
+    fetch,
+    list_datasets,
+    resolve,
+    sha256_file,
+)
+from conflicteval.data.registry import REGISTRY, DatasetFile, get_entry
+
+__all__ = [
+    "REGISTRY",
+    "ChecksumMismatch",
+    "DataSource",
+    "DatasetFile",
+    "DatasetUnavailable",
+    "cached_path",
+    "data_dir",
+    "fetch",
+    "get_entry",
+    "list_datasets",
+    "resolve",
+    "sha256_file",
+]

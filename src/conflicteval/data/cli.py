@@ -1,0 +1,151 @@
+"""``conflicteval data list|fetch``: the dataset registry from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+DATA_RECORD = "data.json"
+"""The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``data`` command."""
+    data = subparsers.add_parser(
+        "data",
+        help="datasets by name: list the registry, fetch ahead of time",
+        description=(
+            "Every dataset the library reads, where it officially lives, its pinned revision "
+            "and checksum. Commands that read a dataset fetch it on first use when --data is "
+            "not given; 'fetch' does it ahead of time (e.g. before going offline)."
+        ),
+    )
+    sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    ls = sub.add_parser("list", help="sources, licence, size, home, pinned revision, cached?")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(func=_list)
+    fe = sub.add_parser("fetch", help="download and verify datasets into the local cache")
+    fe.add_argument("names", nargs="+", metavar="NAME", help="registry names ('data list')")
+    fe.add_argument("--force", action="store_true", help="download again even when cached")
+    fe.add_argument(
+        "--allow-checksum-mismatch",
+        action="store_true",
+        help="keep a file whose sha256 differs from its pin (recorded as such)",
+    )
+    fe.add_argument("--quiet", action="store_true", help="no progress bar")
+    fe.set_defaults(func=_fetch)
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "KB", "MB"):
+        if value < 1000:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
+
+
+def _list(args: argparse.Namespace) -> int:
+    from conflicteval.data import list_datasets
+
+    rows = list_datasets()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        rev = (row["revision"] or "-")[:12]
+        pin = "sha256 pinned" if row["sha256"] else "sha256 recorded at first use"
+        if row["kind"] == "manual":
+            pin = "manual download"
+        cached = f"cached: {row['cached']}" if row["cached"] else "not cached"
+        print(f"{row['name']}  —  {row['title']}")
+        print(f"    from: {row['where']}  (revision {rev}; {pin})")
+        print(f"    licence: {row['licence']};  size: {_size(row['size'])};  {cached}")
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from conflicteval.data import fetch, get_entry
+    from conflicteval.errors import ConflictEvalError
+
+    for name in args.names:
+        get_entry(name)  # unknown names fail before anything is downloaded
+    failed = 0
+    for name in args.names:
+        try:
+            source = fetch(
+                name,
+                force=args.force,
+                allow_mismatch=args.allow_checksum_mismatch,
+                progress=False if args.quiet else None,
+            )
+        except ConflictEvalError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        print(source.describe())
+    return 2 if failed else 0
+
+
+def add_data_option(
+    parser: argparse.ArgumentParser,
+    name: str,
+    *,
+    flag: str = "--data",
+    what: str = "data file",
+) -> None:
+    """Add an optional ``--data PATH`` (default: the registry's ``name``) and its mismatch flag."""
+    parser.add_argument(
+        flag,
+        default=None,
+        metavar="PATH",
+        help=f"{what} (default: the pinned '{name}' release, fetched once and verified)",
+    )
+    if not any("--allow-checksum-mismatch" in a.option_strings for a in parser._actions):
+        parser.add_argument(
+            "--allow-checksum-mismatch",
+            action="store_true",
+            help="use a fetched dataset whose sha256 differs from its pin",
+        )
+
+
+def resolve_data_arg(args: argparse.Namespace, name: str, *, dest: str = "data") -> Any:
+    """The :class:`~conflicteval.data.DataSource` for ``args.<dest>`` (fetching ``name`` if
+    unset); its provenance line is printed on stderr."""
+    from conflicteval.data import resolve
+
+    source = resolve(
+        getattr(args, dest, None),
+        name,
+        allow_mismatch=getattr(args, "allow_checksum_mismatch", False),
+        progress=False if getattr(args, "quiet", False) else None,
+    )
+    print(source.describe(), file=sys.stderr)
+    return source
+
+
+def record_data_source(run_dir: str | Path, source: Any) -> Path:
+    """Write a run's provenance record to ``<run_dir>/data.json`` (atomically); return its path.
+
+    A run that reads several files (or the same command run again with other data) keeps one
+    entry per file path, so the record says exactly which bytes every result came from.
+    """
+    path = Path(run_dir) / DATA_RECORD
+    try:
+        existing = json.loads(path.read_text(encoding="utf-8"))
+        files = existing.get("files", []) if isinstance(existing, dict) else []
+    except (OSError, ValueError):
+        files = []
+    entry = source.to_dict()
+    files = [f for f in files if f.get("path") != entry["path"]] + [entry]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"files": files}, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path

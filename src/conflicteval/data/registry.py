@@ -1,0 +1,271 @@
+"""Where every dataset the library reads officially lives, pinned.
+
+One entry per file. An entry names its home (a Hugging Face dataset repository, a plain
+HTTPS address, or a page that needs a browser), the revision it is pinned to, the sha256 of
+its bytes where that is known, its licence and size, and which loader reads it.
+
+Pins and checksums are facts copied from the releases; where one could not be established
+it is ``None`` and the entry's ``note`` says why. A file without a pinned checksum is
+verified on first use ("trust on first use"): its sha256 is recorded beside the cached copy
+and every later use must match it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from conflicteval.errors import ConflictEvalError
+
+Kind = Literal["hf", "url", "manual"]
+
+
+@dataclass(frozen=True)
+class DatasetFile:
+    """One file of a dataset, and where it officially lives.
+
+    Attributes:
+        name: Registry name, e.g. ``"wikicontradict"``.
+        title: What the file is, in a few words.
+        kind: ``"hf"`` (Hugging Face dataset repository), ``"url"`` (a plain HTTPS file) or
+            ``"manual"`` (only on a host that needs a browser; ``instructions`` say how to get it).
+        filename: The file's path in its repository, or its file name.
+        licence: The data licence as the release states it.
+        loader: The library function (or command) that reads the file.
+        repo: Hugging Face dataset repository id (``kind="hf"``).
+        revision: Pinned revision: a Hugging Face commit, or the commit in a GitHub address.
+        url: Download address (``kind="url"``); ``{revision}`` is filled in.
+        sha256: sha256 of the file's bytes at that revision, when known.
+        size: Size in bytes, when known.
+        homepage: Where a person reads about the dataset.
+        instructions: How to get a ``manual`` file, or extra steps after download.
+        note: Anything a user should know about the pin (e.g. why there is no checksum).
+    """
+
+    name: str
+    title: str
+    kind: Kind
+    filename: str
+    licence: str
+    loader: str
+    repo: str | None = None
+    revision: str | None = None
+    url: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+    homepage: str = ""
+    instructions: str | None = None
+    note: str | None = None
+
+    @property
+    def where(self) -> str:
+        """A one-line description of the file's home."""
+        if self.kind == "hf":
+            return f"huggingface.co/datasets/{self.repo} · {self.filename}"
+        if self.kind == "url":
+            return self.download_url or ""
+        return self.homepage
+
+    @property
+    def download_url(self) -> str | None:
+        """The address a ``url`` entry is fetched from, with its revision filled in."""
+        if self.url is None:
+            return None
+        return self.url.format(revision=self.revision or "")
+
+
+_WIKICONTRADICT_REPO = "ibm-research/Wikipedia_contradict_benchmark"
+_WIKICONTRADICT_REV = "c20e361f985ed480a659b35d98b49f2311fcd174"
+_CONTRAQA_REV = "36f047741e98a97594fe81d3ca0b2bbeb376ba69"
+_CONTRAQA_URL = (
+    "https://media.githubusercontent.com/media/teacherpeterpan/ContraQA/{revision}/corpus/"
+)
+_FEVEROUS_NOTE = (
+    "fever.ai publishes no checksums; the first download's sha256 is recorded and later "
+    "uses must match it"
+)
+
+REGISTRY: tuple[DatasetFile, ...] = (
+    DatasetFile(
+        name="wikicontradict",
+        title="WikiContradict, 253 instances (CSV release)",
+        kind="hf",
+        repo=_WIKICONTRADICT_REPO,
+        filename="WikiContradict_dataset_v1_rag_qa.csv",
+        revision=_WIKICONTRADICT_REV,
+        sha256="cef10054f8aad3e36bca95a0873c2cbb0de8ab4d7b716cadacc5da7aa179ff2b",
+        licence="MIT (dataset card); passages are Wikipedia text (CC BY-SA)",
+        loader="conflicteval.wikicontradict.load_wikicontradict",
+        homepage=f"https://huggingface.co/datasets/{_WIKICONTRADICT_REPO}",
+        note=(
+            "copies circulating elsewhere differ from the official file in 32 invisible "
+            "characters: the checksum tells them apart"
+        ),
+    ),
+    DatasetFile(
+        name="wikicontradict-humaneval",
+        title="WikiContradict human evaluation (adjudicated labels, 1,200 responses)",
+        kind="hf",
+        repo=_WIKICONTRADICT_REPO,
+        filename="HumanEval/WikiContradict_HumanEval_adjudication.json",
+        revision=_WIKICONTRADICT_REV,
+        size=1_340_000,
+        licence="MIT (dataset card)",
+        loader="conflicteval wikicontradict calibrate --labels",
+        homepage=f"https://huggingface.co/datasets/{_WIKICONTRADICT_REPO}",
+        note=(
+            "sha256 not pinned (the file could not be read where this registry was made); "
+            "its field layout is also unconfirmed, see docs/wikicontradict.md"
+        ),
+    ),
+    DatasetFile(
+        name="truthfulqa",
+        title="TruthfulQA questions (CSV)",
+        kind="url",
+        url="https://raw.githubusercontent.com/sylinrl/TruthfulQA/{revision}/TruthfulQA.csv",
+        filename="TruthfulQA.csv",
+        revision="main",
+        licence="Apache-2.0",
+        loader="conflicteval.conflictbench.load_truthfulqa",
+        homepage="https://github.com/sylinrl/TruthfulQA",
+        note=(
+            "not pinned to a commit: the upstream file changed in 2025 (790 questions and a "
+            "'Best Incorrect Answer' column; the 2022 file has 817). The first download's "
+            "sha256 is recorded; pass --data for the 2022 file"
+        ),
+    ),
+    DatasetFile(
+        name="ambigdocs",
+        title="AmbigDocs test split (7,220 questions)",
+        kind="hf",
+        repo="yoonsanglee/AmbigDocs",
+        filename="test.json",
+        revision="main",
+        licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
+        loader="conflicteval.conflictbench.load_ambigdocs",
+        homepage="https://huggingface.co/datasets/yoonsanglee/AmbigDocs",
+        note="no commit or checksum is published; the first download's sha256 is recorded",
+    ),
+    DatasetFile(
+        name="ambigdocs-dev",
+        title="AmbigDocs dev split",
+        kind="hf",
+        repo="yoonsanglee/AmbigDocs",
+        filename="dev.json",
+        revision="main",
+        licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
+        loader="conflicteval.conflictbench.load_ambigdocs",
+        homepage="https://huggingface.co/datasets/yoonsanglee/AmbigDocs",
+        note="no commit or checksum is published; the first download's sha256 is recorded",
+    ),
+    DatasetFile(
+        name="contraqa-corpus",
+        title="ContraQA polluted corpus (real and fake paragraphs, JSON lines)",
+        kind="url",
+        url=_CONTRAQA_URL + "wiki_noisy_1M/corpus.json",
+        filename="corpus.json",
+        revision=_CONTRAQA_REV,
+        sha256="c56604a4a90a2571897747bf036e310820ba69c457c946ca522cdc74e77a1053",
+        size=431_250_291,
+        licence="MIT (repository); SQuAD CC BY-SA 4.0; Wikipedia CC BY-SA",
+        loader="conflicteval.conflictbench.load_contraqa",
+        homepage="https://github.com/teacherpeterpan/ContraQA",
+        note="sha256 and size from the repository's Git LFS pointer at the pinned commit",
+    ),
+    DatasetFile(
+        name="contraqa-queries",
+        title="ContraQA questions (SQuAD dev style, JSON array)",
+        kind="url",
+        url=_CONTRAQA_URL + "wiki_noisy_1M/queries.json",
+        filename="queries.json",
+        revision=_CONTRAQA_REV,
+        sha256="c6235abbf0627b879797758254dad9401308f625ac9a7d705771706609204273",
+        size=13_103_896,
+        licence="MIT (repository); SQuAD CC BY-SA 4.0",
+        loader="conflicteval.conflictbench.load_contraqa (queries=)",
+        homepage="https://github.com/teacherpeterpan/ContraQA",
+        note="sha256 and size from the repository's Git LFS pointer at the pinned commit",
+    ),
+    DatasetFile(
+        name="conflictingqa",
+        title="ConflictingQA (pickled pandas DataFrame data.pkl)",
+        kind="manual",
+        filename="data.pkl",
+        licence="MIT (repository); web text belongs to its sites",
+        loader="conflicteval conflictbench convert conflictingqa",
+        homepage="https://github.com/AlexWan0/rag-convincingness",
+        instructions=(
+            "ConflictingQA is only on Google Drive (folder 1fU52Jg6wVXCr6J03i0bRy7hA02iVbeS_, "
+            "linked from https://github.com/AlexWan0/rag-convincingness), which needs a browser. "
+            "Download data.pkl, convert it once with 'conflicteval conflictbench convert "
+            "conflictingqa data.pkl --allow-pickle --out conflictingqa.jsonl', then pass that "
+            "file as the path."
+        ),
+    ),
+    DatasetFile(
+        name="macnoise",
+        title="MacNoise eval sets (NQ/TQA_eval_gpt4_dev_256_new_fix.json)",
+        kind="manual",
+        filename="NQ_eval_gpt4_dev_256_new_fix.json",
+        licence="no licence in the repository; NQ CC BY-SA 3.0, TriviaQA Apache-2.0",
+        loader="conflicteval.conflictbench.load_macnoise",
+        homepage="https://github.com/wjdghks950/Discern-and-Answer",
+        instructions=(
+            "The MacNoise eval sets are only on Google Drive (folder "
+            "1icxbi5_9OvNkr4cG5h7NrY4F01Y7amj0, linked from "
+            "https://github.com/wjdghks950/Discern-and-Answer), which needs a browser. Download "
+            "NQ_eval_gpt4_dev_256_new_fix.json or TQA_eval_gpt4_dev_256_new_fix.json and pass it "
+            "as the path."
+        ),
+    ),
+    DatasetFile(
+        name="feverous-dev",
+        title="FEVEROUS dev claims (JSON lines)",
+        kind="url",
+        url="https://fever.ai/download/feverous/feverous_dev_challenges.jsonl",
+        filename="feverous_dev_challenges.jsonl",
+        revision=None,
+        licence="CC BY-SA 3.0 (Wikipedia)",
+        loader="conflicteval.feverous.load_claims",
+        homepage="https://fever.ai/dataset/feverous.html",
+        note=_FEVEROUS_NOTE,
+    ),
+    DatasetFile(
+        name="feverous-train",
+        title="FEVEROUS train claims (JSON lines)",
+        kind="url",
+        url="https://fever.ai/download/feverous/feverous_train_challenges.jsonl",
+        filename="feverous_train_challenges.jsonl",
+        revision=None,
+        licence="CC BY-SA 3.0 (Wikipedia)",
+        loader="conflicteval.feverous.load_claims",
+        homepage="https://fever.ai/dataset/feverous.html",
+        note=_FEVEROUS_NOTE,
+    ),
+    DatasetFile(
+        name="feverous-wikidb",
+        title="FEVEROUS Wikipedia database (zip of feverous_wikiv1.db, about 53 GB unpacked)",
+        kind="url",
+        url="https://fever.ai/download/feverous/feverous-wiki-pages-db.zip",
+        filename="feverous-wiki-pages-db.zip",
+        revision=None,
+        licence="CC BY-SA 3.0 (Wikipedia)",
+        loader="conflicteval feverous verify --db",
+        homepage="https://fever.ai/dataset/feverous.html",
+        instructions="unzip it and pass the .db file with --db",
+        note=_FEVEROUS_NOTE,
+    ),
+)
+
+
+def get_entry(name: str) -> DatasetFile:
+    """The registry entry called ``name``.
+
+    Raises:
+        ConflictEvalError: No such entry (the message lists the names there are).
+    """
+    for entry in REGISTRY:
+        if entry.name == name:
+            return entry
+    names = ", ".join(e.name for e in REGISTRY)
+    raise ConflictEvalError(f"unknown dataset {name!r}; the registry has: {names}")
