@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -19,8 +20,18 @@ def test_fresh_install_runs_help_version_and_demo(tmp_path: Path) -> None:
     venv.EnvBuilder(with_pip=True).create(env_dir)
     bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
     py = bindir / "python"
+    # install from a copy: building in the checkout would leave build/ and
+    # src/conflicteval.egg-info behind (the latter shadows the development install's metadata)
+    source = tmp_path / "source"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv*", "build", "dist", "runs", "*.egg-info", "__pycache__", ".*_cache"
+        ),
+    )
     install = subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", str(REPO)],
+        [str(py), "-m", "pip", "install", "-q", str(source)],
         capture_output=True,
         text=True,
         timeout=900,

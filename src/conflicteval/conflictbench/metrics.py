@@ -72,6 +72,27 @@ def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
+def binary_scores(tp: int, fp: int, fn: int, tn: int) -> dict[str, float | None]:
+    """Precision, recall, F1, accuracy, Acc_conf and Acc_noConf of confusion counts (pure).
+
+    Conflict is the positive class. A ratio with a zero denominator is None;
+    F1 is 0.0 when precision and recall are both defined and both 0.
+    """
+    precision = _ratio(tp, tp + fp)
+    recall = _ratio(tp, tp + fn)
+    f1: float | None = None
+    if precision is not None and recall is not None:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "accuracy": _ratio(tp + tn, tp + fp + fn + tn),
+        "acc_conf": _ratio(tp, tp + fn),
+        "acc_noconf": _ratio(tn, tn + fp),
+    }
+
+
 class DetectionMetrics(BaseModel):
     """Table 2 metrics for one source (or overall), with failure counts.
 
@@ -143,15 +164,8 @@ def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
             m.fn += 1
         else:
             m.tn += 1
-    m.precision = _ratio(m.tp, m.tp + m.fp)
-    m.recall = _ratio(m.tp, m.tp + m.fn)
-    if m.precision is not None and m.recall is not None and (m.precision + m.recall) > 0:
-        m.f1 = 2 * m.precision * m.recall / (m.precision + m.recall)
-    elif m.precision is not None and m.recall is not None:
-        m.f1 = 0.0
-    m.accuracy = _ratio(m.tp + m.tn, m.scored_items)
-    m.acc_conf = _ratio(m.tp, m.tp + m.fn)
-    m.acc_noconf = _ratio(m.tn, m.tn + m.fp)
+    for name, value in binary_scores(m.tp, m.fp, m.fn, m.tn).items():
+        setattr(m, name, value)
     m.relation_total = dict(total)
     m.relation_correct = dict(correct)
     m.relation_accuracy = {r: _ratio(correct[r], total[r]) for r in RELATIONS}

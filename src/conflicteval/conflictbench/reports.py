@@ -59,6 +59,9 @@ PAPER_TABLE3: dict[str, tuple[float, float]] = {
 }
 """The paper's Table 3: mean (CS-C, CS-R) over 100 reports per model × setting."""
 
+REPORT_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 800}
+"""Decoding of report writing: greedy, reports of at most 800 tokens (the paper prints neither)."""
+
 ENTITY_PROMPT = "conflictbench_main_entity"
 
 _AUX = re.compile(
@@ -209,8 +212,8 @@ async def write_and_score(
     model: Any,
     scorer: Any,
     *,
-    max_tokens: int = 800,
-    temperature: float = 0.0,
+    max_tokens: int = REPORT_SETTINGS["max_tokens"],
+    temperature: float = REPORT_SETTINGS["temperature"],
 ) -> dict[str, Any]:
     """Generate one report and score it; the batch result of one task."""
     docs = task.item.to_documents()
@@ -399,7 +402,7 @@ async def arun_reports(
     checkpoint: str | PathLike[str] | None = None,
     concurrency: int = 8,
     progress: bool | None = None,
-    max_tokens: int = 800,
+    max_tokens: int = REPORT_SETTINGS["max_tokens"],
     retry_failed: bool = False,
     restart: bool = False,
 ) -> ReportRun:

@@ -27,12 +27,46 @@ from .parse import claims_list_problem, parse_claims
 from .sentences import split_sentences
 
 __all__ = [
+    "DECOMPOSE_SETTINGS",
     "Decomposer",
     "Decomposition",
     "LLMDecomposer",
     "SentenceDecomposer",
     "WholeResponse",
+    "claims_from_reply",
+    "decompose_prompt",
 ]
+
+DECOMPOSE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024, "seed": 5}
+"""Default decoding of :class:`LLMDecomposer` (a claim list is longer than 250 tokens)."""
+
+
+def decompose_prompt(response: str) -> str:
+    """The paper's Table 6 prompt for ``response`` (pure)."""
+    return prompts.fill(prompts.load_prompt(prompts.DECOMPOSE), report=response)
+
+
+def claims_from_reply(
+    text: str, *, truncated: bool = False, max_claims: int | None = None
+) -> tuple[list[str], str | None]:
+    """Read the claims of a reply to the Table 6 prompt (pure).
+
+    Args:
+        text: The model's reply.
+        truncated: The reply was cut at its token budget (``finish_reason`` "length").
+        max_claims: Keep only the first ``max_claims`` claims (None: all).
+
+    Returns:
+        ``(claims, error)``: ``error`` says why no claim was found (None when some were).
+    """
+    problem = claims_list_problem(text)
+    claims = [] if problem else parse_claims(text)
+    if max_claims is not None:
+        claims = claims[:max_claims]
+    error = problem or (None if claims else "no claims in the decomposition reply")
+    if error and truncated:
+        error += " (reply cut at max_tokens)"
+    return claims, error
 
 
 class Decomposition(BaseModel):
@@ -143,9 +177,9 @@ class LLMDecomposer(_Base):
         self,
         model: Model | str,
         *,
-        max_tokens: int | None = 1024,
-        temperature: float | None = 0.0,
-        seed: int | None = 5,
+        max_tokens: int | None = DECOMPOSE_SETTINGS["max_tokens"],
+        temperature: float | None = DECOMPOSE_SETTINGS["temperature"],
+        seed: int | None = DECOMPOSE_SETTINGS["seed"],
         max_claims: int | None = None,
     ) -> None:
         self.model = get_model(model) if isinstance(model, str) else model
@@ -156,7 +190,7 @@ class LLMDecomposer(_Base):
 
     def prompt(self, response: str) -> str:
         """The Table 6 prompt for ``response``."""
-        return prompts.fill(prompts.load_prompt(prompts.DECOMPOSE), report=response)
+        return decompose_prompt(response)
 
     def _settings(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
@@ -184,13 +218,9 @@ class LLMDecomposer(_Base):
         if not response.strip():
             return Decomposition(claims=[], error="empty response")
         out = await self.model.generate(self.prompt(response), **self._settings())
-        problem = claims_list_problem(out.text)
-        claims = [] if problem else parse_claims(out.text)
-        if self.max_claims is not None:
-            claims = claims[: self.max_claims]
-        error = problem or (None if claims else "no claims in the decomposition reply")
-        if error and out.finish_reason == "length":
-            error += " (reply cut at max_tokens)"
+        claims, error = claims_from_reply(
+            out.text, truncated=out.finish_reason == "length", max_claims=self.max_claims
+        )
         return Decomposition(
             claims=claims, calls=max(1, out.usage.calls), usage=out.usage, error=error, raw=out.text
         )

@@ -38,14 +38,34 @@ from .aggregate import Aggregate, aggregate
 from .parse import Judgement, normalize_label, parse_indexed_labels, parse_judgement
 
 __all__ = [
+    "BATCH_TOKENS_PER_ITEM",
+    "LABEL_SETTINGS",
     "BaseLabeler",
     "LLMLabeler",
     "LabelResult",
     "Labeler",
     "PerClaimLLMLabeler",
     "PerDocumentLLMLabeler",
+    "batch_budget",
     "document_text",
+    "pair_label_from_reply",
+    "pair_prompt",
+    "per_claim_labels_from_reply",
+    "per_claim_prompt",
+    "per_document_labels_from_reply",
+    "per_document_prompt",
 ]
+
+LABEL_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 512, "seed": 5}
+"""Default decoding of one Table 7 call (the JSON carries a snippet and a justification)."""
+
+BATCH_TOKENS_PER_ITEM = 384
+"""Default reply budget per labelled item of the batched prompts."""
+
+
+def batch_budget(n: int, per_item: int = BATCH_TOKENS_PER_ITEM) -> int:
+    """Reply budget of a batched labelling call over ``n`` items: ``per_item * n + 64``."""
+    return per_item * n + 64
 
 
 class LabelResult(BaseModel):
@@ -97,6 +117,37 @@ def document_text(doc: Document) -> str:
 
 def _coerce_docs(documents: Sequence[Any]) -> list[Document]:
     return [Document.coerce(d, i) for i, d in enumerate(documents)]
+
+
+def _numbered(items: Sequence[str]) -> str:
+    return "\n\n".join(f"[{k}] {text}" for k, text in enumerate(items, start=1))
+
+
+def pair_prompt(claim: str, document: Document) -> str:
+    """The paper's Table 7 prompt for one (claim, document) pair (pure)."""
+    return prompts.fill(
+        prompts.load_prompt(prompts.LABEL), claim=claim, document=document_text(document)
+    )
+
+
+def per_document_prompt(claims: Sequence[str], document: Document) -> str:
+    """The project's batched prompt: all claims against one document (pure)."""
+    return prompts.fill(
+        prompts.load_prompt(prompts.LABEL_CLAIMS_PER_DOCUMENT),
+        document=document_text(document),
+        claims=_numbered(claims),
+        n=str(len(claims)),
+    )
+
+
+def per_claim_prompt(claim: str, documents: Sequence[Document]) -> str:
+    """The project's batched prompt: all documents against one claim (pure)."""
+    return prompts.fill(
+        prompts.load_prompt(prompts.LABEL_DOCUMENTS_PER_CLAIM),
+        claim=claim,
+        documents=_numbered([document_text(d) for d in documents]),
+        n=str(len(documents)),
+    )
 
 
 class BaseLabeler:
@@ -203,9 +254,9 @@ class _LLMBase(BaseLabeler):
         model: Model | str,
         *,
         structured: bool = True,
-        max_tokens: int | None = 512,
-        temperature: float | None = 0.0,
-        seed: int | None = 5,
+        max_tokens: int | None = LABEL_SETTINGS["max_tokens"],
+        temperature: float | None = LABEL_SETTINGS["temperature"],
+        seed: int | None = LABEL_SETTINGS["seed"],
     ) -> None:
         self.model = _resolve(model)
         self.structured = structured
@@ -252,6 +303,36 @@ class _LLMBase(BaseLabeler):
         return f"{type(self).__name__}({self.model.name!r})"
 
 
+def pair_label_from_reply(
+    i: int, j: int, text: str, *, parsed: Any = None, parse_error: str | None = None
+) -> PairLabel:
+    """Read one reply to the Table 7 prompt into the label of pair (claim ``i``, document ``j``).
+
+    Pure. A reply with no single label gives a failed pair (``label`` None,
+    ``error`` and ``raw`` set), never IRRELEVANT.
+
+    Args:
+        i: Claim index.
+        j: Document index.
+        text: The reply text.
+        parsed: The reply already validated as a :class:`PairReply` (structured
+            output), if it was; else the text is parsed by
+            :func:`~conflicteval.conflictscore.parse_judgement`.
+        parse_error: Why structured validation failed, added to a failed pair's error.
+    """
+    if isinstance(parsed, PairReply):
+        judgement = Judgement(
+            label=normalize_label(parsed.answer),
+            snippet=parsed.document_snippet,
+            reasoning=parsed.reasoning,
+        )
+    else:
+        judgement = parse_judgement(text)
+        if judgement.label is None and parse_error:
+            judgement.problem = f"{judgement.problem}; {parse_error}"
+    return _pair(i, j, judgement, text)
+
+
 def _pair(i: int, j: int, judgement: Judgement, raw: str | None) -> PairLabel:
     """A PairLabel from a judgement; the raw reply is kept only for a failed pair."""
     if judgement.label is None:
@@ -294,9 +375,7 @@ class LLMLabeler(_LLMBase):
 
     def prompt(self, claim: str, document: Document) -> str:
         """The Table 7 prompt for one pair."""
-        return prompts.fill(
-            prompts.load_prompt(prompts.LABEL), claim=claim, document=document_text(document)
-        )
+        return pair_prompt(claim, document)
 
     def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
         """One call per (claim, document)."""
@@ -314,18 +393,8 @@ class LLMLabeler(_LLMBase):
         )
         if out is None:
             return PairLabel(claim_index=i, doc_index=j, error=error), calls, Usage()
-        if isinstance(out.parsed, PairReply):
-            parsed = out.parsed
-            judgement = Judgement(
-                label=normalize_label(parsed.answer),
-                snippet=parsed.document_snippet,
-                reasoning=parsed.reasoning,
-            )
-        else:
-            judgement = parse_judgement(out.text)
-            if judgement.label is None and out.parse_error:
-                judgement.problem = f"{judgement.problem}; {out.parse_error}"
-        return _pair(i, j, judgement, out.text), calls, out.usage
+        pair = pair_label_from_reply(i, j, out.text, parsed=out.parsed, parse_error=out.parse_error)
+        return pair, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
         """Label every pair with one call each (concurrency bounded by the model)."""
@@ -344,20 +413,49 @@ class LLMLabeler(_LLMBase):
         return LabelResult(pairs=pairs, calls=calls, usage=usage)
 
 
-def _numbered(items: Sequence[str]) -> str:
-    return "\n\n".join(f"[{k}] {text}" for k, text in enumerate(items, start=1))
+def _indexed_judgements(
+    text: str, n: int, parsed: Any = None, parse_error: str | None = None
+) -> dict[int, Judgement]:
+    source = (
+        json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False)
+        if isinstance(parsed, BatchReply)
+        else text
+    )
+    result = parse_indexed_labels(source, n)
+    if result.error and parse_error:
+        for j in result.labels.values():
+            j.problem = f"{j.problem}; {parse_error}"
+    return result.labels
 
 
-def _indexed_judgements(out: Completion, n: int) -> tuple[dict[int, Judgement], str]:
-    if isinstance(out.parsed, BatchReply):
-        text = json.dumps(out.parsed.model_dump(mode="json"), ensure_ascii=False)
-    else:
-        text = out.text
-    parsed = parse_indexed_labels(text, n)
-    if parsed.error and out.parse_error:
-        for j in parsed.labels.values():
-            j.problem = f"{j.problem}; {out.parse_error}"
-    return parsed.labels, out.text
+def per_document_labels_from_reply(
+    j: int, n_claims: int, text: str, *, parsed: Any = None, parse_error: str | None = None
+) -> list[PairLabel]:
+    """Read a reply to :func:`per_document_prompt` into column ``j`` (one label per claim).
+
+    Pure. Labels are matched to claims by their index; a missing, duplicated
+    or out-of-range index fails only the pairs concerned.
+
+    Args:
+        j: Document index.
+        n_claims: Claims in the prompt.
+        text: The reply text.
+        parsed: The reply already validated as a :class:`BatchReply`, if it was.
+        parse_error: Why structured validation failed, added to failed pairs' errors.
+    """
+    judgements = _indexed_judgements(text, n_claims, parsed, parse_error)
+    return [_pair(i, j, judgements[i], text) for i in range(n_claims)]
+
+
+def per_claim_labels_from_reply(
+    i: int, n_documents: int, text: str, *, parsed: Any = None, parse_error: str | None = None
+) -> list[PairLabel]:
+    """Read a reply to :func:`per_claim_prompt` into row ``i`` (one label per document).
+
+    Pure; as :func:`per_document_labels_from_reply`, matched by document index.
+    """
+    judgements = _indexed_judgements(text, n_documents, parsed, parse_error)
+    return [_pair(i, j, judgements[j], text) for j in range(n_documents)]
 
 
 class PerDocumentLLMLabeler(_LLMBase):
@@ -376,22 +474,17 @@ class PerDocumentLLMLabeler(_LLMBase):
     prompt_name = prompts.LABEL_CLAIMS_PER_DOCUMENT
 
     def __init__(
-        self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any
+        self, model: Model | str, *, max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM, **kwargs: Any
     ) -> None:
         super().__init__(model, **kwargs)
         self.max_tokens_per_item = max_tokens_per_item
 
     def prompt(self, claims: Sequence[str], document: Document) -> str:
         """The batched prompt for one document."""
-        return prompts.fill(
-            prompts.load_prompt(prompts.LABEL_CLAIMS_PER_DOCUMENT),
-            document=document_text(document),
-            claims=_numbered(claims),
-            n=str(len(claims)),
-        )
+        return per_document_prompt(claims, document)
 
     def _budget(self, n: int) -> int:
-        return self.max_tokens_per_item * n + 64
+        return batch_budget(n, self.max_tokens_per_item)
 
     def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
         """One call per document."""
@@ -413,8 +506,10 @@ class PerDocumentLLMLabeler(_LLMBase):
         if out is None:
             failed = [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)]
             return failed, calls, Usage()
-        judgements, raw = _indexed_judgements(out, n)
-        return [_pair(i, j, judgements[i], raw) for i in range(n)], calls, out.usage
+        column = per_document_labels_from_reply(
+            j, n, out.text, parsed=out.parsed, parse_error=out.parse_error
+        )
+        return column, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
         """One call per document; labels matched to claims by index."""
@@ -450,22 +545,17 @@ class PerClaimLLMLabeler(_LLMBase):
     prompt_name = prompts.LABEL_DOCUMENTS_PER_CLAIM
 
     def __init__(
-        self, model: Model | str, *, max_tokens_per_item: int = 384, **kwargs: Any
+        self, model: Model | str, *, max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM, **kwargs: Any
     ) -> None:
         super().__init__(model, **kwargs)
         self.max_tokens_per_item = max_tokens_per_item
 
     def prompt(self, claim: str, documents: Sequence[Document]) -> str:
         """The batched prompt for one claim."""
-        return prompts.fill(
-            prompts.load_prompt(prompts.LABEL_DOCUMENTS_PER_CLAIM),
-            claim=claim,
-            documents=_numbered([document_text(d) for d in documents]),
-            n=str(len(documents)),
-        )
+        return per_claim_prompt(claim, documents)
 
     def _budget(self, n: int) -> int:
-        return self.max_tokens_per_item * n + 64
+        return batch_budget(n, self.max_tokens_per_item)
 
     def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
         """One call per claim."""
@@ -488,8 +578,10 @@ class PerClaimLLMLabeler(_LLMBase):
         if out is None:
             failed = [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)]
             return failed, calls, Usage()
-        judgements, raw = _indexed_judgements(out, n)
-        return [_pair(i, j, judgements[j], raw) for j in range(n)], calls, out.usage
+        row = per_claim_labels_from_reply(
+            i, n, out.text, parsed=out.parsed, parse_error=out.parse_error
+        )
+        return row, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
         """One call per claim; labels matched to documents by index."""

@@ -55,6 +55,16 @@ def map_label(label: Verdict, template: str) -> Verdict:
     return label
 
 
+def judge_messages(question: str, answers: Sequence[str], response: str) -> list[dict[str, str]]:
+    """The judge's messages for one response (pure).
+
+    The paper's layout: an empty system message, then the judge prompt
+    (:func:`~conflicteval.wikicontradict.verdict.judge_prompt`) as the user turn.
+    """
+    prompt = judge_prompt(question, list(answers), response)
+    return [{"role": "system", "content": ""}, {"role": "user", "content": prompt}]
+
+
 class Judgement(BaseModel):
     """One graded response.
 
@@ -71,6 +81,34 @@ class Judgement(BaseModel):
     comment: str
     raw: str | None = None
     judge: str
+
+
+NO_VERDICT = "no readable 'evaluation:' label in the judge's reply"
+"""Why a judge reply without a readable final label is a failure."""
+
+
+def judgement_from_reply(reply: str, template: str = "5", judge: str = "") -> Judgement:
+    """Read a judge reply into a :class:`Judgement` (pure).
+
+    Args:
+        reply: The judge model's reply.
+        template: The template the graded response answered (for :func:`map_label`).
+        judge: The judge's name, recorded in the Judgement.
+
+    Raises:
+        ParseFailure: The reply has no readable final label (raw kept); no
+            verdict is ever guessed.
+    """
+    label = parse_verdict(reply)
+    if label is None:
+        raise ParseFailure(NO_VERDICT, raw=reply)
+    return Judgement(
+        label=map_label(label, template),
+        judge_label=label,
+        comment=parse_comment(reply),
+        raw=reply,
+        judge=judge,
+    )
 
 
 class Judge:
@@ -113,9 +151,8 @@ class Judge:
         The paper's layout: an empty system message, then the judge prompt as
         the user turn.
         """
-        prompt = judge_prompt(question, list(answers), response)
         return PlannedCall(
-            [{"role": "system", "content": ""}, {"role": "user", "content": prompt}],
+            judge_messages(question, answers, response),
             {**self.settings, "prompt_version": self.version},
         )
 
@@ -147,16 +184,7 @@ class Judge:
             )
         call = self.planned_call(question, answers, response)
         out = await self.model.generate(call.messages, **call.settings)
-        label = parse_verdict(out.text)
-        if label is None:
-            raise ParseFailure("no readable 'evaluation:' label in the judge's reply", raw=out.text)
-        return Judgement(
-            label=map_label(label, template),
-            judge_label=label,
-            comment=parse_comment(out.text),
-            raw=out.text,
-            judge=self.name,
-        )
+        return judgement_from_reply(out.text, template, self.name)
 
     def grade_sync(
         self, question: str, answers: Sequence[str], response: str, template: str = "5"

@@ -1,0 +1,45 @@
+"""Inspect AI integration: conflicteval's tasks and scorers inside ``inspect eval``.
+
+Needs the ``inspect`` extra (``pip install 'conflicteval[inspect]'``). The
+components are registered through the ``inspect_ai`` entry-point group, so
+they resolve as ``conflicteval/<name>`` from the ``inspect`` command line and
+from :func:`inspect_ai.eval`:
+
+* tasks :func:`wikicontradict` and :func:`conflictbench`;
+* scorers :func:`wikicontradict_judge` and :func:`conflict_score`;
+* metrics :func:`verdict_shares` and :func:`conflict_detection`.
+
+The adapter only translates between Inspect's types and the library's prompt
+builders, reply parsers and metrics; model calls go through Inspect's model
+(its cache, batch mode and connection limits). See ``docs/inspect.md``.
+"""
+
+from __future__ import annotations
+
+from conflicteval.errors import require
+
+require("inspect_ai", "inspect")
+
+from conflicteval.inspect._conflictscore import (  # noqa: E402
+    conflict_detection,
+    conflict_score,
+    conflictbench,
+    conflictbench_dataset,
+)
+from conflicteval.inspect._wikicontradict import (  # noqa: E402
+    verdict_shares,
+    wikicontradict,
+    wikicontradict_dataset,
+    wikicontradict_judge,
+)
+
+__all__ = [
+    "conflict_detection",
+    "conflict_score",
+    "conflictbench",
+    "conflictbench_dataset",
+    "verdict_shares",
+    "wikicontradict",
+    "wikicontradict_dataset",
+    "wikicontradict_judge",
+]

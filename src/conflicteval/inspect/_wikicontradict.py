@@ -1,0 +1,298 @@
+"""The WikiContradict task and the paper's judge as an Inspect scorer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import Model, get_model
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    metric,
+    scorer,
+)
+from inspect_ai.solver import TaskState, generate
+
+from conflicteval.data import DatasetUnavailable, DataSource, resolve
+from conflicteval.errors import ParseFailure
+from conflicteval.wikicontradict.data import add_revisions, load_revisions, load_wikicontradict
+from conflicteval.wikicontradict.generate import PAPER_SETTINGS
+from conflicteval.wikicontradict.instance import WikiContradictInstance
+from conflicteval.wikicontradict.judge import (
+    JUDGE_SETTINGS,
+    NO_VERDICT,
+    judge_messages,
+    judgement_from_reply,
+)
+from conflicteval.wikicontradict.report import SUBSETS, LabelledRow, report_from_rows
+from conflicteval.wikicontradict.templates import TemplateSet, default_templates, render
+from conflicteval.wikicontradict.verdict import VERDICTS
+
+from ._common import (
+    SampleError,
+    chat_messages,
+    generate_config,
+    sample_name,
+    unscored_metadata,
+)
+
+HF_DATASET = "ibm-research/Wikipedia_contradict_benchmark"
+"""The Hugging Face dataset holding the WikiContradict release."""
+
+HF_FILE = "WikiContradict_dataset_v1_rag_qa.csv"
+"""The release file the loaders read (any of the three layouts works)."""
+
+
+def _load(data: str | Path | None) -> tuple[list[WikiContradictInstance], DataSource]:
+    """The instances and the provenance of the file they came from.
+
+    ``data=None`` fetches the pinned release by its registry name (``wikicontradict``),
+    verified against its sha256; when it is not cached and cannot be fetched, the
+    error says where to get the file and how to pass it.
+    """
+    try:
+        source = resolve(data, "wikicontradict")
+    except DatasetUnavailable as exc:
+        raise DatasetUnavailable(
+            f"{exc}\nFor the Inspect task: download {HF_FILE} from the Hugging Face dataset "
+            f"{HF_DATASET} (https://huggingface.co/datasets/{HF_DATASET}) and pass "
+            "data=PATH in Python, or -T data=PATH on the inspect command line "
+            "(the CSV, the nested JSON and Label Studio exports all load)"
+        ) from exc
+    return load_wikicontradict(source.path), source
+
+
+def wikicontradict_dataset(
+    data: str | Path | None,
+    template: str = "5",
+    *,
+    revised: str | Path | None = None,
+    templates: str | Path | TemplateSet | None = None,
+) -> MemoryDataset:
+    """WikiContradict as an Inspect dataset: one sample per instance for one template.
+
+    Args:
+        data: The release file (CSV, nested JSON or Label Studio export); None:
+            the pinned official CSV, fetched once by its registry name
+            (``conflicteval data fetch wikicontradict``) and verified.
+        template: ``"1"`` … ``"5"`` or ``"5.1"`` … ``"5.4"``.
+        revised: A file of revised passages (templates 5.3/5.4), see
+            :func:`~conflicteval.wikicontradict.load_revisions`.
+        templates: A template override file or TemplateSet (default: the shipped one).
+
+    Returns:
+        Samples whose input is the rendered template (the paper's messages: an
+        empty system turn, then the prompt), target the gold answers the
+        template expects, and metadata the instance id, contradiction type,
+        question, answers, template, template version and the two passages as
+        ``documents`` (so ``conflict_score`` can score the responses too).
+
+    Raises:
+        DatasetUnavailable: No data given and the pinned file is neither cached nor
+            fetchable (the message says where to get it and how to pass it).
+        DataError: A malformed data or revisions file (names file, row, field).
+        MissingRevisedPassages: Template 5.3/5.4 for an instance without revisions.
+    """
+    return _dataset(data, template, revised, templates)[0]
+
+
+def _dataset(
+    data: str | Path | None,
+    template: str,
+    revised: str | Path | None,
+    templates: str | Path | TemplateSet | None,
+) -> tuple[MemoryDataset, DataSource]:
+    instances, source = _load(data)
+    if revised is not None:
+        instances = add_revisions(instances, load_revisions(revised))
+    tset = (
+        templates
+        if isinstance(templates, TemplateSet)
+        else TemplateSet.from_file(templates)
+        if templates is not None
+        else default_templates()
+    )
+    samples = []
+    for inst in instances:
+        r = render(inst, str(template), tset)
+        samples.append(
+            Sample(
+                id=inst.id,
+                input=chat_messages(r.messages),
+                target=list(r.answers),
+                metadata={
+                    "instance_id": inst.id,
+                    "contradiction_type": inst.contradiction_type,
+                    "question": inst.question,
+                    "answers": list(r.answers),
+                    "template": r.template,
+                    "template_version": r.template_version,
+                    # the two passages, so conflict_score can re-score the responses
+                    "documents": [
+                        {"id": "passage_1", "text": inst.passage_1},
+                        {"id": "passage_2", "text": inst.passage_2},
+                    ],
+                },
+            )
+        )
+    dataset = MemoryDataset(
+        samples, name=f"{source.path.name} (template {template})", location=str(source.path)
+    )
+    return dataset, source
+
+
+@metric(scores="unreduced")
+def verdict_shares() -> Metric:
+    """Share of each verdict, overall and per contradiction type (the paper's Table 2 columns).
+
+    Keys ``correct``, ``partially_correct``, ``incorrect`` and the same
+    prefixed with ``explicit_`` / ``implicit_``, as fractions of the graded
+    samples of the group (the library's report aggregates them). Unscored
+    samples (no readable verdict) are left out by Inspect and counted as
+    unscored beside the metrics. A group without samples has no keys.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        rows = []
+        for s in scores:
+            value = s.score.value
+            if value not in VERDICTS:
+                raise ValueError(
+                    f"{sample_name(s.sample_id)}: verdict_shares needs a verdict "
+                    f"({', '.join(VERDICTS)}), got {value!r}"
+                )
+            meta = s.sample_metadata or {}
+            rows.append(
+                LabelledRow(
+                    model="",
+                    template="",
+                    instance_id=str(s.sample_id),
+                    contradiction_type=str(meta.get("contradiction_type", "")),
+                    label=value,
+                )
+            )
+        out: dict[str, float] = {}
+        if not rows:
+            return out
+        report = report_from_rows(rows)
+        for subset in SUBSETS:
+            cell = report.cell("", "", subset)
+            for verdict in VERDICTS:
+                pct = cell.pct(verdict)
+                if pct is None:
+                    continue
+                key = verdict.replace(" ", "_")
+                out[key if subset == "all" else f"{subset}_{key}"] = pct / 100.0
+        return out
+
+    return compute
+
+
+def _judge_inputs(state: TaskState, target: Target) -> tuple[str, list[str], str]:
+    meta = state.metadata or {}
+    question = meta.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise SampleError(
+            f"{sample_name(state.sample_id)}: wikicontradict_judge needs the question in "
+            "the sample metadata ('question')"
+        )
+    answers = [a for a in target.target if a.strip()] or list(meta.get("answers") or [])
+    if not answers:
+        raise SampleError(
+            f"{sample_name(state.sample_id)}: wikicontradict_judge needs the gold answers "
+            "(the sample target, or 'answers' in the metadata)"
+        )
+    return question, answers, str(meta.get("template", "5"))
+
+
+@scorer(metrics=[verdict_shares()])
+def wikicontradict_judge(
+    model: str | Model | None = None, model_role: str | None = "grader"
+) -> Scorer:
+    """The paper's judge (WikiContradictEval): the 8-shot prompt, parsed by the library.
+
+    Args:
+        model: The judge model (default: the model bound to ``model_role``,
+            else the evaluated model).
+        model_role: The Inspect model role of the judge (``--model-role grader=...``).
+
+    ``Score.value`` is ``"correct"``, ``"partially correct"`` or
+    ``"incorrect"`` (for templates 2 and 3 "partially correct" is reported as
+    "correct", as the paper does); the explanation is the judge's comment. A
+    reply with no readable verdict, or an empty response, is unscored
+    (``Score.unscored``) with the reason, never given a verdict.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        question, answers, template = _judge_inputs(state, target)
+        response = state.output.completion
+        if not response.strip():
+            return Score.unscored(
+                answer=response,
+                explanation="empty response: not graded",
+                metadata=unscored_metadata("no_response", template=template),
+            )
+        judge = get_model(model, role=model_role)
+        out = await judge.generate(
+            chat_messages(judge_messages(question, answers, response)),
+            config=generate_config(JUDGE_SETTINGS),
+        )
+        reply = out.completion
+        try:
+            judgement = judgement_from_reply(reply, template, str(judge))
+        except ParseFailure:
+            return Score.unscored(
+                answer=response,
+                explanation=f"{NO_VERDICT}: {reply[:500]!r}",
+                metadata=unscored_metadata("grader_failed", raw=reply, template=template),
+            )
+        return Score(
+            value=judgement.label,
+            answer=response,
+            explanation=judgement.comment,
+            metadata={
+                "judge_label": judgement.judge_label,
+                "template": template,
+                "raw": reply,
+            },
+        )
+
+    return score
+
+
+@task
+def wikicontradict(
+    template: str = "5",
+    data: str | None = None,
+    revised: str | None = None,
+    templates: str | None = None,
+    judge: str | None = None,
+) -> Task:
+    """WikiContradict (Hou et al., 2024): one template over every instance, judged as in the paper.
+
+    Args:
+        template: ``"1"`` … ``"5"`` or ``"5.1"`` … ``"5.4"``.
+        data: The release file (``WikiContradict_dataset_v1_rag_qa.csv`` from the
+            Hugging Face dataset ``ibm-research/Wikipedia_contradict_benchmark``,
+            or a nested JSON / Label Studio export). None: the pinned official
+            CSV, fetched by name through the dataset registry.
+        revised: Revised passages for templates 5.3/5.4.
+        templates: A JSON file of template overrides.
+        judge: The judge model (default: the ``grader`` role, else the evaluated model).
+
+    The evaluated model decodes as in the paper (temperature 0, at most 250
+    new tokens, seed 5); ``--temperature`` etc. on the command line override it.
+    """
+    dataset, source = _dataset(data, str(template), revised, templates)
+    return Task(
+        dataset=dataset,
+        solver=generate(),
+        scorer=wikicontradict_judge(model=judge),
+        config=generate_config(PAPER_SETTINGS),
+        metadata={"template": str(template), "data": source.to_dict()},
+    )
