@@ -10,6 +10,14 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# Third-party evaluation harnesses (optional extras ragas and deepeval) stay offline in tests:
+# no usage telemetry, no .env loading, no "inspect the run" prompt. Set before they are imported.
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"
+os.environ["DEEPEVAL_TELEMETRY_OPT_OUT"] = "YES"
+os.environ["DEEPEVAL_DISABLE_DOTENV"] = "1"
+os.environ["DEEPEVAL_NO_INSPECT_PROMPT"] = "1"
+os.environ.pop("CONFIDENT_API_KEY", None)
+
 
 def shared_data_dir() -> Path:
     """Where the real public sample files live (``../shared/data`` beside the checkout)."""

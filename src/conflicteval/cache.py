@@ -18,6 +18,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -363,6 +364,23 @@ class ResponseCache:
                 self._trouble(exc, "store")
                 if not _is_corrupt(exc) or self.mode != "read-write":
                     return
+
+    def put_many(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
+        """Store many ``(key, model, value)`` rows in one transaction; returns the count."""
+        now = time.time()
+        data = [(k, m, canonical_json(v), now) for k, m, v in rows]
+        conn = self._connect()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(
+                "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
+                data,
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return len(data)
 
     def info(self) -> dict[str, Any]:
         """Path, mode, number of entries, entries per model and size on disk."""

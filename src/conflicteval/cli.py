@@ -23,6 +23,7 @@ AREAS = (
     "conflicteval.wikicontradict.cli",
     "conflicteval.conflictbench.cli",
     "conflicteval.feverous.cli",
+    "conflicteval.executors.batch_cli",
     "conflicteval.data.cli",
 )
 

@@ -10,7 +10,8 @@ with :func:`finish`: counts of ok / failed items, the most common failure
 reasons with an example each, token usage, and the exit status.
 
 Exit status of every command: 0 when every item was scored, 1 when some (or
-all) failed (they are kept and counted), 2 for a usage or input error.
+all) failed (they are kept and counted), 2 for a usage or input error, 3 when
+calls wait for batch results (``--batch-export``, :func:`add_batch_options`).
 
 To add an option to every command, add it here (and read it in
 :func:`model_options` or :func:`run_options`).
@@ -27,7 +28,9 @@ from conflicteval.errors import UsageError
 __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
+    "EXIT_PENDING",
     "EXIT_USAGE",
+    "add_batch_options",
     "add_model_options",
     "add_run_options",
     "executor_from_args",
@@ -42,6 +45,8 @@ __all__ = [
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_PENDING = 3
+"""Batch export: calls wait for batch results; import them and run the command again."""
 
 SPEC_HELP = (
     "model spec: openai/<model> (OpenAI, or any OpenAI-compatible server with --base-url); "
@@ -174,6 +179,23 @@ def _add_executor_options(group: argparse._ArgumentGroup) -> None:
     )
 
 
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--batch-export FILE`` to a model-calling command.
+
+    Wrap the command's function with
+    :func:`conflicteval.executors.batch_cli.batch_command`, which runs it in
+    export mode and exits 3 while calls wait for batch results.
+    """
+    parser.add_argument(
+        "--batch-export",
+        metavar="FILE",
+        default=None,
+        help="call no model: write the calls the cache cannot answer to FILE as OpenAI Batch "
+        "API / vllm run-batch requests, then exit 3; import the results with "
+        "'conflicteval batch import' and run the command again (see docs/batch.md)",
+    )
+
+
 def model_options(
     args: argparse.Namespace, spec: str | None = None, **extra: Any
 ) -> dict[str, Any]:
@@ -207,7 +229,8 @@ def model_from_args(
         args: The parsed arguments.
         spec: The model spec (default: ``args.model``).
         check_key: Refuse at once when the model is OpenAI's API and no key is
-            set (default: unless ``args.dry_run``, which calls nothing).
+            set (default: unless ``args.dry_run`` or ``args.batch_export``, which call
+            nothing).
         **extra: Further :func:`~conflicteval.get_model` options (``max_concurrency``).
 
     Raises:
@@ -219,8 +242,8 @@ def model_from_args(
     if not spec:
         raise UsageError("no model given (--model SPEC)")
     model = get_model(spec, **model_options(args, spec, **extra))
-    if check_key is None:
-        check_key = not getattr(args, "dry_run", False)
+    if check_key is None:  # a dry run or a batch export sends nothing, so needs no key
+        check_key = not getattr(args, "dry_run", False) and not getattr(args, "batch_export", None)
     if check_key and getattr(model.provider, "needs_key", False):
         from conflicteval.models.openai_provider import MISSING_KEY
 
@@ -280,7 +303,7 @@ def finish(
     out = stream if stream is not None else sys.stderr
     print(result.report(what, limit=limit), file=out)
     counts = result.counts
-    if counts["total"] and not counts["ok"]:
+    if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
     return exit_status(counts)
 

@@ -37,6 +37,10 @@ class DryRunReport:
     tokens_estimated: bool = True
     tokenizer: str = "chars/4 estimate"
     notes: list[str] = field(default_factory=list)
+    uncached_prompt_tokens: int = 0
+    """Prompt tokens of the calls to send (what a run would pay for)."""
+    max_completion_tokens: int | None = 0
+    """Most completion tokens the calls to send may cost (None: some set no max_tokens)."""
 
     @property
     def uncached(self) -> int:
@@ -51,9 +55,57 @@ class DryRunReport:
             f"{self.uncached} to send; "
             f"{self.prompt_tokens} prompt tokens ({kind}, {self.tokenizer})"
         )
+        cost = self.cost_text()
+        if cost:
+            text += f"\n{cost}"
         for note in self.notes:
             text += f"\nnote: {note}"
         return text
+
+    def cost(self) -> dict[str, float | None] | None:
+        """Estimated dollars of the calls to send, online and by batch (None: no price).
+
+        ``*_prompt`` are the prompt tokens' cost; ``*_completion_max`` the most the
+        completions can cost (None when some call sets no ``max_tokens``).
+        """
+        from conflicteval import pricing
+
+        price = pricing.lookup(self.model)
+        if price is None:
+            return None
+        out: dict[str, float | None] = {}
+        for kind, batch in (("online", False), ("batch", True)):
+            out[f"{kind}_prompt"] = price.cost(self.uncached_prompt_tokens, 0, batch=batch)
+            out[f"{kind}_completion_max"] = (
+                None
+                if self.max_completion_tokens is None
+                else price.cost(0, self.max_completion_tokens, batch=batch)
+            )
+        return out
+
+    def cost_text(self) -> str:
+        """The cost line of :meth:`summary` (empty when nothing is to be sent)."""
+        from conflicteval import pricing
+
+        if not self.uncached:
+            return ""
+        cost = self.cost()
+        if cost is None:
+            return f"note: {pricing.missing_note(self.model)}"
+        usd = pricing.format_usd
+        text = (
+            f"estimated cost of the {self.uncached} calls to send: prompts "
+            f"{usd(cost['online_prompt'] or 0)} online, {usd(cost['batch_prompt'] or 0)} by batch"
+        )
+        if cost["online_completion_max"] is None:
+            text += "; completions not bounded (no max_tokens)"
+        else:
+            text += (
+                f"; completions at most {usd(cost['online_completion_max'])} online, "
+                f"{usd(cost['batch_completion_max'] or 0)} by batch "
+                f"({self.max_completion_tokens} tokens)"
+            )
+        return text + f" ({pricing.source_note()})"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -66,6 +118,9 @@ class DryRunReport:
             "tokens_estimated": self.tokens_estimated,
             "tokenizer": self.tokenizer,
             "notes": list(self.notes),
+            "uncached_prompt_tokens": self.uncached_prompt_tokens,
+            "max_completion_tokens": self.max_completion_tokens,
+            "cost_usd": self.cost(),
         }
 
 
@@ -103,9 +158,15 @@ def dry_run(model: Model, calls: Iterable[PlannedCall], notes: Iterable[str] = (
         report.tokenizer = tok[1]
     for call in calls:
         report.calls += 1
+        tokens = estimate_prompt_tokens(call.messages, tok[0] if tok is not None else None)
+        report.prompt_tokens += tokens
         if model.is_cached(call.messages, **call.settings):
             report.cached += 1
-        report.prompt_tokens += estimate_prompt_tokens(
-            call.messages, tok[0] if tok is not None else None
-        )
+            continue
+        report.uncached_prompt_tokens += tokens
+        limit = call.settings.get("max_tokens", 250)  # the model layer's default
+        if limit is None or report.max_completion_tokens is None:
+            report.max_completion_tokens = None
+        else:
+            report.max_completion_tokens += int(limit)
     return report

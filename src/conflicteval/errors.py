@@ -128,6 +128,27 @@ class ParseFailure(ConflictEvalError):
         self.raw = raw
 
 
+class PendingCall(ConflictEvalError):
+    """A model call that waits for a batch result (batch export mode).
+
+    Raised by :meth:`conflicteval.models.Model.generate` on a cache miss while
+    a batch export is active: the request has been recorded for the batch
+    file, and the item that made it cannot finish in this round. The runner
+    counts such an item as ``pending`` and leaves it out of the checkpoint, so
+    the next run (after the results are imported) does it again. It is not a
+    :class:`ModelError`: no workflow may record it as a failed call.
+
+    Attributes:
+        custom_id: The request's id in the batch file (its cache key).
+        model: The model the call is for (``provider/model``).
+    """
+
+    def __init__(self, custom_id: str, model: str) -> None:
+        super().__init__(f"{model}: call {custom_id[:12]} waits for a batch result")
+        self.custom_id = custom_id
+        self.model = model
+
+
 class MissingDependency(ConflictEvalError, ImportError):
     """An optional dependency is not installed; the message says what to install."""
 

@@ -31,6 +31,7 @@ from conflicteval.errors import (
     ConflictEvalError,
     ModelError,
     ParseFailure,
+    PendingCall,
 )
 from conflicteval.models.core import usage_scope
 from conflicteval.types import Status, Usage
@@ -45,7 +46,8 @@ class Record(BaseModel):
 
     Attributes:
         id: The item's id.
-        status: ``ok``, ``parse_error`` or ``model_error``.
+        status: ``ok``, ``parse_error``, ``model_error``, or ``pending`` (waiting
+            for a batch result; never written to the checkpoint).
         result: The item function's (JSON-serialisable) result when ``ok``.
         error: The reason when not ``ok``.
         raw: The raw model text behind a parse failure, if any.
@@ -80,10 +82,12 @@ class BatchResult(BaseModel):
 
     @property
     def counts(self) -> dict[str, int]:
-        """Items per status, plus ``total``."""
-        counts = {"ok": 0, "parse_error": 0, "model_error": 0}
+        """Items per status, plus ``total`` (``pending`` only when some are)."""
+        counts = {"ok": 0, "parse_error": 0, "model_error": 0, "pending": 0}
         for r in self.records:
             counts[r.status] += 1
+        if not counts["pending"]:  # only batch export leaves items pending
+            del counts["pending"]
         counts["total"] = len(self.records)
         return counts
 
@@ -101,9 +105,11 @@ class BatchResult(BaseModel):
         """One line: counts per status, resumed items, calls (cut-off replies) and tokens."""
         c = self.counts
         u = self.usage
+        n = c.get("pending", 0)
+        pending = f", {n} pending" if n else ""  # waiting for batch results
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
-            f"{c['model_error']} model errors ({self.resumed} resumed from checkpoint); "
+            f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint); "
             f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
             f"executor {self.executor}"
@@ -571,6 +577,10 @@ async def run_batch(
     def emit(rec: Record, line: str) -> None:
         if fatal.error is not None:
             raise _Stop  # not written: a re-run does this item again
+        if rec.status == "pending":  # never checkpointed: the next round runs it again
+            results[rec.id] = rec
+            bar.update(1)
+            return
         writer.write(line)
         results[rec.id] = rec
         bar.update(1)
@@ -621,6 +631,8 @@ async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> 
             )
         except ModelError as exc:
             rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
+        except PendingCall as exc:  # batch export: done in a later round, not a failure
+            rec = Record(id=item_id, status="pending", error=str(exc), usage=usage)
         except asyncio.CancelledError as exc:
             cancelling = getattr(asyncio.current_task(), "cancelling", None)
             if cancelling is None or cancelling():

@@ -15,8 +15,8 @@ Relation = Literal["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
 
 RELATIONS: tuple[Relation, ...] = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
 
-Status = Literal["ok", "parse_error", "model_error"]
-"""How one item of a batch ended."""
+Status = Literal["ok", "parse_error", "model_error", "pending"]
+"""How one item of a batch ended (``pending``: waiting for a batch result)."""
 
 Message = dict[str, str]
 """One chat message: ``{"role": "user", "content": "..."}``."""

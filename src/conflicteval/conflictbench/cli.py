@@ -31,6 +31,7 @@ from typing import Any
 from conflicteval._atomic import atomic_write_text
 from conflicteval.cli_common import (
     SPEC_HELP,
+    add_batch_options,
     add_model_options,
     add_run_options,
     finish,
@@ -39,6 +40,7 @@ from conflicteval.cli_common import (
 )
 from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.errors import UsageError
+from conflicteval.executors.batch_cli import batch_command
 
 __all__ = ["register"]
 
@@ -106,7 +108,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         concurrency_help="claims written at once",
     )
     add_run_options(build)
-    build.set_defaults(func=_build)
+    add_batch_options(build)
+    build.set_defaults(func=batch_command(_build))
 
     det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
     det.add_argument("--items", required=True, help="ConflictBench JSONL (from 'build')")
@@ -124,7 +127,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _plain_json_arg(det)
     add_model_options(det, what="labeler model")
     add_run_options(det)
-    det.set_defaults(func=_detect)
+    add_batch_options(det)
+    det.set_defaults(func=batch_command(_detect))
 
     rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
     rep.add_argument("--out", default=None, help="the detection output directory")
@@ -169,7 +173,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_model_options(reports, what=None, concurrency_help="reports in flight at once")
     add_run_options(reports)
     _scorer_args(reports)
-    reports.set_defaults(func=_reports)
+    add_batch_options(reports)
+    reports.set_defaults(func=batch_command(_reports))
 
     regen = subparsers.add_parser(
         "regenerate",
@@ -209,7 +214,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_run_options(regen)
     _scorer_args(regen)
-    regen.set_defaults(func=_regenerate)
+    add_batch_options(regen)
+    regen.set_defaults(func=batch_command(_regenerate))
 
 
 # ------------------------------------------------------------------ shared arguments

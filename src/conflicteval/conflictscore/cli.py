@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli_common import (
+    add_batch_options,
     add_model_options,
     add_run_options,
     executor_from_args,
@@ -31,6 +32,7 @@ from conflicteval.cli_common import (
     model_from_args,
 )
 from conflicteval.errors import DataError, UsageError
+from conflicteval.executors.batch_cli import batch_command
 from conflicteval.jsonio import iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text
 from conflicteval.types import Document
@@ -112,7 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
         "response_format schema); default: send the schema",
     )
-    score.set_defaults(func=_score)
+    add_batch_options(score)
+    score.set_defaults(func=batch_command(_score))
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli_common import (
+    add_batch_options,
     add_model_options,
     add_run_options,
     finish,
@@ -17,6 +18,7 @@ from conflicteval.cli_common import (
 )
 from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.errors import UsageError
+from conflicteval.executors.batch_cli import batch_command
 
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 
@@ -94,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_model_options(ve, what=None, concurrency=16, concurrency_help="claims in flight")
     add_run_options(ve)
-    ve.set_defaults(func=_verify)
+    add_batch_options(ve)
+    ve.set_defaults(func=batch_command(_verify))
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -49,7 +49,7 @@ DEFAULT_MAPPING: dict[Relation, Label] = {
 """Labeler relation → FEVEROUS label."""
 
 Mode = Literal["concat", "per_element"]
-ClaimStatus = Literal["ok", "undecided", "parse_error", "model_error"]
+ClaimStatus = Literal["ok", "undecided", "parse_error", "model_error", "pending"]
 
 
 class LabelResultLike(Protocol):
@@ -296,7 +296,7 @@ def _collect(
     ]
     counts = {"ok": 0, "undecided": 0, "parse_error": 0, "model_error": 0}
     for r in records:
-        counts[r.status] += 1
+        counts[r.status] = counts.get(r.status, 0) + 1  # "pending" under batch export
     counts["failed_pairs"] = sum(r.failed_pairs for r in records)
     counts["pairs"] = sum(len(r.pair_labels) for r in records)
     counts["total"] = len(records)

@@ -31,6 +31,7 @@ from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.observe import active_observers
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
@@ -337,6 +338,8 @@ class Model:
                     truncated=int(hit.get("finish_reason") == "length"),
                 )
                 self._account(usage)
+                for obs in active_observers():  # batch export and cost accounting see hits
+                    obs.on_cached(self, key, usage)
                 return Completion(
                     text=hit["text"],
                     finish_reason=hit.get("finish_reason"),
@@ -353,6 +356,9 @@ class Model:
             schema_name=schema_name,
             extra=extra,
         )
+        observers = active_observers()
+        for obs in observers:  # batch export records the request and raises PendingCall
+            obs.on_missing(self, key, request)
         resp = await self._call(request)
         truncated = resp.finish_reason == "length"
         usage = Usage(
@@ -362,6 +368,8 @@ class Model:
             truncated=int(truncated),
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
+        for obs in observers:
+            obs.on_called(self, key, usage)
         if not resp.text.strip():
             self.failures += 1
             raise ModelError(

@@ -214,10 +214,8 @@ class OpenAIProvider:
         """
         return not self.has_key and self.base_url == DEFAULT_BASE_URL
 
-    async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
-        """Send one chat completion request; classify any failure."""
-        if self.needs_key:
-            raise ProviderError(MISSING_KEY, fatal=True)
+    def _params(self, request: ProviderRequest) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for ``request``."""
         params: dict[str, Any] = {"model": self.model, "messages": request.messages}
         if request.temperature is not None:
             params["temperature"] = request.temperature
@@ -244,6 +242,26 @@ class OpenAIProvider:
         if body:
             given = params.get("extra_body")
             params["extra_body"] = {**given, **body} if isinstance(given, dict) else body
+        return params
+
+    def request_body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The JSON body :meth:`complete` sends for ``request`` (a batch file's ``body``).
+
+        Built from the same parameters as the online call, with ``extra_body``
+        merged in as the SDK merges it, so a batch request and an online
+        request of one call are the same request.
+        """
+        params = self._params(request)
+        extra = params.pop("extra_body", None)
+        if isinstance(extra, dict):
+            params.update(extra)
+        return params
+
+    async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
+        """Send one chat completion request; classify any failure."""
+        if self.needs_key:
+            raise ProviderError(MISSING_KEY, fatal=True)
+        params = self._params(request)
         try:
             pending = self._client().chat.completions.create(**params, timeout=timeout)
         except TypeError as exc:  # a call the SDK refuses: a caller's mistake, not worth retrying

@@ -16,6 +16,7 @@ from typing import Any
 from conflicteval._sync import run_sync
 from conflicteval.cli_common import (
     SPEC_HELP,
+    add_batch_options,
     add_model_options,
     add_run_options,
     finish,
@@ -25,6 +26,7 @@ from conflicteval.cli_common import (
 )
 from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.dryrun import dry_run
+from conflicteval.executors.batch_cli import batch_command
 from conflicteval.runner import BatchResult, read_checkpoint
 
 JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
@@ -67,7 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_run_options(p)
     _template_options(p)
-    p.set_defaults(func=_generate)
+    add_batch_options(p)
+    p.set_defaults(func=batch_command(_generate))
 
     p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
     p.add_argument("--run", required=True, help="run directory")
@@ -78,7 +81,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p, what=None, concurrency=16, concurrency_help="judge calls in flight at once"
     )
     add_run_options(p)
-    p.set_defaults(func=_judge)
+    add_batch_options(p)
+    p.set_defaults(func=batch_command(_judge))
 
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
     p.add_argument("--run", required=True, help="run directory")
@@ -115,7 +119,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="show the paper's Table 3 (published judges) beside the measured agreement",
     )
     _match_option(p)
-    p.set_defaults(func=_calibrate)
+    add_batch_options(p)
+    p.set_defaults(func=batch_command(_calibrate))
 
 
 def _match_option(p: argparse.ArgumentParser) -> None:

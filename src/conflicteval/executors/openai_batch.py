@@ -1,0 +1,332 @@
+"""Rounds against the OpenAI Batch API: export, upload, create, poll, download, import, repeat.
+
+:class:`BatchRunner` drives one workflow command to completion: it runs the
+command in batch export mode; while the command ends with requests pending
+(exit status 3), it uploads the request files, creates one batch per file
+(24 h window), polls with backoff, downloads the output and error files,
+imports them into the response cache and runs the command again. Multi-stage
+workflows export their next stage on the next run; the last run is answered
+entirely from the cache.
+
+Every batch is written to a state file (``<stem>.batches.json`` beside the
+request file) as soon as it exists, so a killed ``batch run`` resumes polling
+the same batches instead of paying for them twice. An expired or cancelled
+batch's partial output is imported; the next run exports, and the next
+round submits, only what is still missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from conflicteval._atomic import atomic_write_text
+from conflicteval.cache import ResponseCache
+from conflicteval.errors import ConflictEvalError
+from conflicteval.executors import batchfile
+from conflicteval.executors.plan import CHAT_URL
+
+PENDING_EXIT = 3
+"""Exit status of a command whose run waits for batch results."""
+
+TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
+COMPLETION_WINDOW = "24h"
+
+
+@dataclass
+class BatchJob:
+    """One submitted request file."""
+
+    file: str
+    round: int
+    model: str = ""
+    requests: int = 0
+    input_file_id: str | None = None
+    id: str | None = None
+    status: str = "new"
+    completed: int = 0
+    failed: int = 0
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    imported: bool = False
+    imported_replies: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BatchState:
+    """``batch run``'s state: every batch it created, for resuming and ``batch status``."""
+
+    export: str
+    jobs: list[BatchJob] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, export: Path) -> BatchState:
+        """Read the state beside ``export`` (a fresh state when there is none)."""
+        path = batchfile.state_path(export)
+        if not path.exists():
+            return cls(export=str(export))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(export=data["export"], jobs=[BatchJob(**j) for j in data["jobs"]])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConflictEvalError(f"{path}: not a batch state file: {exc}") from exc
+
+    def save(self, export: Path) -> None:
+        """Write the state atomically."""
+        atomic_write_text(  # fsynced: a killed run must find every batch it created
+            batchfile.state_path(export),
+            json.dumps({"export": self.export, "jobs": [asdict(j) for j in self.jobs]}, indent=1),
+        )
+
+    def active(self) -> list[BatchJob]:
+        """Jobs whose results are not imported yet."""
+        return [j for j in self.jobs if not j.imported]
+
+
+def make_client(base_url: str | None = None, api_key: str | None = None) -> Any:
+    """An ``openai.OpenAI`` client for the Files and Batches endpoints.
+
+    Raises:
+        ConflictEvalError: No key for OpenAI's own API (``OPENAI_API_KEY``).
+    """
+    import openai
+
+    url = base_url or os.environ.get("OPENAI_BASE_URL")
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not key:
+        if not url:
+            raise ConflictEvalError(
+                "the OpenAI Batch API needs a key: set OPENAI_API_KEY (or give --base-url "
+                "for a compatible server)"
+            )
+        key = "no-key"
+    return openai.OpenAI(api_key=key, base_url=url, max_retries=3)
+
+
+class BatchRunner:
+    """Run a command in rounds until it completes from the cache.
+
+    Args:
+        client: An ``openai.OpenAI`` client.
+        export: The request file the command exports to (``--batch-export``).
+        cache: The response cache the command reads.
+        run_command: Runs the command once and returns its exit status.
+        poll_interval: First wait between two polls (seconds).
+        max_poll_interval: Longest wait between two polls.
+        backoff: Factor by which the wait grows after every poll.
+        max_rounds: Stop after this many submitted rounds.
+        sleep: The sleep function (tests pass a fast one).
+        out: Where progress lines go.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        export: Path,
+        cache: ResponseCache,
+        run_command: Callable[[], int],
+        *,
+        poll_interval: float = 15.0,
+        max_poll_interval: float = 300.0,
+        backoff: float = 1.5,
+        max_rounds: int = 20,
+        sleep: Callable[[float], None] = time.sleep,
+        out: TextIO | None = None,
+    ) -> None:
+        self.client = client
+        self.export = Path(export)
+        self.cache = cache
+        self.run_command = run_command
+        self.poll_interval = poll_interval
+        self.max_poll_interval = max_poll_interval
+        self.backoff = backoff
+        self.max_rounds = max_rounds
+        self.sleep = sleep
+        self.out = out if out is not None else sys.stderr
+        self.state = BatchState.load(self.export)
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    # -- the loop -------------------------------------------------------------
+    def run(self) -> int:
+        """Rounds until the command ends without pending requests; returns its exit status."""
+        rounds = 0
+        while True:
+            active = self.state.active()
+            if active:
+                replies = self.finish(active)
+                if replies == 0:
+                    self._say(
+                        "batch run: the last round brought no usable reply; stopping "
+                        "(see the failures above; run 'conflicteval batch run' again to retry)"
+                    )
+                    return 1
+            rc = self.run_command()
+            if rc != PENDING_EXIT:
+                return rc
+            if rounds >= self.max_rounds:
+                self._say(f"batch run: still pending after {rounds} rounds; stopping")
+                return PENDING_EXIT
+            rounds += 1
+            if not self.submit():
+                self._say("batch run: the command is pending but exported no request file")
+                return PENDING_EXIT
+
+    def submit(self) -> list[BatchJob]:
+        """Upload the latest round's request files and create one batch per file."""
+        round_no, files = batchfile.latest_round(self.export)
+        jobs = []
+        for path in files:
+            if not path.exists():
+                continue
+            job = BatchJob(file=path.name, round=round_no)
+            lines = list(batchfile.read_requests(path))
+            job.requests = len(lines)
+            job.model = str(lines[0]["body"].get("model", "")) if lines else ""
+            self.state.jobs.append(job)
+            self._create(job, path)
+            jobs.append(job)
+        return jobs
+
+    def _create(self, job: BatchJob, path: Path) -> None:
+        if job.input_file_id is None:
+            with path.open("rb") as fh:
+                uploaded = self.client.files.create(file=fh, purpose="batch")
+            job.input_file_id = uploaded.id
+            self.state.save(self.export)
+        batch = self.client.batches.create(
+            input_file_id=job.input_file_id,
+            endpoint=CHAT_URL,
+            completion_window=COMPLETION_WINDOW,
+            metadata={"conflicteval_file": job.file, "conflicteval_round": str(job.round)},
+        )
+        job.id = batch.id
+        job.status = batch.status
+        self.state.save(self.export)  # at once: a killed run resumes this batch
+        self._say(
+            f"batch run: round {job.round}: submitted {job.file} ({job.requests} requests, "
+            f"{job.model}) as {job.id}"
+        )
+
+    def finish(self, jobs: list[BatchJob]) -> int:
+        """Poll ``jobs`` to their end, download and import; returns replies cached."""
+        replies = 0
+        for job in jobs:
+            if job.id is None:  # uploaded, but the run was killed before the batch existed
+                self._create(job, self.export.with_name(job.file))
+            self.poll(job)
+            replies += self.collect(job)
+        return replies
+
+    def poll(self, job: BatchJob) -> None:
+        """Retrieve the batch until it ends, with growing waits and a progress line."""
+        wait = self.poll_interval
+        start = time.monotonic()
+        while True:
+            batch = self.client.batches.retrieve(job.id)
+            self._update(job, batch)
+            elapsed = int(time.monotonic() - start)
+            self._say(
+                f"batch {job.id} ({job.file}): {job.status}, {job.completed}/{job.requests} done, "
+                f"{job.failed} failed, {elapsed // 60}m{elapsed % 60:02d}s"
+            )
+            if job.status in TERMINAL:
+                return
+            self.sleep(wait)
+            wait = min(wait * self.backoff, self.max_poll_interval)
+
+    def _update(self, job: BatchJob, batch: Any) -> None:
+        job.status = str(batch.status)
+        counts = getattr(batch, "request_counts", None)
+        if counts is not None:
+            job.completed = int(getattr(counts, "completed", 0) or 0)
+            job.failed = int(getattr(counts, "failed", 0) or 0)
+            job.requests = int(getattr(counts, "total", 0) or job.requests)
+        job.output_file_id = getattr(batch, "output_file_id", None)
+        job.error_file_id = getattr(batch, "error_file_id", None)
+        errors = getattr(batch, "errors", None)
+        data = getattr(errors, "data", None) if errors is not None else None
+        if data:
+            job.errors = [f"{getattr(e, 'code', '')}: {getattr(e, 'message', '')}" for e in data]
+        self.state.save(self.export)
+
+    def collect(self, job: BatchJob) -> int:
+        """Download a finished batch's output and error files and import them."""
+        folder = batchfile.results_dir(self.export)
+        folder.mkdir(parents=True, exist_ok=True)
+        files = []
+        for kind, file_id in (("output", job.output_file_id), ("errors", job.error_file_id)):
+            if not file_id:
+                continue
+            target = folder / f"{job.id}.{kind}.jsonl"
+            content = self.client.files.content(file_id)
+            target.write_bytes(content.content)
+            files.append(target)
+        if job.status == "failed":
+            self._say(f"batch {job.id} failed: " + ("; ".join(job.errors) or "no reason given"))
+        if job.status in ("expired", "cancelled"):
+            self._say(
+                f"batch {job.id} {job.status}: importing its partial output; what is missing "
+                "is exported again"
+            )
+        report = batchfile.import_results(files, self.cache, [batchfile.manifest_path(self.export)])
+        if files:
+            self._say(report.summary())
+        job.imported = True
+        job.imported_replies = report.imported
+        self.state.save(self.export)
+        return report.imported
+
+
+def status_lines(export: Path, cache: ResponseCache | None, client: Any | None = None) -> list[str]:
+    """Where a batch run stands: rounds, batches, and how many exported calls are answered."""
+    export = Path(export)
+    entries = batchfile.read_manifest(batchfile.manifest_path(export))
+    state = BatchState.load(export)
+    if client is not None:
+        for job in state.active():
+            if job.id:
+                batch = client.batches.retrieve(job.id)
+                job.status = str(batch.status)
+                counts = getattr(batch, "request_counts", None)
+                if counts is not None:
+                    job.completed = int(getattr(counts, "completed", 0) or 0)
+                    job.failed = int(getattr(counts, "failed", 0) or 0)
+    lines = [f"batch export {export}"]
+    if not entries:
+        lines.append("  nothing exported yet")
+        return lines
+    ids = {e.custom_id for e in entries}
+    rounds = max(e.round for e in entries)
+    lines.append(f"  {rounds} export round(s), {len(ids)} distinct requests")
+    for r in range(1, rounds + 1):
+        n = sum(1 for e in entries if e.round == r)
+        lines.append(f"    round {r}: {n} requests")
+    if cache is not None:
+        answered = sum(1 for i in ids if cache.contains(i))
+        lines.append(
+            f"  answered in the cache: {answered} of {len(ids)}; missing: {len(ids) - answered}"
+        )
+    for job in state.jobs:
+        where = job.id or job.input_file_id or "not submitted"
+        done = "imported" if job.imported else "waiting"
+        extra = f"; {job.imported_replies} replies imported" if job.imported else ""
+        lines.append(
+            f"  batch {where} (round {job.round}, {job.file}): {job.status}, "
+            f"{job.completed}/{job.requests} done, {job.failed} failed, {done}{extra}"
+        )
+    last, files = batchfile.latest_round(export)
+    waiting = [f for f in files if f.exists()]
+    submitted = {j.file for j in state.jobs if j.round == last}
+    unsent = [f.name for f in waiting if f.name not in submitted]
+    if unsent:
+        lines.append(f"  round {last} files not submitted yet: {', '.join(unsent)}")
+    return lines

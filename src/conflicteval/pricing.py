@@ -1,0 +1,201 @@
+"""Estimated cost of model calls: a small, dated, user-overridable price table.
+
+Prices are US dollars per million tokens, online and through the Batch API
+(half price at OpenAI), for the models people commonly evaluate with. They are
+list prices as published on OpenAI's pricing page on :data:`PRICES_AS_OF`;
+prices change, so every estimate says which table it used, and a model that is
+not in the table is said to be missing instead of costing nothing. Cached-input
+discounts and taxes are not modelled: the figures are estimates, not invoices.
+
+Override or extend the table with a JSON file named by ``$CONFLICTEVAL_PRICES``
+or passed to :func:`set_prices`::
+
+    {"gpt-4o-mini": {"input": 0.15, "output": 0.60, "batch_input": 0.075, "batch_output": 0.30},
+     "openai/my-finetune": {"input": 0.30, "output": 1.20}}
+
+A model without batch prices is priced at half its online price by batch (the
+OpenAI Batch API's discount). Keys are model names as sent to the server
+(``gpt-4o-mini``) or full specs (``openai/gpt-4o-mini``); a dated snapshot such
+as ``gpt-4o-mini-2024-07-18`` falls back to its undated name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conflicteval.errors import DataError
+
+PRICES_AS_OF = "2025-08-07"
+"""The date the built-in prices were read from https://openai.com/api/pricing."""
+
+ENV_PRICES = "CONFLICTEVAL_PRICES"
+"""Environment variable naming a JSON price file that overrides the built-in table."""
+
+BATCH_DISCOUNT = 0.5
+"""Batch price as a share of the online price, when a table entry gives none."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """Prices of one model in US dollars per million tokens.
+
+    Attributes:
+        input: Prompt tokens, online.
+        output: Completion tokens, online.
+        batch_input: Prompt tokens through the Batch API (default: half of ``input``).
+        batch_output: Completion tokens through the Batch API (default: half of ``output``).
+    """
+
+    input: float
+    output: float
+    batch_input: float | None = None
+    batch_output: float | None = None
+
+    def rates(self, batch: bool = False) -> tuple[float, float]:
+        """(prompt, completion) dollars per million tokens, online or by batch."""
+        if not batch:
+            return self.input, self.output
+        return (
+            self.batch_input if self.batch_input is not None else self.input * BATCH_DISCOUNT,
+            self.batch_output if self.batch_output is not None else self.output * BATCH_DISCOUNT,
+        )
+
+    def cost(self, prompt_tokens: int, completion_tokens: int, *, batch: bool = False) -> float:
+        """Dollars for these tokens."""
+        rate_in, rate_out = self.rates(batch)
+        return (prompt_tokens * rate_in + completion_tokens * rate_out) / 1_000_000
+
+
+DEFAULT_PRICES: dict[str, Price] = {
+    "gpt-5": Price(1.25, 10.00, 0.625, 5.00),
+    "gpt-5-mini": Price(0.25, 2.00, 0.125, 1.00),
+    "gpt-5-nano": Price(0.05, 0.40, 0.025, 0.20),
+    "gpt-4.1": Price(2.00, 8.00, 1.00, 4.00),
+    "gpt-4.1-mini": Price(0.40, 1.60, 0.20, 0.80),
+    "gpt-4.1-nano": Price(0.10, 0.40, 0.05, 0.20),
+    "gpt-4o": Price(2.50, 10.00, 1.25, 5.00),
+    "gpt-4o-mini": Price(0.15, 0.60, 0.075, 0.30),
+    "o3": Price(2.00, 8.00, 1.00, 4.00),
+    "o4-mini": Price(1.10, 4.40, 0.55, 2.20),
+    "o3-mini": Price(1.10, 4.40, 0.55, 2.20),
+    "gpt-4-turbo": Price(10.00, 30.00, 5.00, 15.00),
+    "gpt-3.5-turbo": Price(0.50, 1.50, 0.25, 0.75),
+}
+"""The built-in table (OpenAI list prices on :data:`PRICES_AS_OF`)."""
+
+_overrides: dict[str, Price] = {}
+_DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+
+
+def _price_of(path: str, key: str, value: Any) -> Price:
+    if isinstance(value, Price):
+        return value
+    if not isinstance(value, Mapping):
+        raise DataError(path, key, None, "a price entry must be an object of numbers")
+    fields = {}
+    for name in ("input", "output", "batch_input", "batch_output"):
+        v = value.get(name)
+        if v is None:
+            if name in ("input", "output"):
+                raise DataError(path, key, name, "missing (dollars per million tokens)")
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise DataError(path, key, name, f"must be a number >= 0, not {v!r}")
+        fields[name] = float(v)
+    unknown = set(value) - {"input", "output", "batch_input", "batch_output"}
+    if unknown:
+        raise DataError(path, key, sorted(unknown)[0], "unknown field")
+    return Price(**fields)
+
+
+def load_prices(path: str | os.PathLike[str]) -> dict[str, Price]:
+    """Read a JSON price file ``{model: {"input", "output", "batch_input"?, "batch_output"?}}``.
+
+    Raises:
+        DataError: The file is not such an object (names the file, model and field).
+    """
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(p, None, None, f"not a readable JSON price file: {exc}") from exc
+    if not isinstance(data, dict):
+        raise DataError(p, None, None, "a price file is one JSON object {model: prices}")
+    return {str(k): _price_of(str(p), str(k), v) for k, v in data.items()}
+
+
+def set_prices(
+    table: Mapping[str, Price | Mapping[str, float]] | str | os.PathLike[str] | None,
+) -> None:
+    """Override prices for this process (a mapping or a JSON file); None drops overrides."""
+    _overrides.clear()
+    if table is None:
+        return
+    if isinstance(table, (str, os.PathLike)):
+        _overrides.update(load_prices(table))
+    else:
+        _overrides.update({k: _price_of("<prices>", k, v) for k, v in table.items()})
+
+
+def price_table() -> dict[str, Price]:
+    """The table in force: built-in, then ``$CONFLICTEVAL_PRICES``, then :func:`set_prices`."""
+    table = dict(DEFAULT_PRICES)
+    env = os.environ.get(ENV_PRICES)
+    if env:
+        table.update(load_prices(env))
+    table.update(_overrides)
+    return table
+
+
+def lookup(model: str, table: Mapping[str, Price] | None = None) -> Price | None:
+    """The price of ``model`` (a spec such as ``openai/gpt-4o-mini`` or a bare name), or None."""
+    prices = price_table() if table is None else table
+    provider, _, name = model.partition("/")
+    candidates = [model] if not name else [model, name]
+    if provider not in ("openai", "") and name:
+        candidates = [model]  # other providers (scripted, ...) only by their full spec
+    for cand in list(candidates):
+        undated = _DATED.sub("", cand)
+        if undated != cand:
+            candidates.append(undated)
+    for cand in candidates:
+        if cand in prices:
+            return prices[cand]
+    return None
+
+
+def estimate(
+    model: str, prompt_tokens: int, completion_tokens: int, *, batch: bool = False
+) -> float | None:
+    """Estimated dollars for these tokens, or None when the model is not in the table."""
+    price = lookup(model)
+    return None if price is None else price.cost(prompt_tokens, completion_tokens, batch=batch)
+
+
+def format_usd(amount: float) -> str:
+    """``$1.23``, with more digits for small amounts (``$0.0042``)."""
+    if amount == 0:
+        return "$0"
+    if amount >= 1:
+        return f"${amount:,.2f}"
+    return f"${amount:.4f}" if amount >= 0.0001 else f"${amount:.2g}"
+
+
+def missing_note(model: str) -> str:
+    """The sentence shown for a model without a price."""
+    return (
+        f"{model} is not in the price table (prices of {PRICES_AS_OF}): no cost estimate; "
+        f"add it in a JSON file named by ${ENV_PRICES}"
+    )
+
+
+def source_note() -> str:
+    """Which table an estimate used."""
+    where = f", overridden by {os.environ[ENV_PRICES]}" if os.environ.get(ENV_PRICES) else ""
+    return f"list prices of {PRICES_AS_OF}{where}; estimates, not invoices"

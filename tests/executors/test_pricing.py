@@ -1,0 +1,145 @@
+"""The price table, cost lines of a run, dry-run cost, and --batch-export on every command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflicteval import pricing
+from conflicteval.cli import build_parser, main
+from conflicteval.dryrun import PlannedCall, dry_run
+from conflicteval.errors import DataError
+from conflicteval.executors.plan import track_calls
+from conflicteval.models import get_model
+from conflicteval.testing import OpenAICompatServer
+
+
+@pytest.fixture(autouse=True)
+def _no_overrides() -> Any:
+    pricing.set_prices(None)
+    yield
+    pricing.set_prices(None)
+
+
+def test_lookup_by_spec_bare_name_and_dated_snapshot() -> None:
+    mini = pricing.DEFAULT_PRICES["gpt-4o-mini"]
+    assert pricing.lookup("openai/gpt-4o-mini") is mini
+    assert pricing.lookup("gpt-4o-mini-2024-07-18") is mini
+    assert pricing.lookup("openai/gpt-4o") is pricing.DEFAULT_PRICES["gpt-4o"]
+    assert pricing.lookup("openai/llama-3-8b") is None
+    assert pricing.lookup("scripted/gpt-4o") is None  # not OpenAI's model
+    assert mini.cost(1_000_000, 1_000_000) == pytest.approx(0.75)
+    assert mini.cost(1_000_000, 1_000_000, batch=True) == pytest.approx(0.375)
+    assert pricing.estimate("openai/nope", 10, 10) is None
+    assert "not in the price table" in pricing.missing_note("openai/nope")
+    assert pricing.PRICES_AS_OF in pricing.missing_note("openai/nope")
+
+
+def test_user_prices_override_and_batch_defaults_to_half(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(
+        json.dumps(
+            {"my-model": {"input": 2, "output": 4}, "gpt-4o-mini": {"input": 1, "output": 1}}
+        )
+    )
+    monkeypatch.setenv(pricing.ENV_PRICES, str(path))
+    own = pricing.lookup("openai/my-model")
+    assert own is not None and own.rates(batch=True) == (1.0, 2.0)
+    assert pricing.estimate("openai/gpt-4o-mini", 1_000_000, 0) == pytest.approx(1.0)
+    assert str(path) in pricing.source_note()
+    pricing.set_prices({"my-model": {"input": 8, "output": 8, "batch_input": 1, "batch_output": 1}})
+    assert pricing.estimate("openai/my-model", 10**6, 10**6, batch=True) == pytest.approx(2.0)
+    path.write_text(json.dumps({"m": {"input": "cheap", "output": 1}}))
+    with pytest.raises(DataError, match=r"prices.json, row m, field 'input'"):
+        pricing.load_prices(path)
+    path.write_text(json.dumps({"m": {"input": 1}}))
+    with pytest.raises(DataError, match=r"field 'output': missing"):
+        pricing.load_prices(path)
+
+
+def test_run_cost_lines_per_model_online_cached_and_batch(tmp_path: Path) -> None:
+    with OpenAICompatServer(lambda body: "one two three four") as srv:
+        model = get_model("openai/gpt-4o-mini", base_url=srv.base_url, cache=tmp_path / "c")
+        other = get_model("openai/local-llama", base_url=srv.base_url, cache=tmp_path / "c")
+        key = model.cache_key("first question here")
+        model.generate_sync("first question here")
+        with track_calls(batch_ids=[key]) as ledger:
+            model.generate_sync("first question here")  # a hit on a batch-imported key
+            model.generate_sync("second question")  # online
+            model.generate_sync("second question")  # cache
+            other.generate_sync("hello")
+    lines = ledger.cost_lines()
+    usage = ledger.models["openai/gpt-4o-mini"]
+    assert (usage.online.calls, usage.cached.calls, usage.batch.calls) == (1, 1, 1)
+    assert usage.online.prompt_tokens == 2 and usage.online.completion_tokens == 4
+    mini = pricing.DEFAULT_PRICES["gpt-4o-mini"]
+    want = pricing.format_usd(mini.cost(2, 4))
+    assert lines[0].startswith(
+        "openai/gpt-4o-mini: 1 online (2 prompt + 4 completion tokens, est. "
+    )
+    assert (
+        want in lines[0] and "at batch rates" in lines[0] and "1 from cache (no cost)" in lines[0]
+    )
+    assert lines[1].startswith("openai/local-llama: 1 online")
+    assert lines[2].startswith("note: openai/local-llama is not in the price table")
+    assert lines[-1].startswith("cost: list prices of")
+
+
+def test_dry_run_shows_online_and_batch_cost(tmp_path: Path) -> None:
+    model = get_model("openai/gpt-4o", base_url="http://127.0.0.1:9/v1", cache=tmp_path / "c")
+    calls = [PlannedCall([{"role": "user", "content": "x" * 400}], {"max_tokens": 100})] * 10
+    report = dry_run(model, calls)
+    assert report.max_completion_tokens == 1000
+    cost = report.cost()
+    assert cost is not None
+    assert cost["batch_prompt"] == pytest.approx(cost["online_prompt"] / 2)  # type: ignore[operator]
+    assert cost["online_completion_max"] == pytest.approx(1000 * 10.0 / 1e6)
+    text = report.summary()
+    assert "online" in text and "by batch" in text and "(1000 tokens)" in text
+    unbounded = dry_run(
+        model, [PlannedCall([{"role": "user", "content": "x"}], {"max_tokens": None})]
+    )
+    assert "not bounded" in unbounded.summary() and unbounded.to_dict()["cost_usd"] is not None
+    local = get_model("openai/llama", base_url="http://127.0.0.1:9/v1", cache=tmp_path / "c")
+    assert "not in the price table" in dry_run(local, calls).summary()
+
+
+COMMANDS = [
+    ["score"],
+    ["wikicontradict", "generate"],
+    ["wikicontradict", "judge"],
+    ["wikicontradict", "calibrate"],
+    ["conflictbench", "build"],
+    ["conflictbench", "detect"],
+    ["reports"],
+    ["regenerate"],
+    ["feverous", "verify"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_model_calling_command_takes_batch_export(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    assert "--batch-export FILE" in capsys.readouterr().out
+    build_parser()  # the option is added once per command (argparse refuses duplicates)
+
+
+def test_batch_export_refuses_an_executor_of_other_processes() -> None:
+    import argparse
+
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.executors.batch_cli import batch_context_from_args
+
+    args = argparse.Namespace(batch_export="r.jsonl", executor="ray", dry_run=False)
+    with pytest.raises(ConflictEvalError, match="--executor ray"):
+        batch_context_from_args(args)
+    args.executor = "local"
+    assert batch_context_from_args(args).export is not None
