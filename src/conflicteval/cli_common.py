@@ -121,6 +121,11 @@ def add_model_options(
     return group
 
 
+DEFAULT_CLI_ITEM_TIMEOUT = 3600.0
+"""The command line's bound on one item (an hour): far above any healthy item, so it only ends
+items stuck past every per-attempt deadline, e.g. a workflow that keeps re-asking."""
+
+
 def add_run_options(
     parser: argparse.ArgumentParser, *, resumable: bool = True
 ) -> argparse._ArgumentGroup:
@@ -140,6 +145,14 @@ def add_run_options(
             "--retry-failed",
             action="store_true",
             help="on resume, run the items that failed with a model error again",
+        )
+        group.add_argument(
+            "--item-timeout",
+            type=_positive_float,
+            default=DEFAULT_CLI_ITEM_TIMEOUT,
+            metavar="SECONDS",
+            help="seconds one item may take in all, retries included; an item still running "
+            f"then is recorded as failed with that reason (default {DEFAULT_CLI_ITEM_TIMEOUT:.0f})",
         )
         _add_executor_options(group)
     return group
@@ -260,6 +273,12 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     if hasattr(args, "executor"):
         options["executor"] = executor_from_args(args)
+    if getattr(args, "item_timeout", None) is not None:
+        # The runner's default bound is the front end's to set; every batch this command runs
+        # (several, for multi-stage workflows) gets it.
+        from conflicteval import runner
+
+        runner.DEFAULT_ITEM_TIMEOUT = args.item_timeout
     return options
 
 
