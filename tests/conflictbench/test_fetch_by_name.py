@@ -67,4 +67,20 @@ def test_regenerate_without_questions_offline_names_the_ways_out(
         ]
     )
     err = capsys.readouterr().err
-    assert code == 2 and "'truthfulqa' is not available" in err and "--data PATH" in err
+    assert code == 2 and "'truthfulqa' is not available" in err
+    assert "with --questions PATH" in err and "--data" not in err  # regenerate has no --data
+
+
+def test_build_without_a_source_path_offline_names_its_own_option(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CONFLICTEVAL_OFFLINE", "1")
+    out = tmp_path / "bench.jsonl"
+    assert main(["conflictbench", "build", "--source", "ambigdocs", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "'ambigdocs' is not available" in err and "Traceback" not in err
+    assert "--source ambigdocs=PATH" in err and "--data" not in err
+    assert main(["conflictbench", "convert", "ambigdocs", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "PATH (the argument after the source)" in err and "--data" not in err
+    assert "Hugging Face cache" in err and str(tmp_path / "data") not in err  # where hub files go

@@ -414,3 +414,14 @@ def test_verify_dry_run_counts_calls_without_requests(
         == 0
     )
     assert "calls no model" in capsys.readouterr().out
+
+
+def test_verify_without_claims_offline_names_the_claims_option(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONFLICTEVAL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CONFLICTEVAL_OFFLINE", "1")
+    assert _run(["feverous", "verify", "--labeler", "lexical"]) == 2
+    err = capsys.readouterr().err
+    assert "'feverous-dev' is not available" in err
+    assert "with --claims PATH" in err and "--data" not in err  # verify has no --data

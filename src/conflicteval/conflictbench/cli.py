@@ -373,6 +373,7 @@ def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str |
     where to download it). ContraQA's corpus and queries are two files: its loader fetches both.
     """
     from conflicteval.data import fetch, resolve
+    from conflicteval.data.fetch import DatasetUnavailable
 
     allow = getattr(args, "allow_checksum_mismatch", False)
     base = name.lower().split("-")[0]
@@ -380,7 +381,12 @@ def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str |
         if Path(path).is_file():
             print(resolve(path, base).describe(), file=sys.stderr)
         return path
-    source = fetch(_REGISTRY_NAMES.get(base, base), allow_mismatch=allow)
+    try:
+        source = fetch(_REGISTRY_NAMES.get(base, base), allow_mismatch=allow)
+    except DatasetUnavailable as exc:  # name this command's way to pass a file
+        convert = args.conflictbench_command == "convert"
+        way = "PATH (the argument after the source)" if convert else f"--source {base}=PATH"
+        raise exc.naming(way) from exc
     print(source.describe(), file=sys.stderr)
     return None if base == "contraqa" else str(source.path)
 

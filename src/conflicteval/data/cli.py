@@ -119,13 +119,17 @@ def resolve_data_arg(args: argparse.Namespace, name: str, *, dest: str = "data")
     """The :class:`~conflicteval.data.DataSource` for ``args.<dest>`` (fetching ``name`` if
     unset); its provenance line is printed on stderr."""
     from conflicteval.data import resolve
+    from conflicteval.data.fetch import DatasetUnavailable
 
-    source = resolve(
-        getattr(args, dest, None),
-        name,
-        allow_mismatch=getattr(args, "allow_checksum_mismatch", False),
-        progress=False if getattr(args, "quiet", False) else None,
-    )
+    try:
+        source = resolve(
+            getattr(args, dest, None),
+            name,
+            allow_mismatch=getattr(args, "allow_checksum_mismatch", False),
+            progress=False if getattr(args, "quiet", False) else None,
+        )
+    except DatasetUnavailable as exc:  # name this command's option, not a generic --data
+        raise exc.naming(f"--{dest.replace('_', '-')} PATH") from exc
     print(source.describe(), file=sys.stderr)
     return source
 

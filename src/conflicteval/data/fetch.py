@@ -37,8 +37,23 @@ RECORDS_FILE = "records.json"
 _CHUNK = 1 << 20
 
 
+PATH_OPTION = "--data PATH (path= in Python)"
+"""How an unavailable dataset's error says to pass a file of one's own, unless told otherwise."""
+
+
 class DatasetUnavailable(ConflictEvalError):
     """A registry dataset is not cached and cannot be fetched (offline, no network, or manual)."""
+
+    def __init__(self, message: str, path_option: str = "") -> None:
+        super().__init__(message)
+        self.path_option = path_option
+        """The words in ``message`` that say how to pass a file ('' when it names none)."""
+
+    def naming(self, path_option: str) -> DatasetUnavailable:
+        """The same error, naming the command's own way to pass a file (e.g. ``--claims PATH``)."""
+        if not self.path_option:
+            return self
+        return DatasetUnavailable(str(self).replace(self.path_option, path_option, 1), path_option)
 
 
 class ChecksumMismatch(ConflictEvalError):
@@ -192,11 +207,12 @@ def _verify(entry: DatasetFile, path: Path, allow_mismatch: bool) -> DataSource:
 
 
 def _ways_out(entry: DatasetFile, why: str) -> DatasetUnavailable:
+    where = "the Hugging Face cache" if entry.kind == "hf" else str(data_dir())
     return DatasetUnavailable(
         f"dataset {entry.name!r} is not available: {why}.\n"
         f"Either run 'conflicteval data fetch {entry.name}' on a machine with network access "
-        f"(it is stored in {data_dir()} or the Hugging Face cache), or pass the file yourself "
-        "with --data PATH (path= in Python)."
+        f"(it is stored in {where}), or pass the file yourself with {PATH_OPTION}.",
+        PATH_OPTION,
     )
 
 

@@ -58,6 +58,7 @@ def _load(data: str | Path | None) -> tuple[list[WikiContradictInstance], DataSo
     try:
         source = resolve(data, "wikicontradict")
     except DatasetUnavailable as exc:
+        exc = exc.naming("-T data=PATH")
         raise DatasetUnavailable(
             f"{exc}\nFor the Inspect task: download {HF_FILE} from the Hugging Face dataset "
             f"{HF_DATASET} (https://huggingface.co/datasets/{HF_DATASET}) and pass "
