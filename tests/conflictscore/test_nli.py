@@ -140,3 +140,9 @@ def test_score_command_with_a_local_nli_model(
     assert data["cs_c"] == 0.0 and data["cs_r"] == 1.0
     assert main([*args, "--labeler", "nli"]) == 2
     assert "--nli-model" in capsys.readouterr().err
+    missing = tmp_path / "no-such-model"
+    assert main([*args, "--labeler", "nli", "--nli-model", str(missing)]) == 2
+    assert f"NLI model '{missing}': no such directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main([*args, "--labeler", "nli", "--nli-model", str(tmp_path / "empty")]) == 2
+    assert "no config.json" in capsys.readouterr().err

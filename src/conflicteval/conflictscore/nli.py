@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conflicteval.errors import require
+from conflicteval.errors import UsageError, require
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage
 
 from .labelers import BaseLabeler, LabelResult, document_text
@@ -58,6 +58,7 @@ class NLILabeler(BaseLabeler):
 
     Raises:
         MissingDependency: transformers or torch is not installed.
+        UsageError: ``model`` is a path but not a directory with a ``config.json``.
         ValueError: A class of the model has no relation in ``label_map``.
     """
 
@@ -87,6 +88,14 @@ class NLILabeler(BaseLabeler):
             device = "cuda" if torch.cuda.is_available() else "cpu"
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
+            # Local only: say so here, not with the Hub's repo-id or tokenizer complaints.
+            if not os.path.isdir(path):
+                raise UsageError(f"NLI model {path!r}: no such directory")
+            if not os.path.isfile(os.path.join(path, "config.json")):
+                raise UsageError(
+                    f"NLI model {path!r}: no config.json; give a directory written by "
+                    "save_pretrained (the model and its tokenizer)"
+                )
             self._source = path if tokenizer is None else None
             if tokenizer is None:
                 tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
