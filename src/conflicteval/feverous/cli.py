@@ -58,9 +58,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="label claims against their evidence with a ConflictScore labeler",
         description=(
             "Label each claim against its gold evidence with a labeler and report label "
-            "accuracy and macro-F1. CLAIMS is a FEVEROUS JSON-lines file (needs --db) or a "
+            "accuracy and macro-F1. --claims is a FEVEROUS JSON-lines file (needs --db) or a "
             "FEVEROUS-S JSON array (evidence text included). Exit code 0 when every claim got "
-            "a verdict, 1 when some are undecided or failed, 2 for bad input."
+            "a verdict, 1 when some are undecided or failed, 2 for bad input, 3 when "
+            "--batch-export left calls waiting for batch results."
         ),
     )
     add_data_option(
