@@ -91,10 +91,13 @@ def test_two_stage_conflictscore_batch_equals_the_online_run(
         for _ in range(5):
             capsys.readouterr()
             rc = _score(srv, items, tmp_path / "bat", "--batch-export", str(req))
-            err = capsys.readouterr().err
+            out, err = capsys.readouterr()
             if rc == 0:
                 break
             assert rc == 3 and "pending" in err and "batch import" in err
+            if not exported:  # every item pending: no checkpoint yet, and none is claimed
+                assert not (tmp_path / "bat" / "checkpoint.jsonl").exists()
+                assert "scores.jsonl" in out and "checkpoint.jsonl" not in out
             exported.append(len(list(read_requests(req))))
             # nothing pending is written to the checkpoint as a failure
             ckpt = tmp_path / "bat" / "checkpoint.jsonl"

@@ -324,5 +324,8 @@ def _score_batch(args: argparse.Namespace) -> int:
         f"mean CS-R {fmt(summary['mean_cs_r'])} over {len(cs_r)}; "
         f"{summary['failed_pairs']} failed pairs"
     )
-    print(f"wrote {out / 'scores.jsonl'}, {out / 'summary.json'} and {out / 'checkpoint.jsonl'}")
+    written = [out / "scores.jsonl", out / "summary.json"]
+    if (out / "checkpoint.jsonl").exists():  # not yet when every item waits for batch results
+        written.append(out / "checkpoint.jsonl")
+    print(f"wrote {', '.join(map(str, written[:-1]))} and {written[-1]}")
     return finish(result, "responses", stream=sys.stdout)
