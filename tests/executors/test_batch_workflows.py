@@ -103,8 +103,16 @@ def test_two_stage_conflictscore_batch_equals_the_online_run(
             ckpt = tmp_path / "bat" / "checkpoint.jsonl"
             assert not ckpt.exists() or not ckpt.read_text().strip()
             results = tmp_path / "batch" / f"results{len(exported)}.jsonl"
+            capsys.readouterr()
+            assert main(["batch", "status", "--export", str(req)]) == 0
+            assert "not yet imported: requests.jsonl" in capsys.readouterr().out
             results.write_text(srv.answer_batch_file(req.read_text()))
             assert main(["batch", "import", str(results)]) == 0
+            capsys.readouterr()
+            assert main(["batch", "status", "--export", str(req)]) == 0
+            status = capsys.readouterr().out  # imported by hand (vLLM's way), not by batch run
+            assert f"round {len(exported)} is answered in the cache" in status
+            assert "not yet imported" not in status
         assert exported == [2, 12]  # decompose, then label: two rounds, then complete
         assert "12 by batch" not in err and "14 by batch" in err
         assert len(srv.completions()) == online_calls  # no online call in any batch round

@@ -327,6 +327,15 @@ def status_lines(export: Path, cache: ResponseCache | None, client: Any | None =
     waiting = [f for f in files if f.exists()]
     submitted = {j.file for j in state.jobs if j.round == last}
     unsent = [f.name for f in waiting if f.name not in submitted]
-    if unsent:
-        lines.append(f"  round {last} files not submitted yet: {', '.join(unsent)}")
+    round_ids = {e.custom_id for e in entries if e.round == last}
+    if unsent and cache is not None and all(cache.contains(i) for i in round_ids):
+        # answered another way (vllm run-batch, a hand-made result file + batch import)
+        lines.append(
+            f"  round {last} is answered in the cache (imported): run the command again to continue"
+        )
+    elif unsent:
+        lines.append(
+            f"  round {last} files not submitted by 'batch run' and not yet imported: "
+            f"{', '.join(unsent)}"
+        )
     return lines
