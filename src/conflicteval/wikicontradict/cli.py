@@ -103,9 +103,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_report)
 
     p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
-    p.add_argument("--labels", default=None, help="human labels (JSONL/CSV, or HumanEval JSON)")
+    p.add_argument(
+        "--labels",
+        default=None,
+        metavar="PATH",
+        help="human labels (JSONL/CSV, or the HumanEval JSON: 'conflicteval data fetch "
+        "wikicontradict-humaneval' gets the paper's); default: none, only the judge prompt's "
+        "eight worked examples are graded",
+    )
     p.add_argument("--judge", required=True, metavar="SPEC|lexical", help=JUDGE_HELP)
-    p.add_argument("--data", default=None, help="dataset, for label rows without question/answers")
+    p.add_argument(
+        "--data",
+        default=None,
+        metavar="PATH",
+        help="WikiContradict data file, for label rows without question/answers",
+    )
     p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_model_options(
