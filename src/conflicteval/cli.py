@@ -88,7 +88,22 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(module_name)
         module.register(sub)
+    _describe_subcommands(parser)
     return parser
+
+
+def _describe_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Give every sub-command without a description its one-line help as one, so that
+    ``conflicteval X Y --help`` says what Y does, as the listing of ``X --help`` does."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        helps = {a.dest: a.help for a in action._choices_actions}
+        for name, sub in action.choices.items():
+            text = helps.get(name)
+            if sub.description is None and isinstance(text, str) and text:
+                sub.description = text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+            _describe_subcommands(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

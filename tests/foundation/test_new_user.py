@@ -375,6 +375,30 @@ def test_every_option_of_every_command_has_help_text() -> None:
     assert missing == []
 
 
+def test_every_command_help_says_what_the_command_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import argparse
+
+    from conflicteval.cli import build_parser
+
+    bare = []
+
+    def walk(parser: Any, path: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    if not sub.description:
+                        bare.append([*path, name])
+                    walk(sub, [*path, name])
+
+    walk(build_parser(), [])
+    assert bare == []
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["wikicontradict", "stats", "--help"])
+    assert "Table 1 counts of a data file." in capsys.readouterr().out
+
+
 def _subparser(parser: Any, path: list[str]) -> Any:
     import argparse
 

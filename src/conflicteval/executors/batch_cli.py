@@ -169,7 +169,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
     p = sub.add_parser("status", help="where a batch run stands")
-    p.add_argument("--export", metavar="FILE", default=DEFAULT_EXPORT, help="the request file")
+    p.add_argument(
+        "--export",
+        metavar="FILE",
+        default=DEFAULT_EXPORT,
+        help=f"the request file (default {DEFAULT_EXPORT})",
+    )
     p.add_argument(
         "--refresh", action="store_true", help="ask the Batch API about unfinished batches"
     )
