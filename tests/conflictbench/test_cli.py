@@ -85,6 +85,7 @@ def test_convert_build_detect_report(
     out = capsys.readouterr().out
     assert out.startswith("| Category | Prec |") and "| Overall |" in out
     assert "labeler lexical" in out and "failed" in out
+    assert out.count("this run:") == 1 and "items: " in out  # counts once, closing lines
     metrics = json.loads((det / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["overall"]["n_items"] == len(built)
     assert (det / "table2.md").read_text(encoding="utf-8").strip() in out
@@ -213,7 +214,8 @@ def test_reports_and_regenerate_commands(
     assert "1 reports" in capsys.readouterr().out and openai_server.completions() == []
     assert main(rep) == 0  # offline scorer: sentence decomposer + lexical labeler
     out = capsys.readouterr().out
-    assert "| big / RAG |" in out and "1 items: 1 ok" in out
+    assert "| big / RAG |" in out and "1 reports: 1 ok, 0 failed" in out
+    assert out.count("this run:") == 1  # the counts and usage once, in the closing lines
     assert (tmp_path / "rep" / "table3.md").is_file()
 
     questions = tmp_path / "tqa.csv"
@@ -268,5 +270,6 @@ def test_reports_and_regenerate_commands(
     assert main(regen) == 0
     out = capsys.readouterr().out
     assert "Binary choice (Table 5)" in out and "| Control-RAG |" in out
+    assert "failed items: free 0, choice 0" in out and out.count("this run:") == 1
     summary = json.loads((tmp_path / "rg" / "summary.json").read_text(encoding="utf-8"))
     assert summary["choice"][0]["n"] == 1

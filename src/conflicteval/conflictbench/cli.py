@@ -485,7 +485,7 @@ def _detect(args: argparse.Namespace) -> int:
     text = table2(run.metrics, paper=args.paper)
     atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
-    print(run.summary())
+    print(run.pairs_line())  # the item counts and usage: finish's closing lines, not twice
     return finish(run.batch, "items", stream=sys.stdout)
 
 
@@ -597,7 +597,7 @@ def _reports(args: argparse.Namespace) -> int:
         encoding="utf-8",
     )
     print(text)
-    print(run.summary())
+    print(run.entity_line())  # the report counts and usage: finish's closing lines, not twice
     return finish(run.batch, "reports", stream=sys.stdout)
 
 
@@ -677,5 +677,5 @@ def _regenerate(args: argparse.Namespace) -> int:
     atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
     atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
     print(text)
-    print(run.summary_text())
+    print(run.modes_line())  # the item counts and usage: finish's closing lines, not twice
     return finish(run.batch, "question-format items", stream=sys.stdout)

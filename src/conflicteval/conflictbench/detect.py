@@ -127,14 +127,17 @@ class DetectionRun:
         """Table 2 layout (see :func:`~conflicteval.conflictbench.metrics.table2`)."""
         return table2(self.metrics, paper=paper)
 
-    def summary(self) -> str:
-        """Counts of failed items and pairs, and the runner's summary line."""
+    def pairs_line(self) -> str:
+        """Counts of failed or undetermined items and of failed pairs, on one line."""
         overall = self.metrics["overall"]
         return (
             f"labeler {self.labeler}: {overall.n_items} items, {overall.failed_items} failed or "
-            f"undetermined; {overall.n_pairs} pairs, {overall.failed_pairs} failed\n"
-            + self.batch.summary()
+            f"undetermined; {overall.n_pairs} pairs, {overall.failed_pairs} failed"
         )
+
+    def summary(self) -> str:
+        """Counts of failed items and pairs, and the runner's summary line."""
+        return self.pairs_line() + "\n" + self.batch.summary()
 
 
 async def adetect(

@@ -607,17 +607,21 @@ class RegenerationRun:
         parts.append(flips_text(self.summary))
         return "\n\n".join(parts)
 
-    def summary_text(self) -> str:
-        """Failures, unscored answers and tokens."""
+    def modes_line(self) -> str:
+        """Failed items and answers without a scored main claim, per mode, on one line."""
         s = self.summary
 
         def per_mode(counts: dict[str, int]) -> str:
             return ", ".join(f"{m} {counts.get(m, 0)}" for m in ("free", "choice"))
 
         return (
-            f"{self.batch.summary()}\nfailed items: {per_mode(s.failed)}; answers without a "
+            f"failed items: {per_mode(s.failed)}; answers without a "
             f"scored main claim (no regeneration possible): {per_mode(s.not_scored)}"
         )
+
+    def summary_text(self) -> str:
+        """Failures, unscored answers and tokens."""
+        return f"{self.batch.summary()}\n{self.modes_line()}"
 
 
 def plan_regeneration(

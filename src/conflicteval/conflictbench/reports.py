@@ -360,14 +360,18 @@ class ReportRun:
         """The Table 3 layout."""
         return table3(self.rows, paper=paper)
 
-    def summary(self) -> str:
-        """Failures and tokens."""
+    def entity_line(self) -> str:
+        """Main-entity failures and the tokens of the whole run (entities included)."""
         u = self.usage
         return (
-            f"{self.batch.summary()}\nmain entity: {len(self.entity_failures)} model failures "
+            f"main entity: {len(self.entity_failures)} model failures "
             f"(heuristic used); total {u.calls} calls{u.truncated_note()}, "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         )
+
+    def summary(self) -> str:
+        """Failures and tokens."""
+        return f"{self.batch.summary()}\n{self.entity_line()}"
 
 
 def plan_tasks(
