@@ -75,6 +75,14 @@ def test_run_demo_with_an_llm_uses_the_paper_prompts(openai_server: Any) -> None
     assert text.count("CS-C 1.00") == 2 and text.count("CS-C 0.00") == 1
 
 
+def test_run_demo_whose_replies_cannot_be_read_exits_1(openai_server: Any) -> None:
+    openai_server.set_replies(["OK"])  # no claims list: nothing can be scored
+    buf = io.StringIO()
+    status = run_demo(model="openai/demo-model", base_url=openai_server.base_url, out=buf)
+    assert buf.getvalue().count("not scored: the decomposition reply") == 3
+    assert status == 1
+
+
 def _write(path: Path, rows: list[Any]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

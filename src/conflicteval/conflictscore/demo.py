@@ -62,7 +62,8 @@ def run_demo(
         out: Where to print (default: standard output at call time).
 
     Returns:
-        0 on success, 1 when a model call failed.
+        0 when every response was scored with every pair labelled, 1 when one
+        was not (a failed call, an unreadable reply).
     """
     if out is None:
         out = sys.stdout
@@ -97,6 +98,8 @@ def run_demo(
             continue
         calls += result.calls
         total.add(result.usage)
+        if result.error is not None or result.n_failed_pairs:
+            status = 1  # not scored, or a pair without a label: as `score` counts it
         print("", file=out)
         print("\n".join("    " + line for line in format_result(result).splitlines()), file=out)
         print("", file=out)
