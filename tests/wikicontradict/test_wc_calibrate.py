@@ -192,3 +192,15 @@ def test_calibrate_dry_run_counts_every_judge_call_without_calling(
     assert calls[-1].messages[0] == {"role": "system", "content": ""}
     assert calls[-1].messages[1]["content"].rstrip().endswith("comment:")
     assert plan_calibration(Judge("lexical"), load_human_labels(labels)) == []
+
+
+def test_calibrate_with_data_prints_which_file_it_read(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.cli import main
+
+    data = shared_data / "wikicontradict" / "WikiContradict_dataset_v1_rag_qa.csv"
+    argv = ["wikicontradict", "calibrate", "--judge", "lexical", "--data", str(data)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"data: {data} (user file, sha256 6212a35e2e74" in err

@@ -408,7 +408,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     aliases = _aliases(args)
     labels = load_human_labels(args.labels) if args.labels else None
-    instances = load_wikicontradict(args.data) if args.data else None
+    # the data file's provenance line, as every command that reads a dataset prints it
+    instances = (
+        load_wikicontradict(resolve_data_arg(args, "wikicontradict").path) if args.data else None
+    )
     judge_model = (
         "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
     )
