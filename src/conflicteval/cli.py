@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,6 +27,9 @@ AREAS = (
     "conflicteval.executors.batch_cli",
     "conflicteval.data.cli",
 )
+
+
+_CACHE_DIR_HELP = "cache directory (default: $CONFLICTEVAL_CACHE_DIR or the user cache dir)"
 
 
 def _cache_info(args: argparse.Namespace) -> int:
@@ -73,11 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="inspect or clear the response cache")
     cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     info = cache_sub.add_parser("info", help="where the cache is, its entries and size")
-    info.add_argument("--dir", default=None, help="cache directory (default: the user cache dir)")
+    info.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(func=_cache_info)
     clear = cache_sub.add_parser("clear", help="delete cached responses")
-    clear.add_argument("--dir", default=None, help="cache directory (default: the user cache dir)")
+    clear.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
     clear.add_argument(
         "--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)"
     )
@@ -117,6 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # the reader went away (`... | head`): no error line, and a quiet final flush
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
     except (ConflictEvalError, ValueError, OSError) as exc:
         # a user mistake (bad option, input file or configuration): one line, no traceback
         # (-vv logs the traceback at debug level)

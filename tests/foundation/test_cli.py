@@ -31,3 +31,18 @@ def test_unknown_command_is_an_argparse_error(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit) as info:
         main(["no-such-command"])
     assert info.value.code == 2
+
+
+def test_output_cut_short_by_the_reader_is_no_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            pass
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())  # `conflicteval data list | head -1`
+    assert main(["data", "list"]) == 1
+    assert "error" not in capsys.readouterr().err
