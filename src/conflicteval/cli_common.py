@@ -285,6 +285,13 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
 def executor_from_args(args: argparse.Namespace) -> Any:
     """The executor the command line asked for (None: the local default)."""
     if getattr(args, "executor", "local") != "ray":
+        ray_only = [
+            flag
+            for flag, dest in (("--ray-actors", "ray_actors"), ("--ray-num-cpus", "ray_num_cpus"))
+            if getattr(args, dest, None) is not None
+        ] + (["--ray-gpus-per-actor"] if getattr(args, "ray_gpus_per_actor", 0.0) else [])
+        if ray_only:  # silently running locally would hide the mistake
+            raise UsageError(f"{', '.join(ray_only)} only apply with --executor ray")
         return None
     from conflicteval.executors.ray import RayExecutor
 

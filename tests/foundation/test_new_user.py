@@ -375,6 +375,22 @@ def test_every_option_of_every_command_has_help_text() -> None:
     assert missing == []
 
 
+def test_ray_options_without_the_ray_executor_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.cli import main
+
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "a", "response": "x.", "documents": ["x."]}\n', encoding="utf-8")
+    args = ["score", "--input", str(items), "--out", str(tmp_path / "run"), "--quiet"]
+    assert main([*args, "--ray-actors", "2", "--ray-gpus-per-actor", "1"]) == 2
+    assert "--ray-actors, --ray-gpus-per-actor only apply with --executor ray" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "run" / "checkpoint.jsonl").exists()  # refused before any item
+    assert main(args) == 0
+
+
 def test_every_command_help_says_what_the_command_does(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
