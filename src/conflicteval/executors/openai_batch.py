@@ -103,8 +103,9 @@ def make_client(base_url: str | None = None, api_key: str | None = None) -> Any:
     if not key:
         if not url:
             raise ConflictEvalError(
-                "the OpenAI Batch API needs a key: set OPENAI_API_KEY (or give --base-url "
-                "for a compatible server)"
+                "the OpenAI Batch API needs a key: set OPENAI_API_KEY (or give the batch "
+                "command's own --base-url URL for a compatible server; with 'batch run', "
+                "before the '--')"
             )
         key = "no-key"
     return openai.OpenAI(api_key=key, base_url=url, max_retries=3)
