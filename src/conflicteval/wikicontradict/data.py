@@ -18,9 +18,8 @@ from typing import Any
 
 from conflicteval.errors import DataError
 from conflicteval.jsonio import parse_json
-from conflicteval.readers import UniqueIds, id_text, iter_csv_rows, read_text
+from conflicteval.readers import PathArg, UniqueIds, id_text, iter_csv_rows, read_text
 from conflicteval.wikicontradict import fields
-from conflicteval.wikicontradict.fields import PathArg
 from conflicteval.wikicontradict.formats import read_label_studio, read_nested
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 
