@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from conflicteval._atomic import atomic_write_text
 
 DATA_RECORD = "data.json"
 """The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""
@@ -144,8 +145,5 @@ def record_data_source(run_dir: str | Path, source: Any) -> Path:
         files = []
     entry = source.to_dict()
     files = [f for f in files if f.get("path") != entry["path"]] + [entry]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"files": files}, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps({"files": files}, indent=2) + "\n")
     return path
