@@ -28,12 +28,10 @@ from typing import Any, TextIO
 
 from conflicteval._atomic import atomic_write_text
 from conflicteval.cache import ResponseCache
+from conflicteval.cli_common import EXIT_PENDING
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
 from conflicteval.executors.plan import CHAT_URL
-
-PENDING_EXIT = 3
-"""Exit status of a command whose run waits for batch results."""
 
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 COMPLETION_WINDOW = "24h"
@@ -170,15 +168,15 @@ class BatchRunner:
                     )
                     return 1
             rc = self.run_command()
-            if rc != PENDING_EXIT:
+            if rc != EXIT_PENDING:
                 return rc
             if rounds >= self.max_rounds:
                 self._say(f"batch run: still pending after {rounds} rounds; stopping")
-                return PENDING_EXIT
+                return EXIT_PENDING
             rounds += 1
             if not self.submit():
                 self._say("batch run: the command is pending but exported no request file")
-                return PENDING_EXIT
+                return EXIT_PENDING
 
     def submit(self) -> list[BatchJob]:
         """Upload the latest round's request files and create one batch per file."""
