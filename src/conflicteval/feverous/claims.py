@@ -10,12 +10,9 @@ file carry no ``id``, ``label`` or ``evidence``; their position
 
 from __future__ import annotations
 
-import gzip
-import io
 from collections.abc import Iterator, Mapping
 from os import PathLike
-from pathlib import Path
-from typing import Any, Literal, TextIO, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -98,14 +95,6 @@ def is_header_record(record: object) -> bool:
             v is None or (isinstance(v, (str, list, dict)) and len(v) == 0) for v in record.values()
         )
     )
-
-
-def open_text(path: str | PathLike[str]) -> TextIO:
-    """Open a UTF-8 text file for reading (a BOM is dropped), gunzipping ``*.gz``."""
-    p = Path(path)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8-sig")
-    return p.open("r", encoding="utf-8-sig")
 
 
 def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
