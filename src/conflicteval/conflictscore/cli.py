@@ -30,6 +30,7 @@ from conflicteval.cli_common import (
     executor_from_args,
     finish,
     model_from_args,
+    progress_from_args,
 )
 from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
@@ -272,7 +273,7 @@ def _score_batch(args: argparse.Namespace) -> int:
         items,
         checkpoint=out / "checkpoint.jsonl",
         concurrency=args.concurrency,
-        progress=False if args.quiet else None,
+        progress=progress_from_args(args),
         restart=args.restart,
         retry_failed=args.retry_failed,
         executor=executor_from_args(args),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval.cli_common import progress_from_args
 
 DATA_RECORD = "data.json"
 """The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""
@@ -84,7 +85,7 @@ def _fetch(args: argparse.Namespace) -> int:
                 name,
                 force=args.force,
                 allow_mismatch=args.allow_checksum_mismatch,
-                progress=False if args.quiet else None,
+                progress=progress_from_args(args),
             )
         except ConflictEvalError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -125,7 +126,7 @@ def resolve_data_arg(args: argparse.Namespace, name: str, *, dest: str = "data")
         getattr(args, dest, None),
         name,
         allow_mismatch=getattr(args, "allow_checksum_mismatch", False),
-        progress=False if getattr(args, "quiet", False) else None,
+        progress=progress_from_args(args),
     )
     print(source.describe(), file=sys.stderr)
     return source
