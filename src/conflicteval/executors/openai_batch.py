@@ -242,11 +242,8 @@ class BatchRunner:
             wait = min(wait * self.backoff, self.max_poll_interval)
 
     def _update(self, job: BatchJob, batch: Any) -> None:
-        job.status = str(batch.status)
-        counts = getattr(batch, "request_counts", None)
+        counts = _read_status(job, batch)
         if counts is not None:
-            job.completed = int(getattr(counts, "completed", 0) or 0)
-            job.failed = int(getattr(counts, "failed", 0) or 0)
             job.requests = int(getattr(counts, "total", 0) or job.requests)
         job.output_file_id = getattr(batch, "output_file_id", None)
         job.error_file_id = getattr(batch, "error_file_id", None)
@@ -284,6 +281,16 @@ class BatchRunner:
         return report.imported
 
 
+def _read_status(job: BatchJob, batch: Any) -> Any:
+    """Copy a retrieved batch's status and done/failed counts to ``job``; return its counts."""
+    job.status = str(batch.status)
+    counts = getattr(batch, "request_counts", None)
+    if counts is not None:
+        job.completed = int(getattr(counts, "completed", 0) or 0)
+        job.failed = int(getattr(counts, "failed", 0) or 0)
+    return counts
+
+
 def status_lines(export: Path, cache: ResponseCache | None, client: Any | None = None) -> list[str]:
     """Where a batch run stands: rounds, batches, and how many exported calls are answered."""
     export = Path(export)
@@ -292,12 +299,7 @@ def status_lines(export: Path, cache: ResponseCache | None, client: Any | None =
     if client is not None:
         for job in state.active():
             if job.id:
-                batch = client.batches.retrieve(job.id)
-                job.status = str(batch.status)
-                counts = getattr(batch, "request_counts", None)
-                if counts is not None:
-                    job.completed = int(getattr(counts, "completed", 0) or 0)
-                    job.failed = int(getattr(counts, "failed", 0) or 0)
+                _read_status(job, client.batches.retrieve(job.id))
     lines = [f"batch export {export}"]
     if not entries:
         lines.append("  nothing exported yet")
