@@ -108,11 +108,8 @@ def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, 
             or holding NaN) or not a JSON object.
     """
     first = True
-    for lineno, record in jsonio.iter_json_lines(path):
-        if not isinstance(record, dict):
-            raise DataError(
-                path, lineno, None, f"expected a JSON object, got {type(record).__name__}"
-            )
+    for lineno, raw in jsonio.iter_json_lines(path):
+        record = jsonio.require_mapping(path, lineno, raw)
         if first:
             first = False
             if is_header_record(record):
