@@ -353,21 +353,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _not_negative_float(text: str) -> float:
+def _float(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _not_negative_float(text: str) -> float:
+    value = _float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
     return value
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
     return value

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval._fatal import close_signal, open_signal
 from conflicteval._sync import run_sync
 from conflicteval.errors import (
@@ -345,11 +346,8 @@ def record_identity(checkpoint: str | os.PathLike[str], identity: dict[str, Any]
 
 def _write_identity(checkpoint: Path, identity: dict[str, Any]) -> None:
     """Write ``<checkpoint>.meta.json`` atomically (a kill leaves the old file or the new)."""
-    p = meta_path(checkpoint)
-    tmp = p.with_name(p.name + ".tmp")
     payload = {"identity": identity, "note": "what produced " + checkpoint.name}
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    atomic_write_text(meta_path(checkpoint), json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 
 def _move_aside(path: Path) -> Path | None:

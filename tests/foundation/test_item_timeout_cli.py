@@ -52,3 +52,21 @@ def test_the_default_bound_is_an_hour_and_must_be_positive(
         build_parser().parse_args(
             ["wikicontradict", "judge", "--run", "r", "--judge", "x", "--item-timeout", "0"]
         )
+
+
+def test_score_applies_the_item_bound_too(tmp_path: Path) -> None:
+    docs = [{"id": "d1", "text": "The tower is 300 metres tall."}]
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "r1", "response": "The tower is tall.", "documents": docs}))
+    out = tmp_path / "out"
+    with OpenAICompatServer(replies=lambda body: "x", faults=lambda n, body: Fault.slow(5)) as srv:
+        code = main(
+            [
+                "score", "--input", str(items), "--out", str(out), "--model", "openai/test",
+                "--base-url", srv.base_url, "--timeout", "0.3", "--max-attempts", "50",
+                "--item-timeout", "1.5", "--quiet",
+            ]
+        )  # fmt: skip
+    assert code == 1
+    (row,) = [json.loads(line) for line in (out / "checkpoint.jsonl").read_text().splitlines()]
+    assert row["status"] == "model_error" and "item timed out" in row["error"]

@@ -27,9 +27,9 @@ from conflicteval.cli_common import (
     add_batch_options,
     add_model_options,
     add_run_options,
-    executor_from_args,
     finish,
     model_from_args,
+    run_options,
 )
 from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
@@ -272,10 +272,7 @@ def _score_batch(args: argparse.Namespace) -> int:
         items,
         checkpoint=out / "checkpoint.jsonl",
         concurrency=args.concurrency,
-        progress=False if args.quiet else None,
-        restart=args.restart,
-        retry_failed=args.retry_failed,
-        executor=executor_from_args(args),
+        **run_options(args),
     )
     rows = []
     for rec in result.records:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from conflicteval._atomic import atomic_write_text
+from conflicteval.cli_common import progress_from_args
 
 DATA_RECORD = "data.json"
 """The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""
@@ -83,7 +85,7 @@ def _fetch(args: argparse.Namespace) -> int:
                 name,
                 force=args.force,
                 allow_mismatch=args.allow_checksum_mismatch,
-                progress=False if args.quiet else None,
+                progress=progress_from_args(args),
             )
         except ConflictEvalError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -126,7 +128,7 @@ def resolve_data_arg(args: argparse.Namespace, name: str, *, dest: str = "data")
             getattr(args, dest, None),
             name,
             allow_mismatch=getattr(args, "allow_checksum_mismatch", False),
-            progress=False if getattr(args, "quiet", False) else None,
+            progress=progress_from_args(args),
         )
     except DatasetUnavailable as exc:  # name this command's option, not a generic --data
         raise exc.naming(f"--{dest.replace('_', '-')} PATH") from exc
@@ -148,8 +150,5 @@ def record_data_source(run_dir: str | Path, source: Any) -> Path:
         files = []
     entry = source.to_dict()
     files = [f for f in files if f.get("path") != entry["path"]] + [entry]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"files": files}, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps({"files": files}, indent=2) + "\n")
     return path

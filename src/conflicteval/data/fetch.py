@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from platformdirs import user_cache_dir
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval.data.registry import REGISTRY, DatasetFile, get_entry
 from conflicteval.errors import ConflictEvalError
 
@@ -157,10 +158,7 @@ def _load_records() -> dict[str, Any]:
 def _save_records(records: Mapping[str, Any]) -> None:
     path = _records_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(records, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write_text(path, json.dumps(records, indent=1, sort_keys=True))
     except OSError:
         pass  # a read-only cache still works; the hash is recomputed next time
 

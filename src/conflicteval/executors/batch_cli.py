@@ -31,7 +31,6 @@ from conflicteval.executors.plan import BatchExport, CallLedger
 
 __all__ = ["add_batch_options", "batch_command", "batch_context_from_args", "register"]
 
-PENDING_EXIT = EXIT_PENDING
 DEFAULT_EXPORT = "batch/requests.jsonl"
 
 
@@ -74,7 +73,7 @@ class CommandBatch:
             f"RESULTS --export {result.path}', then run this command again",
             file=sys.stderr,
         )
-        return PENDING_EXIT
+        return EXIT_PENDING
 
 
 def batch_context_from_args(args: argparse.Namespace) -> CommandBatch:

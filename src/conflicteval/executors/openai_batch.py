@@ -28,12 +28,10 @@ from typing import Any, TextIO
 
 from conflicteval._atomic import atomic_write_text
 from conflicteval.cache import ResponseCache
+from conflicteval.cli_common import EXIT_PENDING
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
 from conflicteval.executors.plan import CHAT_URL
-
-PENDING_EXIT = 3
-"""Exit status of a command whose run waits for batch results."""
 
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 COMPLETION_WINDOW = "24h"
@@ -171,15 +169,15 @@ class BatchRunner:
                     )
                     return 1
             rc = self.run_command()
-            if rc != PENDING_EXIT:
+            if rc != EXIT_PENDING:
                 return rc
             if rounds >= self.max_rounds:
                 self._say(f"batch run: still pending after {rounds} rounds; stopping")
-                return PENDING_EXIT
+                return EXIT_PENDING
             rounds += 1
             if not self.submit():
                 self._say("batch run: the command is pending but exported no request file")
-                return PENDING_EXIT
+                return EXIT_PENDING
 
     def submit(self) -> list[BatchJob]:
         """Upload the latest round's request files and create one batch per file."""
@@ -245,11 +243,8 @@ class BatchRunner:
             wait = min(wait * self.backoff, self.max_poll_interval)
 
     def _update(self, job: BatchJob, batch: Any) -> None:
-        job.status = str(batch.status)
-        counts = getattr(batch, "request_counts", None)
+        counts = _read_status(job, batch)
         if counts is not None:
-            job.completed = int(getattr(counts, "completed", 0) or 0)
-            job.failed = int(getattr(counts, "failed", 0) or 0)
             job.requests = int(getattr(counts, "total", 0) or job.requests)
         job.output_file_id = getattr(batch, "output_file_id", None)
         job.error_file_id = getattr(batch, "error_file_id", None)
@@ -287,6 +282,16 @@ class BatchRunner:
         return report.imported
 
 
+def _read_status(job: BatchJob, batch: Any) -> Any:
+    """Copy a retrieved batch's status and done/failed counts to ``job``; return its counts."""
+    job.status = str(batch.status)
+    counts = getattr(batch, "request_counts", None)
+    if counts is not None:
+        job.completed = int(getattr(counts, "completed", 0) or 0)
+        job.failed = int(getattr(counts, "failed", 0) or 0)
+    return counts
+
+
 def status_lines(export: Path, cache: ResponseCache | None, client: Any | None = None) -> list[str]:
     """Where a batch run stands: rounds, batches, and how many exported calls are answered."""
     export = Path(export)
@@ -295,12 +300,7 @@ def status_lines(export: Path, cache: ResponseCache | None, client: Any | None =
     if client is not None:
         for job in state.active():
             if job.id:
-                batch = client.batches.retrieve(job.id)
-                job.status = str(batch.status)
-                counts = getattr(batch, "request_counts", None)
-                if counts is not None:
-                    job.completed = int(getattr(counts, "completed", 0) or 0)
-                    job.failed = int(getattr(counts, "failed", 0) or 0)
+                _read_status(job, client.batches.retrieve(job.id))
     lines = [f"batch export {export}"]
     if not entries:
         lines.append("  nothing exported yet")

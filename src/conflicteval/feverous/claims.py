@@ -10,12 +10,9 @@ file carry no ``id``, ``label`` or ``evidence``; their position
 
 from __future__ import annotations
 
-import gzip
-import io
 from collections.abc import Iterator, Mapping
 from os import PathLike
-from pathlib import Path
-from typing import Any, Literal, TextIO, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -100,14 +97,6 @@ def is_header_record(record: object) -> bool:
     )
 
 
-def open_text(path: str | PathLike[str]) -> TextIO:
-    """Open a UTF-8 text file for reading (a BOM is dropped), gunzipping ``*.gz``."""
-    p = Path(path)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8-sig")
-    return p.open("r", encoding="utf-8-sig")
-
-
 def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line, skipping a leading header.
 
@@ -119,11 +108,8 @@ def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, dict[str, 
             or holding NaN) or not a JSON object.
     """
     first = True
-    for lineno, record in jsonio.iter_json_lines(path):
-        if not isinstance(record, dict):
-            raise DataError(
-                path, lineno, None, f"expected a JSON object, got {type(record).__name__}"
-            )
+    for lineno, raw in jsonio.iter_json_lines(path):
+        record = jsonio.require_mapping(path, lineno, raw)
         if first:
             first = False
             if is_header_record(record):

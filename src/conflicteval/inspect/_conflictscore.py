@@ -61,7 +61,6 @@ from ._common import SampleError, generate_config, sample_name, unscored_metadat
 
 _LLM_LABELERS = ("llm", "llm-per-document", "llm-per-claim")
 _OFFLINE_LABELERS = ("lexical",)
-_OFFLINE_DECOMPOSERS = ("sentence", "whole")
 
 
 def sample_documents(state: TaskState, key: str = "documents") -> list[Document]:

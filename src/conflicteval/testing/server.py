@@ -528,18 +528,9 @@ class OpenAICompatServer:
                 fields = _multipart(headers.get("content-type", ""), raw)
                 if "file" not in fields:
                     return 400, json.loads(_error_body("no file in the upload", "invalid_request"))
-                file_id = f"file-{len(self.files) + 1}"
                 name, content = fields["file"]
-                self.files[file_id] = {
-                    "id": file_id,
-                    "object": "file",
-                    "bytes": len(content),
-                    "created_at": int(time.time()),
-                    "filename": name or "upload.jsonl",
-                    "purpose": fields.get("purpose", ("", b"batch"))[1].decode(),
-                    "status": "processed",
-                    "content": content,
-                }
+                purpose = fields.get("purpose", ("", b"batch"))[1].decode()
+                file_id = self._store_file(name or "upload.jsonl", purpose, content)
                 return 200, _public(self.files[file_id])
             if len(parts) >= 2 and parts[0] == "files":
                 record = self.files.get(parts[1])
@@ -617,6 +608,21 @@ class OpenAICompatServer:
             answered = len(batch["lines"]) // 2
         self._finalise(batch, outcome.status, answered)
 
+    def _store_file(self, filename: str, purpose: str, content: bytes) -> str:
+        """Keep an uploaded or produced file; return its id."""
+        file_id = f"file-{len(self.files) + 1}"
+        self.files[file_id] = {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(content),
+            "created_at": int(time.time()),
+            "filename": filename,
+            "purpose": purpose,
+            "status": "processed",
+            "content": content,
+        }
+        return file_id
+
     def _finalise(self, batch: dict[str, Any], status: str, answered: int) -> None:
         output: list[str] = []
         errors: list[str] = []
@@ -638,19 +644,9 @@ class OpenAICompatServer:
         counts["failed"] = len(errors)
         for kind, rows in (("output_file_id", output), ("error_file_id", errors)):
             if rows:
-                file_id = f"file-{len(self.files) + 1}"
                 content = ("\n".join(rows) + "\n").encode()
-                self.files[file_id] = {
-                    "id": file_id,
-                    "object": "file",
-                    "bytes": len(content),
-                    "created_at": int(time.time()),
-                    "filename": f"{batch['id']}_{kind}.jsonl",
-                    "purpose": "batch_output",
-                    "status": "processed",
-                    "content": content,
-                }
-                batch[kind] = file_id
+                filename = f"{batch['id']}_{kind}.jsonl"
+                batch[kind] = self._store_file(filename, "batch_output", content)
         batch["status"] = status
         batch[f"{status}_at"] = int(time.time())
 

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
-from conflicteval.jsonio import parse_json
-from conflicteval.readers import UniqueIds, id_text, iter_csv_rows, read_text
+from conflicteval.jsonio import parse_json, require_mapping
+from conflicteval.readers import PathArg, UniqueIds, id_text, iter_csv_rows, read_text
 from conflicteval.wikicontradict import fields
-from conflicteval.wikicontradict.fields import PathArg
 from conflicteval.wikicontradict.formats import read_label_studio, read_nested
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 
@@ -81,9 +80,7 @@ def _read_json(path: Path, text: str) -> list[WikiContradictInstance]:
     records: list[Any] = data if isinstance(data, list) else [data]
     if not records:
         raise DataError(path, None, None, "the JSON list is empty")
-    first = records[0]
-    if not isinstance(first, dict):
-        raise DataError(path, 1, None, f"expected a JSON object, got {type(first).__name__}")
+    first = require_mapping(path, 1, records[0])
     if "annotationResult" in first:
         return read_nested(path, records)
     if "annotations" in first or "data" in first:
@@ -196,20 +193,14 @@ def _read_table(path: Path) -> list[tuple[int, dict[str, Any]]]:
         stripped = text.strip()
         if stripped.startswith("["):
             data = parse_json(text, path)
-            return [(i, _as_object(path, i, r)) for i, r in enumerate(data, start=1)]
+            return [(i, require_mapping(path, i, r)) for i, r in enumerate(data, start=1)]
         rows = []
         for i, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            rows.append((i, _as_object(path, i, parse_json(line, path, i))))
+            rows.append((i, require_mapping(path, i, parse_json(line, path, i))))
         return rows
     return [(r.number, dict(r.values)) for r in iter_csv_rows(path, text=text)]
-
-
-def _as_object(path: Path, n: int, obj: Any) -> dict[str, Any]:
-    if not isinstance(obj, dict):
-        raise DataError(path, n, None, f"expected a JSON object, got {type(obj).__name__}")
-    return obj
 
 
 _YES_NO = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.IGNORECASE)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from os import PathLike
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.readers import PathArg, require_text
 from conflicteval.wikicontradict.instance import ContradictionType
-
-PathArg = str | PathLike[str]
 
 
 def contradiction_type(value: Any, path: PathArg, row: int | str, field: str) -> ContradictionType:
@@ -59,13 +57,7 @@ def required_text(value: Any, path: PathArg, row: int | str, field: str) -> str:
     """
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
         value = value[0]
-    if value is None:
-        raise DataError(path, row, field, "missing value")
-    if not isinstance(value, str):
-        raise DataError(path, row, field, f"expected text, got {type(value).__name__}")
-    if not value.strip():
-        raise DataError(path, row, field, "empty value")
-    return value
+    return require_text(path, row, field, value)
 
 
 def optional_text(value: Any) -> str | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError
+from conflicteval.jsonio import require_mapping
 from conflicteval.readers import UniqueIds, id_text
 from conflicteval.wikicontradict import fields
 from conflicteval.wikicontradict.instance import ContradictionType, WikiContradictInstance
@@ -45,9 +46,8 @@ def read_nested(path: Path, records: Sequence[Any]) -> list[WikiContradictInstan
     """
     out: list[WikiContradictInstance] = []
     ids = UniqueIds(path, "id", "record id")
-    for n, record in enumerate(records, start=1):
-        if not isinstance(record, dict):
-            raise DataError(path, n, None, f"expected a JSON object, got {type(record).__name__}")
+    for n, raw in enumerate(records, start=1):
+        record = require_mapping(path, n, raw)
         ann = record.get("annotationResult")
         if not isinstance(ann, dict):
             raise DataError(path, n, "annotationResult", "missing or not an object")
@@ -72,9 +72,8 @@ def read_label_studio(path: Path, tasks: Sequence[Any]) -> list[WikiContradictIn
     """
     out: list[WikiContradictInstance] = []
     ids = UniqueIds(path, "id", "task id")
-    for n, task in enumerate(tasks, start=1):
-        if not isinstance(task, dict):
-            raise DataError(path, n, None, f"expected a JSON object, got {type(task).__name__}")
+    for n, raw in enumerate(tasks, start=1):
+        task = require_mapping(path, n, raw)
         data = task.get("data")
         if not isinstance(data, dict):
             raise DataError(path, n, "data", "missing or not an object")

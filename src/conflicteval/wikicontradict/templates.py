@@ -7,7 +7,6 @@ reconstructions of the paper's Figure 3 (see ``docs/wikicontradict.md``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -19,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.identity import text_version
 from conflicteval.jsonio import load_json
 from conflicteval.types import Message
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
@@ -124,7 +124,7 @@ class TemplateSet:
         self.templates: dict[str, Template] = {}
         for key, tpl in templates.items():
             _check_slots(key, tpl.text, f"template set {name}")
-            digest = hashlib.sha256(tpl.text.encode("utf-8")).hexdigest()[:12]
+            digest = text_version(tpl.text)
             self.templates[key] = tpl.model_copy(
                 update={"name": key, "version": f"{name}/{version}/{key}/{digest}"}
             )
