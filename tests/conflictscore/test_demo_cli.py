@@ -217,3 +217,20 @@ def test_example_report_script_runs_offline(tmp_path: Path) -> None:
     assert "CS-C **0.33** (1 of 3 claims conflicted)" in text
     assert "`regional-guide` contradicts: The Halden Canal only opened in 1851" in text
     assert text.count("No conflicted claim.") == 2
+
+
+def test_score_one_response_dry_run_calls_nothing(
+    tmp_path: Path, openai_server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    response = tmp_path / "r.txt"
+    response.write_text("The canal opened in 1847.", encoding="utf-8")
+    docs = _write(tmp_path / "d.jsonl", ["The canal opened in 1851."])
+    args = ["score", "--response", str(response), "--documents", str(docs), "--dry-run"]
+    model = ["--model", "openai/m", "--base-url", openai_server.base_url]
+    assert main([*args, *model]) == 0
+    out = capsys.readouterr().out
+    assert "dry run: 1 responses" in out and "1 model calls, 0 already cached" in out
+    assert openai_server.completions() == []  # --dry-run: nothing sent
+    assert main(args) == 0  # offline: counts pairs, no scoring table
+    out = capsys.readouterr().out
+    assert "1 claim-document pairs, no model calls" in out and "CS-C" not in out

@@ -233,6 +233,8 @@ def _score_one(args: argparse.Namespace) -> int:
     response = sys.stdin.read() if args.response == "-" else read_text(args.response)
     documents = read_documents(args.documents)
     scorer = _scorer(args)
+    if args.dry_run:  # count, call nothing: as for a batch of one
+        return _dry_run(scorer, [{"id": "response", "response": response, "documents": documents}])
     result = scorer.score(response, documents)
     if args.json:
         print(result.model_dump_json(indent=2))
@@ -248,24 +250,29 @@ def _score_one(args: argparse.Namespace) -> int:
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
 
+def _dry_run(scorer: Any, items: list[dict[str, Any]]) -> int:
+    """Print the calls and prompt tokens scoring ``items`` would take; call nothing."""
+    report = scorer.dry_run(items)
+    if report is None:
+        pairs = 0
+        for item in items:
+            claims = scorer.decomposer.decompose_sync(item["response"]).claims
+            pairs += len(claims) * len(item["documents"])
+        print(
+            f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
+            "no model calls (offline decomposer and labeler)"
+        )
+    else:
+        print(f"dry run: {len(items)} responses")
+        print(report.summary())
+    return 0
+
+
 def _score_batch(args: argparse.Namespace) -> int:
     items = read_items(args.input)
     scorer = _scorer(args)
     if args.dry_run:
-        report = scorer.dry_run(items)
-        if report is None:
-            pairs = 0
-            for item in items:
-                claims = scorer.decomposer.decompose_sync(item["response"]).claims
-                pairs += len(claims) * len(item["documents"])
-            print(
-                f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
-                "no model calls (offline decomposer and labeler)"
-            )
-        else:
-            print(f"dry run: {len(items)} responses")
-            print(report.summary())
-        return 0
+        return _dry_run(scorer, items)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     result = scorer.score_many(
