@@ -158,17 +158,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     reports.add_argument(
         "--settings",
         default="rag,balanced,super_balanced",
-        help="comma-separated settings (rag, balanced, super_balanced)",
+        help="comma-separated settings (default: all three: rag,balanced,super_balanced)",
     )
     reports.add_argument("--n", type=int, default=100, help="items to sample (100; 0: all)")
     reports.add_argument("--seed", type=int, default=0, help="sampling seed (0)")
     reports.add_argument(
-        "--source", default="conflictingqa", help="source to sample from ('any' for all)"
+        "--source",
+        default="conflictingqa",
+        help="source to sample from (default conflictingqa, as in the paper; 'any' for all)",
     )
     reports.add_argument(
-        "--entity-model", metavar="SPEC", default=None, help="model naming the main entity"
+        "--entity-model",
+        metavar="SPEC",
+        default=None,
+        help="model naming the main entity (default: the item's main_entity, else an offline "
+        "heuristic)",
     )
-    reports.add_argument("--max-tokens", type=int, default=800, help="report length limit")
+    reports.add_argument(
+        "--max-tokens", type=int, default=800, help="report length limit (default 800)"
+    )
     _batch_args(reports)
     add_model_options(reports, what=None, concurrency_help="reports in flight at once")
     add_run_options(reports)
@@ -534,7 +542,10 @@ def _reports(args: argparse.Namespace) -> int:
         source=None if args.source == "any" else args.source,
     )
     if not items:
-        raise UsageError("no item qualifies (check --source and that items have conflicts)")
+        raise UsageError(
+            f"no item qualifies (--source {args.source}: check --source, 'any' for every "
+            "source, and that the items have conflicts)"
+        )
     scorer = _scorer(args)
     entity_model = model_from_args(args, args.entity_model) if args.entity_model else None
     if args.dry_run:
