@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,7 +35,7 @@ def test_unknown_command_is_an_argparse_error(capsys: pytest.CaptureFixture[str]
 
 
 def test_output_cut_short_by_the_reader_is_no_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     class ClosedPipe:
         def write(self, text: str) -> int:
@@ -43,6 +44,6 @@ def test_output_cut_short_by_the_reader_is_no_error(
         def flush(self) -> None:
             pass
 
-    monkeypatch.setattr(sys, "stdout", ClosedPipe())  # `conflicteval data list | head -1`
-    assert main(["data", "list"]) == 1
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())  # `conflicteval cache info | head -1`
+    assert main(["cache", "info", "--dir", str(tmp_path)]) == 1
     assert "error" not in capsys.readouterr().err
