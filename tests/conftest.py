@@ -54,8 +54,10 @@ def _isolated_cache(
     # No test fetches a dataset from the internet: the registry works offline (and its own
     # tests switch it back on against a local stand-in server), in a data dir of the test's own.
     monkeypatch.setenv("CONFLICTEVAL_DATA_DIR", str(tmp_path_factory.mktemp("datasets")))
+    # Only the library's own switch: huggingface_hub reads HF_HUB_OFFLINE once, at import, so
+    # setting it here would leave it offline for the rest of the session whenever a test
+    # happened to import it first (the registry reads both switches at every call).
     monkeypatch.setenv("CONFLICTEVAL_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.mktemp("hf")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
