@@ -40,7 +40,7 @@ FaultFn = Callable[[int, dict[str, Any]], "Fault | None"]
 class Fault:
     """A fault to inject into one request.
 
-    Use the constructors: :meth:`rate_limit`, :meth:`status`, :meth:`quota`,
+    Use the constructors: :meth:`rate_limit`, :meth:`status_code`, :meth:`quota`,
     :meth:`slow`, :meth:`drip`, :meth:`drop`, :meth:`malformed`, :meth:`truncate`.
     """
 
