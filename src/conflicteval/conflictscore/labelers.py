@@ -35,7 +35,13 @@ from conflicteval.types import CUT_OFF, RELATIONS, Completion, Document, PairLab
 
 from . import prompts
 from .aggregate import Aggregate, aggregate
-from .parse import Judgement, normalize_label, parse_indexed_labels, parse_judgement
+from .parse import (
+    Judgement,
+    copied_from,
+    normalize_label,
+    parse_indexed_labels,
+    parse_judgement,
+)
 
 __all__ = [
     "BATCH_TOKENS_PER_ITEM",
@@ -435,16 +441,20 @@ class LLMLabeler(_LLMBase):
 
 
 def _indexed_judgements(
-    text: str, n: int, parsed: Any = None, parse_error: str | None = None, truncated: bool = False
+    text: str,
+    n: int,
+    parsed: Any = None,
+    parse_error: str | None = None,
+    truncated: bool = False,
+    documents: Sequence[str] = (),
 ) -> dict[int, Judgement]:
     if truncated:  # every pair of a reply cut short fails, its complete entries too
         return {i: Judgement(problem=CUT_OFF) for i in range(n)}
-    source = (
-        json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False)
-        if isinstance(parsed, BatchReply)
-        else text
-    )
-    result = parse_indexed_labels(source, n)
+    # A validated reply is read from its parsed form, unless the whole reply is a copy of a
+    # document's text: then the raw text is read, where copied entries are skipped.
+    use_parsed = isinstance(parsed, BatchReply) and not copied_from(text, documents)
+    source = json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False) if use_parsed else text
+    result = parse_indexed_labels(source, n, documents)
     if result.error and parse_error:
         for j in result.labels.values():
             j.problem = f"{j.problem}; {parse_error}"
@@ -459,6 +469,7 @@ def per_document_labels_from_reply(
     parsed: Any = None,
     parse_error: str | None = None,
     truncated: bool = False,
+    document: str | None = None,
 ) -> list[PairLabel]:
     """Read a reply to :func:`per_document_prompt` into column ``j`` (one label per claim).
 
@@ -472,8 +483,10 @@ def per_document_labels_from_reply(
         parsed: The reply already validated as a :class:`BatchReply`, if it was.
         parse_error: Why structured validation failed, added to failed pairs' errors.
         truncated: The reply was cut off by the token limit: every pair fails.
+        document: The document's text: label entries copied from it are not the model's.
     """
-    judgements = _indexed_judgements(text, n_claims, parsed, parse_error, truncated)
+    docs = (document,) if document else ()
+    judgements = _indexed_judgements(text, n_claims, parsed, parse_error, truncated, docs)
     return [_pair(i, j, judgements[i], text) for i in range(n_claims)]
 
 
@@ -485,12 +498,14 @@ def per_claim_labels_from_reply(
     parsed: Any = None,
     parse_error: str | None = None,
     truncated: bool = False,
+    documents: Sequence[str] = (),
 ) -> list[PairLabel]:
     """Read a reply to :func:`per_claim_prompt` into row ``i`` (one label per document).
 
     Pure; as :func:`per_document_labels_from_reply`, matched by document index.
+    ``documents`` are the documents' texts: label entries copied from them are ignored.
     """
-    judgements = _indexed_judgements(text, n_documents, parsed, parse_error, truncated)
+    judgements = _indexed_judgements(text, n_documents, parsed, parse_error, truncated, documents)
     return [_pair(i, j, judgements[j], text) for j in range(n_documents)]
 
 
@@ -543,7 +558,13 @@ class PerDocumentLLMLabeler(_LLMBase):
             failed = [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)]
             return failed, calls, Usage()
         column = per_document_labels_from_reply(
-            j, n, out.text, parsed=out.parsed, parse_error=out.parse_error, truncated=out.truncated
+            j,
+            n,
+            out.text,
+            parsed=out.parsed,
+            parse_error=out.parse_error,
+            truncated=out.truncated,
+            document=doc.text,
         )
         return column, calls, out.usage
 
@@ -615,7 +636,13 @@ class PerClaimLLMLabeler(_LLMBase):
             failed = [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)]
             return failed, calls, Usage()
         row = per_claim_labels_from_reply(
-            i, n, out.text, parsed=out.parsed, parse_error=out.parse_error, truncated=out.truncated
+            i,
+            n,
+            out.text,
+            parsed=out.parsed,
+            parse_error=out.parse_error,
+            truncated=out.truncated,
+            documents=[d.text for d in docs],
         )
         return row, calls, out.usage
 

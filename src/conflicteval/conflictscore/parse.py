@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -91,17 +91,6 @@ class Judgement(BaseModel):
     problem: str | None = None
 
 
-def _json_objects(text: str) -> Iterator[dict[str, Any]]:
-    """Yield every complete JSON object in ``text``, outermost first, left to right.
-
-    A '{' that starts no complete object (a truncated reply) is skipped, so
-    complete objects nested inside a truncated one are still found. Linear in
-    the reply's length (see :func:`conflicteval.jsonparse.iter_json_spans`).
-    """
-    for value, _, _ in _json_object_spans(text):
-        yield value
-
-
 def _json_object_spans(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
     yield from iter_json_spans(text[:MAX_EXAMINED], dict, outermost=True)
 
@@ -175,6 +164,11 @@ _UPPER_WORD = re.compile(
     r"\b(SUPPORTS|SUPPORTED|SUPPORT|CONTRADICTS|CONTRADICTED|CONTRADICTION|CONTRADICT|IRRELEVANT)\b"
 )
 _STRING_FIELD = r'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)"'
+
+
+def copied_from(text: str, sources: Sequence[str]) -> bool:
+    """Whether ``text`` (a whole reply) is copied word for word from one of ``sources``."""
+    return any(_copied(text, src) for src in sources)
 
 
 def _salvage_field(text: str, key: str) -> str | None:
@@ -346,21 +340,38 @@ def _as_index(value: Any) -> int | None:
     return None
 
 
-def _entries(text: str) -> list[dict[str, Any]]:
-    """The label entries of a batched reply: the longest list of dicts, else loose objects."""
+def _entries(text: str, sources: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The label entries of a batched reply: the longest list of dicts, else loose objects.
+
+    A list or object copied word for word from one of ``sources`` (the documents in the
+    prompt) is what a document says, not the model's answer, and is skipped.
+    """
+
+    def copied(start: int, end: int) -> bool:
+        return any(_copied(text[start:end], src) for src in sources)
+
     best: list[dict[str, Any]] = []
-    for value, _, _ in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
+    for value, start, end in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
+        if copied(start, end):
+            continue
         dicts = [v for v in value if isinstance(v, dict)]
         if len(dicts) > len(best):
             best = dicts
     if best:
         return best
     # Truncated outer object/array: keep every complete entry that has an index.
-    return [obj for obj in _json_objects(text) if _get(obj, _INDEX_KEYS) is not None]
+    return [
+        obj
+        for obj, start, end in _json_object_spans(text)
+        if _get(obj, _INDEX_KEYS) is not None and not copied(start, end)
+    ]
 
 
-def parse_indexed_labels(text: str, n: int) -> IndexedLabels:
+def parse_indexed_labels(text: str, n: int, sources: Sequence[str] = ()) -> IndexedLabels:
     """Parse a batched labelling reply for ``n`` items numbered 1..n in the prompt.
+
+    ``sources`` are the documents the prompt showed: label entries copied from one of them
+    are not the model's own answer and are ignored (as :func:`parse_judgement` does).
 
     Entries are matched by their ``index`` field (1-based), never by position.
     For every index 0..n-1 of the result: a missing entry, two entries with
@@ -369,7 +380,7 @@ def parse_indexed_labels(text: str, n: int) -> IndexedLabels:
     A truncated reply keeps the complete entries it has.
     """
     result = IndexedLabels()
-    entries = _entries(text) if isinstance(text, str) else []
+    entries = _entries(text, sources) if isinstance(text, str) else []
     if not entries:
         result.error = "no label entries in reply"
         for i in range(n):

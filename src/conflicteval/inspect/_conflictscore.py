@@ -155,7 +155,11 @@ async def _label(
                 user_message(per_document_prompt(claims, docs[j])), config=config
             )
             return per_document_labels_from_reply(
-                j, len(claims), out.completion, truncated=out.stop_reason == "max_tokens"
+                j,
+                len(claims),
+                out.completion,
+                truncated=out.stop_reason == "max_tokens",
+                document=docs[j].text,
             )
 
         columns = await collect(*(column(j) for j in range(len(docs))))
@@ -165,7 +169,11 @@ async def _label(
     async def row(i: int) -> list[PairLabel]:
         out = await grader.generate(user_message(per_claim_prompt(claims[i], docs)), config=config)
         return per_claim_labels_from_reply(
-            i, len(docs), out.completion, truncated=out.stop_reason == "max_tokens"
+            i,
+            len(docs),
+            out.completion,
+            truncated=out.stop_reason == "max_tokens",
+            documents=[d.text for d in docs],
         )
 
     return list(await collect(*(row(i) for i in range(len(claims)))))
