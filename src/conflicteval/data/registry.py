@@ -255,6 +255,20 @@ REGISTRY: tuple[DatasetFile, ...] = (
         instructions="unzip it and pass the .db file with --db",
         note=_FEVEROUS_NOTE,
     ),
+    DatasetFile(
+        name="ramdocs",
+        title="RAMDocs test set, 500 questions (JSON lines)",
+        kind="url",
+        url="https://raw.githubusercontent.com/HanNight/RAMDocs/{revision}/RAMDocs_test.jsonl",
+        filename="RAMDocs_test.jsonl",
+        revision="d44454c9ebb0bf513d8236a03decc9fb58704cad",
+        sha256="c67f699c97349f00cf1bd08d1dbf8ca1d0cc38c306715c93a10a4f961dcf28b7",
+        size=1_931_157,
+        licence="MIT (repository LICENSE)",
+        loader="conflicteval.ramdocs.load_ramdocs",
+        homepage="https://github.com/HanNight/RAMDocs",
+        note="also on Hugging Face as HanNight/RAMDocs; this entry reads the GitHub release",
+    ),
 )
 
 
