@@ -154,7 +154,8 @@ class MissingDependency(ConflictEvalError, ImportError):
 
     def __init__(self, package: str, extra: str) -> None:
         super().__init__(
-            f"{package} is required for this feature: pip install 'conflicteval[{extra}]'"
+            f"{package} is required for this feature: install the {extra!r} extra "
+            f"(from a checkout of conflicteval: pip install '.[{extra}]')"
         )
         self.package = package
         self.extra = extra
