@@ -265,7 +265,7 @@ def test_ray_without_the_extra_names_it_and_bad_options_are_refused(
     from conflicteval.executors.ray import RayExecutor
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
-    with pytest.raises(MissingDependency, match=r"pip install 'conflicteval\[ray\]'"):
+    with pytest.raises(MissingDependency, match=r"pip install '\.\[ray\]'"):
         run_batch_sync(_work, ITEMS, checkpoint=tmp_path / "ck.jsonl", executor="ray")
     assert not (tmp_path / "ck.jsonl").exists() or read_checkpoint(tmp_path / "ck.jsonl") == {}
     for bad in ({"actors": 0}, {"batch_size": 0}, {"gpus_per_actor": -1}, {"max_task_retries": -1}):
