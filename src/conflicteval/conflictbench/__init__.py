@@ -1,5 +1,6 @@
 """ConflictBench: source loaders, builder, conflict detection, report benchmarking
-and conflict-feedback regeneration (ConflictScore paper, seed ``003_a25baeb50c40d0e6.txt``).
+and conflict-feedback regeneration (the ConflictScore paper: Liu, Xia, Halfaker,
+Roth, arXiv:2606.26437).
 
 Typical use::
 
