@@ -12,9 +12,10 @@ ConflictScore reads every ``retrieval_context`` entry as its own document:
   the mean, over claims with evidence, of contradicting / (supporting +
   contradicting) documents.
 
-``deepeval.evaluate`` keeps of a metric its ``score``, ``success``, ``reason``
-and ``error`` (its ``MetricData``), not the metric's other attributes: to get
-CS-R at full precision from ``evaluate``, pass both metrics
+``deepeval.evaluate`` keeps of a metric only the fields of deepeval's
+``MetricData`` (``score``, ``success``, ``threshold``, ``reason``, ``error``,
+token counts, ...), which has no ``score_breakdown``: to get CS-R at full
+precision from ``evaluate``, pass both metrics
 (:func:`conflict_score_metrics` builds the pair). They share one
 :class:`~conflicteval.conflictscore.shared.SharedScorer`, so each test case is
 decomposed and labelled once. Called directly (``measure``), each metric also
@@ -136,7 +137,8 @@ class ConflictScoreMetric(BaseMetric):
     (CS-C, CS-R, claim counts), ``result`` (the full :class:`ScoreResult`),
     ``input_tokens`` / ``output_tokens`` (the calls of the test case; 0 for a
     metric that reused a scoring another metric made). ``deepeval.evaluate``
-    keeps only ``score``, ``success``, ``reason`` and ``error``.
+    keeps only the fields of deepeval's ``MetricData``: not ``score_breakdown``
+    or ``result``.
     """
 
     _required_params = _REQUIRED_PARAMS
