@@ -50,7 +50,9 @@ from conflicteval.conflictbench.metrics import (
     DetectionOutcome,
     compute_metrics,
     detection_metrics,
+    metrics_from_predictions,
     predict_conflict,
+    predict_response_conflict,
     table2,
 )
 from conflicteval.conflictbench.regenerate import (
@@ -119,8 +121,10 @@ __all__ = [
     "load_retrieved_documents",
     "load_truthfulqa",
     "main_entity_heuristic",
+    "metrics_from_predictions",
     "outcomes_from_checkpoint",
     "predict_conflict",
+    "predict_response_conflict",
     "read_items",
     "run_regeneration",
     "run_reports",
