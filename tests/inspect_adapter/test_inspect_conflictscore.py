@@ -57,9 +57,11 @@ def test_conflictbench_scores_equal_the_library(
     )
     assert log.status == "success", log.error
     assert log.samples is not None and len(log.samples) == LIMIT
+    # An Inspect run sends no JSON schema and re-asks nothing: it equals the library's
+    # plain mode (`conflicteval score --plain-json`, structured=False), calls included.
+    lib_model = get_model("scripted", replies=scripted_reply)
     library = ConflictScorer(
-        LLMDecomposer(get_model("scripted", replies=scripted_reply)),
-        LIBRARY_LABELERS[labeler](get_model("scripted", replies=scripted_reply)),
+        LLMDecomposer(lib_model), LIBRARY_LABELERS[labeler](lib_model, structured=False)
     )
     outcomes: list[tuple[bool, float]] = []
     predictions: list[tuple[bool | None, bool]] = []
@@ -93,6 +95,9 @@ def test_conflictbench_scores_equal_the_library(
     assert {"no claims", "cs_r undefined"} <= kinds, kinds
     if labeler == "llm":
         assert "failed pairs" in kinds, kinds
+
+    grading = [c for c in mock_replies.calls if not c[0].startswith("Instruction: Write a report")]
+    assert len(grading) == len(lib_model.provider.requests)
 
     # metrics: mean and stderr of CS-C / CS-R, and detection by the library's metrics
     results = {s.name: s for s in log.results.scores}
