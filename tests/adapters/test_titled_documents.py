@@ -1,4 +1,4 @@
-"""Titled documents: the ragas and deepeval adapters send the prompts ``conflicteval score`` sends."""
+"""Titled documents: the ragas and deepeval adapters send the prompts `conflicteval score` sends."""
 
 from __future__ import annotations
 

@@ -34,7 +34,9 @@ def reply(body: dict[str, Any]) -> str:
         )
         return "Claims:\n" + "\n".join(f"{k}. {s}." for k, s in enumerate(sentences, 1))
     if prompt.startswith("Document-Claim Conflict Detection"):
-        claim = prompt.split("\nClaim to evaluate\n", 1)[1].split("\nDocument to evaluate against\n", 1)[0]
+        claim = prompt.split("\nClaim to evaluate\n", 1)[1].split(
+            "\nDocument to evaluate against\n", 1
+        )[0]
         doc = prompt.split("\nDocument to evaluate against\n", 1)[1].split("\nOutput format\n")[0]
         year = re.search(r"18\d\d", claim)
         if year and "opened" in doc:

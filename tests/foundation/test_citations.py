@@ -1,4 +1,4 @@
-"""Docs, docstrings and package data cite papers by title and arXiv id, never by a local file name."""
+"""Docs, docstrings and package data cite papers by title and arXiv id, not by local file names."""
 
 from __future__ import annotations
 

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from conflicteval.models import Model, get_model
-
 from conflicteval.types import Document
 
 from .factory import make_decomposer, make_labeler, needs_model

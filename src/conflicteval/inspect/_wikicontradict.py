@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, cast
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -31,7 +32,7 @@ from conflicteval.wikicontradict.judge import (
 )
 from conflicteval.wikicontradict.report import SUBSETS, Failure, LabelledRow, report_from_rows
 from conflicteval.wikicontradict.templates import TemplateSet, default_templates, render
-from conflicteval.wikicontradict.verdict import VERDICTS
+from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
 from ._common import SampleError, chat_messages, generate_config, sample_name
 
@@ -141,8 +142,10 @@ def _dataset(
     return dataset, source
 
 
-FAILED = "failed"
+FAILED: Literal["failed"] = "failed"
 """The score value of a response that got no verdict (not a verdict; counted as failed)."""
+
+_COLUMNS: tuple[Verdict | Literal["failed"], ...] = (*VERDICTS, FAILED)
 
 
 @metric(scores="unreduced")
@@ -169,15 +172,15 @@ def verdict_shares() -> Metric:
                     f"({', '.join(VERDICTS)}) or {FAILED!r}, got {value!r}"
                 )
             meta = s.sample_metadata or {}
-            failure = (s.score.metadata or {}).get("failure")
+            failed = value == FAILED
             rows.append(
                 LabelledRow(
                     model="",
                     template="",
                     instance_id=str(s.sample_id),
                     contradiction_type=str(meta.get("contradiction_type", "")),
-                    label=value if value != FAILED else None,
-                    failure=None if value != FAILED else _failure(failure),
+                    label=None if failed else cast(Verdict, value),
+                    failure=_failure((s.score.metadata or {}).get("failure")) if failed else None,
                 )
             )
         out: dict[str, float] = {}
@@ -186,11 +189,11 @@ def verdict_shares() -> Metric:
         report = report_from_rows(rows)
         for subset in SUBSETS:
             cell = report.cell("", "", subset)
-            for value in (*VERDICTS, FAILED):
-                pct = cell.pct(value)  # type: ignore[arg-type]
+            for column in _COLUMNS:
+                pct = cell.pct(column)
                 if pct is None:
                     continue
-                key = value.replace(" ", "_")
+                key = column.replace(" ", "_")
                 out[key if subset == "all" else f"{subset}_{key}"] = pct / 100.0
         return out
 
