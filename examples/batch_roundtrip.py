@@ -40,8 +40,10 @@ def labelling_model(body: dict[str, Any]) -> str:
         report = prompt.rsplit("Report:", 1)[-1]
         claims = re.findall(r"[^.]*?(?:opened in \d+|38 km long)", report)
         return "Claims:\n" + "\n".join(f"{k}. {c.strip()}." for k, c in enumerate(claims, 1))
-    claim = prompt.split("# Claim to evaluate", 1)[1].split("#", 1)[0]
-    doc = prompt.split("# Document to evaluate against", 1)[1].split("# Output format")[0]
+    claim = prompt.split("\nClaim to evaluate\n", 1)[1].split(
+        "\nDocument to evaluate against\n", 1
+    )[0]
+    doc = prompt.split("\nDocument to evaluate against\n", 1)[1].split("\nOutput format\n")[0]
     year = re.search(r"18\d\d", claim)
     if year:
         answer = "SUPPORTS" if year.group(0) in doc else "CONTRADICTS"

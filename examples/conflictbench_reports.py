@@ -56,8 +56,16 @@ def scripted_reply(body: dict[str, Any]) -> str:
     """Replies of the demo server: reports, claim lists and Table 7 JSON labels."""
     prompt = body["messages"][-1]["content"]
     if "Document-Claim Conflict Detection" in prompt:
-        claim = prompt.split("# Claim to evaluate\n\n")[1].split("\n\n#")[0].lower()
-        doc = prompt.split("# Document to evaluate against\n\n")[1].split("\n\n#")[0].lower()
+        claim = (
+            prompt.split("\n\nClaim to evaluate\n\n")[1]
+            .split("\n\nDocument to evaluate")[0]
+            .lower()
+        )
+        doc = (
+            prompt.split("\n\nDocument to evaluate against\n\n")[1]
+            .split("\n\nOutput format")[0]
+            .lower()
+        )
         if "some sources" in claim:
             label = "SUPPORTS"
         elif "is good" in claim:

@@ -88,7 +88,8 @@ def main() -> None:
     print(f"log: {log.location} ({log.status})")
     assert log.results is not None
     for result in log.results.scores:
-        print(f"{result.name}: {result.scored_samples} graded, {result.unscored_samples} unscored")
+        # wikicontradict_judge: a response without a verdict scores "failed" (counted, not a verdict)
+        print(f"{result.name}: {result.scored_samples} scored, {result.unscored_samples} unscored")
         for name, value in result.metrics.items():
             print(f"  {name:28s} {value.value:.3f}")
 

@@ -78,8 +78,16 @@ def scripted_reply(body: dict[str, Any]) -> str:
     """A credulous demo model: answers "yes", labels by keywords, judges by keywords."""
     prompt = body["messages"][-1]["content"]
     if "Document-Claim Conflict Detection" in prompt:
-        claim = prompt.split("# Claim to evaluate\n\n")[1].split("\n\n#")[0].lower()
-        doc = prompt.split("# Document to evaluate against\n\n")[1].split("\n\n#")[0].lower()
+        claim = (
+            prompt.split("\n\nClaim to evaluate\n\n")[1]
+            .split("\n\nDocument to evaluate")[0]
+            .lower()
+        )
+        doc = (
+            prompt.split("\n\nDocument to evaluate against\n\n")[1]
+            .split("\n\nOutput format")[0]
+            .lower()
+        )
         if "illegal" in claim and "illegal" in doc:
             label = "SUPPORTS" if ("banned" in doc) == claim.startswith("yes") else "CONTRADICTS"
         else:

@@ -1,10 +1,12 @@
 """Estimated cost of model calls: a small, dated, user-overridable price table.
 
 Prices are US dollars per million tokens, online and through the Batch API
-(half price at OpenAI), for the models people commonly evaluate with. They are
-list prices as published on OpenAI's pricing page on :data:`PRICES_AS_OF`;
-prices change, so every estimate says which table it used, and a model that is
-not in the table is said to be missing instead of costing nothing. Cached-input
+(half price at OpenAI), for the models people commonly evaluate with: OpenAI's
+list prices, in a table last checked against OpenAI's public pricing pages on
+:data:`PRICES_AS_OF`. Prices change after that date and the table does not
+follow them by itself, so every estimate says which table it used (and that it
+can be overridden), and a model that is not in the table is said to be missing
+instead of costing nothing. Cached-input
 discounts and taxes are not modelled: the figures are estimates, not invoices.
 
 Override or extend the table with a JSON file named by ``$CONFLICTEVAL_PRICES``
@@ -32,7 +34,10 @@ from typing import Any
 from conflicteval.errors import DataError
 
 PRICES_AS_OF = "2025-08-07"
-"""The date the built-in prices were read from https://openai.com/api/pricing."""
+"""The date the built-in table was last checked against OpenAI's public pricing pages.
+
+Not a date the prices are guaranteed for: override them with a JSON file named by
+``$CONFLICTEVAL_PRICES`` or with :func:`set_prices`."""
 
 ENV_PRICES = "CONFLICTEVAL_PRICES"
 """Environment variable naming a JSON price file that overrides the built-in table."""
@@ -87,7 +92,7 @@ DEFAULT_PRICES: dict[str, Price] = {
     "gpt-4-turbo": Price(10.00, 30.00, 5.00, 15.00),
     "gpt-3.5-turbo": Price(0.50, 1.50, 0.25, 0.75),
 }
-"""The built-in table (OpenAI list prices on :data:`PRICES_AS_OF`)."""
+"""The built-in table (OpenAI list prices, last checked on :data:`PRICES_AS_OF`)."""
 
 _overrides: dict[str, Price] = {}
 _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
@@ -190,12 +195,15 @@ def format_usd(amount: float) -> str:
 def missing_note(model: str) -> str:
     """The sentence shown for a model without a price."""
     return (
-        f"{model} is not in the price table (prices of {PRICES_AS_OF}): no cost estimate; "
+        f"{model} is not in the price table (last checked {PRICES_AS_OF}): no cost estimate; "
         f"add it in a JSON file named by ${ENV_PRICES}"
     )
 
 
 def source_note() -> str:
     """Which table an estimate used."""
-    where = f", overridden by {os.environ[ENV_PRICES]}" if os.environ.get(ENV_PRICES) else ""
-    return f"list prices of {PRICES_AS_OF}{where}; estimates, not invoices"
+    if os.environ.get(ENV_PRICES):
+        where = f", overridden by {os.environ[ENV_PRICES]}"
+    else:
+        where = f"; override with a JSON file named by ${ENV_PRICES}"
+    return f"list prices, table last checked {PRICES_AS_OF}{where}; estimates, not invoices"

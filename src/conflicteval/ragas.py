@@ -18,6 +18,12 @@ call). The model is a conflicteval model (any backend, with its cache and
 retries), used through the library's own :class:`ConflictScorer`: the
 prompts, parsers and aggregation are the library's, not a copy.
 
+``retrieved_contexts`` are plain strings. A document with a title is written
+with :func:`~conflicteval.conflictscore.shared.titled_context`
+(``"title\n\ntext"``), the text ``conflicteval score`` shows for a
+``{"title", "text"}`` document, so both send the same prompts; a bare text has
+no title line.
+
 A sample that cannot be scored (no retrieved contexts, an empty response, a
 decomposition with no claim, a value the paper leaves undefined) gives ragas's
 missing value, NaN; the reason is logged as a warning and kept in the metric's
@@ -46,7 +52,12 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from conflicteval.conflictscore.scorer import ConflictScorer, ScoreResult
-from conflicteval.conflictscore.shared import SharedScorer, build_scorer, unscored_reason
+from conflicteval.conflictscore.shared import (
+    SharedScorer,
+    build_scorer,
+    titled_context,
+    unscored_reason,
+)
 from conflicteval.errors import MissingDependency
 from conflicteval.models import Model
 
@@ -63,6 +74,7 @@ __all__ = [
     "SharedScorer",
     "Unscored",
     "conflict_score_metrics",
+    "titled_context",
 ]
 
 log = logging.getLogger("conflicteval.ragas")

@@ -32,8 +32,12 @@ def judge(messages: list[Any]) -> str:
             return "Claims:"
         sentences = [s.strip() for s in report.split(".") if s.strip()]
         return "Claims:\n" + "\n".join(f"- {s}." for s in sentences)
-    claim = prompt.split("# Claim to evaluate", 1)[1].split("# Document to evaluate against", 1)[0]
-    document = prompt.split("# Document to evaluate against", 1)[1].split("# Output format", 1)[0]
+    claim = prompt.split("\nClaim to evaluate\n", 1)[1].split(
+        "\nDocument to evaluate against\n", 1
+    )[0]
+    document = prompt.split("\nDocument to evaluate against\n", 1)[1].split("\nOutput format\n", 1)[
+        0
+    ]
     subject = claim.split()[1]
     years, doc_years = re.findall(r"\d{4}", claim), re.findall(r"\d{4}", document)
     if subject in document and years and doc_years:

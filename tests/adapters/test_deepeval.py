@@ -174,3 +174,36 @@ def test_documents_are_named_by_their_source(scripted_model: Any, reference: Any
     assert "supported by document(s) archive and contradicted by document(s) gazette" in (
         metric.reason or ""
     )
+
+
+def test_evaluate_keeps_cs_r_at_full_precision(
+    scripted_model: Any, reference: Any, no_network: Any
+) -> None:
+    """CS-R reaches deepeval.evaluate's results as a score, not only rounded in the reason."""
+    from conflicteval.deepeval import ConflictScoreRatioMetric, conflict_score_metrics
+
+    response = "The bridge opened in 1932. The tower rose in 1950. The tower rose in 1950 too."
+    model = scripted_model()
+    cs_c, cs_r = conflict_score_metrics(model, threshold=0.5, ratio_threshold=0.1)
+    assert isinstance(cs_r, ConflictScoreRatioMetric) and cs_r.scorer is cs_c.scorer
+    result = evaluate([case(response, DOCS)], [cs_c, cs_r], display_config=QUIET)
+    ref = reference(response, DOCS)
+    assert ref.cs_r == pytest.approx(1 / 6)
+    data = {d.name: d for d in result.test_results[0].metrics_data}
+    assert data["ConflictScore"].score == ref.cs_c
+    assert data["ConflictScore-Ratio"].score == ref.cs_r  # exact: not the reason's "0.17"
+    assert data["ConflictScore-Ratio"].success is False  # 1/6 > 0.1
+    assert data["ConflictScore-Ratio"].threshold == 0.1
+    assert "CS-R 0.17" in data["ConflictScore-Ratio"].reason
+    # One scoring for both metrics: the calls of one library scoring, no more.
+    assert len(model.provider.requests) == ref.calls
+
+
+def test_cs_r_metric_errors_when_no_claim_has_evidence(scripted_model: Any) -> None:
+    from conflicteval.deepeval import ConflictScoreRatioMetric
+
+    metric = ConflictScoreRatioMetric(threshold=0.5, model=scripted_model())
+    with pytest.raises(ParseFailure, match="CS-R undefined"):
+        metric.measure(case(*SCORED[3]))
+    assert metric.score is None and metric.success is False
+    assert metric.__name__ == "ConflictScore-Ratio"

@@ -468,8 +468,8 @@ def is_label_prompt(prompt: str) -> bool:
 
 def label_reply(prompt: str, rule: Callable[[str, str], str]) -> str:
     """A Table 7 JSON reply whose answer is ``rule(claim, document)``."""
-    claim = between(prompt, "# Claim to evaluate\n\n", "\n\n# Document to evaluate against")
-    doc = between(prompt, "# Document to evaluate against\n\n", "\n\n# Output format")
+    claim = between(prompt, "\n\nClaim to evaluate\n\n", "\n\nDocument to evaluate against")
+    doc = between(prompt, "\n\nDocument to evaluate against\n\n", "\n\nOutput format")
     return json.dumps(
         {
             "claim": claim,

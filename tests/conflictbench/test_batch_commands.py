@@ -16,8 +16,8 @@ from conflicteval.testing import OpenAICompatServer
 
 def reply(body: dict[str, Any]) -> str:
     prompt = str(body["messages"][-1]["content"])
-    if prompt.startswith("# Document-Claim Conflict Detection"):
-        doc = prompt.split("# Document to evaluate against", 1)[1]
+    if prompt.startswith("Document-Claim Conflict Detection"):
+        doc = prompt.split("\nDocument to evaluate against\n", 1)[1]
         answer = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")[len(doc) % 3]
         return json.dumps({"claim": "c", "document_snippet": "", "reasoning": "", "answer": answer})
     if prompt.startswith("Instruction: Break down"):

@@ -238,3 +238,23 @@ def test_detect_with_lexical_labeler_on_real_macnoise(shared_data: Path) -> None
     assert overall.scored_items + overall.failed_items == 5
     assert run.batch.counts["ok"] == 5
     assert sum(overall.relation_total.values()) + overall.failed_pairs == overall.n_pairs
+
+
+def test_predict_response_conflict_and_metrics_from_predictions() -> None:
+    from conflicteval.conflictbench.metrics import (
+        metrics_from_predictions,
+        predict_response_conflict,
+    )
+
+    S, C, IRR = "SUPPORTS", "CONTRADICTS", "IRRELEVANT"
+    assert predict_response_conflict([[S, IRR], [S, C]]) is True  # CS-C > 0
+    assert predict_response_conflict([[S, IRR], [IRR, IRR]]) is False
+    assert predict_response_conflict([[S, None], [IRR, IRR]]) is None  # None could be C
+    assert predict_response_conflict([[S, None], [S, C]]) is True  # a conflict stands
+    assert predict_response_conflict([[S, S, None, IRR]]) is None
+    assert predict_response_conflict([[IRR, None]]) is False  # one failure cannot add S and C
+    assert predict_response_conflict([]) is None
+    m = metrics_from_predictions([(True, True), (False, True), (None, False), (False, False)])
+    assert (m.n_items, m.tp, m.fn, m.tn, m.fp, m.failed_items) == (4, 1, 1, 1, 0, 1)
+    assert m.accuracy == pytest.approx(2 / 3) and m.recall == pytest.approx(0.5)
+    assert m.precision == 1.0 and m.acc_noconf == 1.0

@@ -131,3 +131,23 @@ def test_contraqa_linked_paragraph_without_the_answer_is_irrelevant(tmp_path: Pa
     assert gold == {"p1": "SUPPORTS", "p4": "IRRELEVANT", "p1f": "CONTRADICTS"}
     owners = {item.id: item}
     assert label_item(item, owners) == [d.gold for d in item.documents]
+
+
+@pytest.mark.parametrize(
+    ("text", "answers", "gold"),
+    [
+        ("The canal opened in 1847.", ["1"], "IRRELEVANT"),  # "1" inside "1847"
+        ("The Mayor of Paris spoke.", ["May"], "IRRELEVANT"),  # "May" inside "Mayor"
+        ("It opened in May 1847.", ["may"], "SUPPORTS"),
+        ("Seats: 1 of 9.", ["1"], "SUPPORTS"),
+        ("Played at  Levi's\nStadium.", ["levi's stadium"], "SUPPORTS"),
+        ("The fourth season began.", ["four"], "IRRELEVANT"),
+        ("No answer here.", [], "SUPPORTS"),  # nothing to check
+    ],
+)
+def test_contraqa_real_gold_matches_answers_as_whole_words(
+    text: str, answers: list[str], gold: str
+) -> None:
+    from conflicteval.conflictbench.sources.contraqa import _Paragraph, _real_gold
+
+    assert _real_gold(_Paragraph(id="p", text=text, title=None, fake=False), answers) == gold

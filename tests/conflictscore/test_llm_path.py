@@ -72,9 +72,9 @@ class Script:
         prompt = body["messages"][0]["content"]
         if prompt.startswith("Instruction: Break down the following report"):
             return self.decomposition
-        if prompt.startswith("# Document-Claim Conflict Detection"):
-            claim = _between(prompt, "# Claim to evaluate", "# Document to evaluate against")
-            doc = _between(prompt, "# Document to evaluate against", "# Output format")
+        if prompt.startswith("Document-Claim Conflict Detection"):
+            claim = _between(prompt, "\nClaim to evaluate\n", "\nDocument to evaluate against\n")
+            doc = _between(prompt, "\nDocument to evaluate against\n", "\nOutput format\n")
             key = (CLAIMS.index(claim), _doc_marker(doc))
             if key in self.override:
                 return self.override[key]
@@ -172,7 +172,9 @@ def test_pairwise_llm_path_makes_one_request_per_pair(openai_server: Any, script
     label_body = requests[1].body
     schema = label_body["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["answer"]["enum"] == [S, C, IRR]
-    assert "# Claim to evaluate" in label_body["messages"][0]["content"]
+    # Table 7 as the paper prints it: plain heading lines, no "# " marks.
+    assert "\n\nClaim to evaluate\n\n" in label_body["messages"][0]["content"]
+    assert "#" not in label_body["messages"][0]["content"]
     assert "History\n\nDOC-A" in "".join(r.body["messages"][0]["content"] for r in requests)
 
 
@@ -182,7 +184,7 @@ def test_pairwise_failures_fail_only_their_pair(openai_server: Any, script: Scri
     def fault(n: int, body: dict[str, Any]) -> Fault | None:
         content = body["messages"][0]["content"]
         if (
-            "Boats pass 14 locks." in content.split("# Document to evaluate")[0]
+            "Boats pass 14 locks." in content.split("Document to evaluate against")[0]
             and "DOC-A" in content
         ):
             return Fault.status_code(400)

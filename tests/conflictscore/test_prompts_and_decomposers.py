@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 from conflicteval.conflictscore import SentenceDecomposer, WholeResponse, prompts, split_sentences
+from conflicteval.conflictscore.labelers import LLMLabeler, pair_prompt
+from conflicteval.models import get_model
+from conflicteval.types import Document
 
 
 def _between(lines: list[str], start: str, end_prefix: str) -> list[str]:
@@ -26,20 +29,40 @@ def test_table6_prompt_is_verbatim(seed_file: Path) -> None:
     assert prompts.load_prompt(prompts.DECOMPOSE) == "\n".join(block)
 
 
-def test_table7_prompt_is_verbatim_with_heading_marks(seed_file: Path) -> None:
+TABLE7_HEADINGS = {
+    "Document-Claim Conflict Detection",
+    "Claim to evaluate",
+    "Document to evaluate against",
+    "Output format",
+}
+
+
+def test_table7_prompt_is_the_papers_text_byte_for_byte(seed_file: Path) -> None:
     lines = seed_file.read_text(encoding="utf-8").splitlines()
     block = _between(lines, "Document-Claim Conflict Detection", "Table 7:")
-    headings = {
-        "Document-Claim Conflict Detection",
-        "Claim to evaluate",
-        "Document to evaluate against",
-        "Output format",
-    }
-    expected = "\n".join(f"# {line}" if line in headings else line for line in block)
     text = prompts.load_prompt(prompts.LABEL)
-    assert text == expected
+    assert text == "\n".join(block)
+    assert not any(line.startswith("#") for line in text.splitlines())
     assert text.count("{claim}") == 2 and text.count("{document}") == 1
     assert "**SUPPORTS** –" in text and "claim’s asserted attributes" in text
+    # The prompt sent by default is that text, plain heading lines included.
+    sent = pair_prompt("C", Document(id="d", text="D"))
+    assert sent == prompts.fill(text, claim="C", document="D")
+    assert "\n\nClaim to evaluate\n\nC\n\nDocument to evaluate against\n\nD\n\n" in sent
+
+
+def test_table7_heading_option_differs_only_by_four_marks(seed_file: Path) -> None:
+    lines = seed_file.read_text(encoding="utf-8").splitlines()
+    block = _between(lines, "Document-Claim Conflict Detection", "Table 7:")
+    expected = "\n".join(f"# {line}" if line in TABLE7_HEADINGS else line for line in block)
+    assert prompts.load_prompt(prompts.LABEL_HEADINGS) == expected
+    doc = Document(id="d", text="D")
+    assert "\n# Claim to evaluate\n" in pair_prompt("C", doc, headings=True)
+    labeler = LLMLabeler(get_model("scripted", replies=[]), headings=True)
+    assert labeler.prompt("C", doc) == pair_prompt("C", doc, headings=True)
+    plain = LLMLabeler(get_model("scripted", replies=[]))
+    assert plain.prompt("C", doc) == pair_prompt("C", doc)
+    assert labeler.identity()["prompt"] != plain.identity()["prompt"]
 
 
 def test_fill_is_one_pass_and_keeps_json_braces() -> None:

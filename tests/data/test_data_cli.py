@@ -121,3 +121,33 @@ def test_a_users_own_file_is_used_as_given_and_its_hash_recorded(
     assert entry["name"] is None and entry["path"] == str(wc_csv)
     assert entry["sha256"] == hashlib.sha256(wc_csv.read_bytes()).hexdigest()
     assert "user file" in capsys.readouterr().err
+
+
+def test_list_says_why_each_unpinned_entry_is_unpinned(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from conflicteval.data.registry import REGISTRY
+
+    assert main(["data", "list"]) == 0
+    out = capsys.readouterr().out
+    unpinned = [e for e in REGISTRY if not e.pinned]
+    assert {e.name for e in unpinned} >= {"ambigdocs", "ambigdocs-dev", "macnoise", "truthfulqa"}
+    blocks: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            blocks[line.split("  —  ", 1)[0]] = []
+        else:
+            blocks[list(blocks)[-1]].append(line)
+    for entry in unpinned:
+        assert entry.note, entry.name
+        assert f"    note: {entry.note}" in blocks[entry.name], entry.name
+    assert "no commit or checksum is published" not in out
+    assert any("Git LFS hashes" in line for line in blocks["ambigdocs"])
+    macnoise = next(e for e in REGISTRY if e.name == "macnoise")
+    assert "TriviaQA Apache-2.0" not in macnoise.licence
+    assert "states no licence for the data" in macnoise.licence
+    pinned = {e.name for e in REGISTRY if e.pinned}
+    assert pinned == {"wikicontradict", "contraqa-corpus", "contraqa-queries"}
+    assert main(["data", "list", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["ambigdocs"]["pinned"] is False and rows["wikicontradict"]["pinned"] is True

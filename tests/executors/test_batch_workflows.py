@@ -33,9 +33,11 @@ def reply(body: dict[str, Any]) -> str:
             r"(The canal opened in \d+|It is 38 km long|Boats pass 14 locks)", report
         )
         return "Claims:\n" + "\n".join(f"{k}. {s}." for k, s in enumerate(sentences, 1))
-    if prompt.startswith("# Document-Claim Conflict Detection"):
-        claim = prompt.split("# Claim to evaluate", 1)[1].split("#", 1)[0]
-        doc = prompt.split("# Document to evaluate against", 1)[1].split("# Output format")[0]
+    if prompt.startswith("Document-Claim Conflict Detection"):
+        claim = prompt.split("\nClaim to evaluate\n", 1)[1].split(
+            "\nDocument to evaluate against\n", 1
+        )[0]
+        doc = prompt.split("\nDocument to evaluate against\n", 1)[1].split("\nOutput format\n")[0]
         year = re.search(r"18\d\d", claim)
         if year and "opened" in doc:
             answer = "SUPPORTS" if year.group(0) in doc else "CONTRADICTS"

@@ -87,7 +87,7 @@ def test_run_cost_lines_per_model_online_cached_and_batch(tmp_path: Path) -> Non
     )
     assert lines[1].startswith("openai/local-llama: 1 online")
     assert lines[2].startswith("note: openai/local-llama is not in the price table")
-    assert lines[-1].startswith("cost: list prices of")
+    assert lines[-1].startswith("cost: list prices, table last checked")
 
 
 def test_dry_run_shows_online_and_batch_cost(tmp_path: Path) -> None:
@@ -143,3 +143,18 @@ def test_batch_export_refuses_an_executor_of_other_processes() -> None:
         batch_context_from_args(args)
     args.executor = "local"
     assert batch_context_from_args(args).export is not None
+
+
+def test_price_provenance_says_last_checked_and_how_to_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(pricing.ENV_PRICES, raising=False)
+    note = pricing.source_note()
+    assert f"table last checked {pricing.PRICES_AS_OF}" in note
+    assert f"${pricing.ENV_PRICES}" in note  # how to override
+    for text in (pricing.__doc__ or "", note, pricing.missing_note("openai/x")):
+        assert "published on" not in text and "prices of 20" not in text
+        assert "read from" not in text
+    assert "last checked against OpenAI's public pricing pages" in " ".join(
+        (pricing.__doc__ or "").split()
+    )

@@ -171,8 +171,8 @@ class Labelling:
 
     def reply(self, body: dict[str, Any]) -> str:
         prompt = body["messages"][0]["content"]
-        claim = self._between(prompt, "# Claim to evaluate", "# Document to evaluate against")
-        doc = self._between(prompt, "# Document to evaluate against", "# Output format")
+        claim = self._between(prompt, "\nClaim to evaluate\n", "\nDocument to evaluate against\n")
+        doc = self._between(prompt, "\nDocument to evaluate against\n", "\nOutput format\n")
         if "garbled" in claim:
             return "I would rather not say."
         answer = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")[zlib.crc32((claim + doc).encode()) % 3]

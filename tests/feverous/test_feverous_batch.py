@@ -22,8 +22,10 @@ RECORDS = [
 
 def reply(body: dict[str, Any]) -> str:
     prompt = str(body["messages"][-1]["content"])
-    claim = prompt.split("# Claim to evaluate", 1)[1].split("#", 1)[0]
-    doc = prompt.split("# Document to evaluate against", 1)[1].split("# Output format")[0]
+    claim = prompt.split("\nClaim to evaluate\n", 1)[1].split(
+        "\nDocument to evaluate against\n", 1
+    )[0]
+    doc = prompt.split("\nDocument to evaluate against\n", 1)[1].split("\nOutput format\n")[0]
     year = re.search(r"19\d\d", claim)
     answer = "SUPPORTS" if year and year.group(0) in doc else "CONTRADICTS"
     return json.dumps({"claim": "", "document_snippet": "", "reasoning": "", "answer": answer})

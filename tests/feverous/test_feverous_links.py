@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -14,7 +15,11 @@ from conflicteval.feverous.wikipage import strip_wiki_links
 
 from .conftest import build_wiki_db
 
-IPA_LINK = "[[Russian language|[ˈzapədʲnʲɪk]]]"
+IPA_LINK = "[[Russian language|[ˈzapədʲnʲɪk]]]"  # balanced: three closing brackets
+# The form the FEVEROUS-S dev file really writes: the link's own "]]" also closes
+# the anchor's "[" (record 21530).
+REAL_IPA = "Západnik, IPA: [[Russian|[ˈzapədʲnʲɪk]]) were a group"
+IPA_SAMPLE = "feverous/feverous_s_dev_ipa_links.json"
 
 
 @pytest.mark.parametrize(
@@ -31,7 +36,14 @@ IPA_LINK = "[[Russian language|[ˈzapədʲnʲɪk]]]"
         # Never closed: kept as written (an inner closed link is still reduced).
         ("open [[A|b never", "open [[A|b never"),
         ("open [[A|b [[C|d]] e", "open [[A|b d e"),
-        ("x [[A|[y]] z", "x [[A|[y]] z"),
+        ("open [[A|[y] never", "open [[A|[y] never"),
+        # The two-bracket form of the real data: "]]" closes the anchor's "[" and the link.
+        (REAL_IPA, "Západnik, IPA: [ˈzapədʲnʲɪk]) were a group"),
+        ("x [[A|[y]] z", "x [y] z"),
+        ("[[Hebrew|[ivˈʁit]] or [[Hebrew|[ʕivˈɾit]])", "[ivˈʁit] or [ʕivˈɾit])"),
+        ("[[A|see [[B|[c]] d]] e", "see [c] d e"),
+        # A longer run closes the single brackets first, then the link.
+        ("[[A|[y]]]] z", "[y]] z"),
     ],
 )
 def test_links_with_brackets_in_their_visible_text(text: str, expected: str) -> None:
@@ -43,7 +55,32 @@ def test_stripping_is_linear() -> None:
     start = time.perf_counter()
     out = strip_wiki_links(text)
     assert out.startswith("[b][b]") and out.endswith("[[[[")
+    # Long runs of closing brackets are measured once, not once per bracket.
+    deep = "[[a|" + "[x" * 50000
+    assert strip_wiki_links(deep + "]" * 50001) == "[x" * 50000 + "]" * 50000
+    assert strip_wiki_links(deep + "]" * 50003) == "[x" * 50000 + "]" * 50001
+    assert strip_wiki_links("[[" * 30000 + "]" * 60000) == ""
     assert time.perf_counter() - start < 5.0
+
+
+def test_real_feverous_s_records_lose_every_link(shared_data: Path) -> None:
+    """The six dev records whose IPA links use the two-bracket form."""
+    path = shared_data / IPA_SAMPLE
+    raw = {str(r["id"]): r for r in json.loads(path.read_text(encoding="utf-8"))}
+    items = load_feverous_s(path)
+    assert sorted(item.id for item in items) == sorted(raw)
+    two_bracket = 0
+    for item in items:
+        source = raw[item.id]["evidence"] + raw[item.id]["claim"]
+        two_bracket += len(re.findall(r"\[\[[^\[\]|]+\|\[[^\]]*\]\](?!\])", source))
+        for text in [item.claim] + [piece.render() for piece in item.evidence]:
+            assert "[[" not in text and "]]" not in text and "|" not in text, (item.id, text)
+    assert two_bracket >= 6  # the real file does use the two-bracket form
+    by_id = {item.id: item for item in items}
+    westernizer = by_id["21530"].evidence[2].text
+    assert westernizer.startswith("Západnik, IPA: [ˈzapədʲnʲɪk]) were a group")
+    hebrew = " ".join(p.text for p in by_id["3190"].evidence)
+    assert "[ivˈʁit] or [ʕivˈɾit])" in hebrew
 
 
 IPA_PAGE = {

@@ -62,9 +62,9 @@ def reply_to(prompt: str) -> str:
             return "Claims:"  # an empty list
         parts = [p.strip() for p in report.split(".") if p.strip()]
         return "\n".join(f"Claims: {p}." for p in parts)
-    if prompt.startswith("# Document-Claim Conflict Detection"):
-        claim = _between(prompt, "# Claim to evaluate\n\n", "\n\n# Document to evaluate against")
-        doc = _between(prompt, "# Document to evaluate against\n\n", "\n\n# Output format")
+    if prompt.startswith("Document-Claim Conflict Detection"):
+        claim = _between(prompt, "\n\nClaim to evaluate\n\n", "\n\nDocument to evaluate against")
+        doc = _between(prompt, "\n\nDocument to evaluate against\n\n", "\n\nOutput format")
         if _h(claim + doc) % 7 == 0:
             return "I cannot decide."  # a failed pair
         return json.dumps({"claim": claim, **_label_entry(claim + "|" + doc)})

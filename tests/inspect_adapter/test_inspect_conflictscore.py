@@ -14,7 +14,7 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 
 from conflicteval import get_model
-from conflicteval.conflictbench.metrics import binary_scores
+from conflicteval.conflictbench.metrics import metrics_from_predictions, predict_response_conflict
 from conflicteval.conflictbench.reports import REPORT_SETTINGS
 from conflicteval.conflictscore import (
     ConflictScorer,
@@ -57,11 +57,14 @@ def test_conflictbench_scores_equal_the_library(
     )
     assert log.status == "success", log.error
     assert log.samples is not None and len(log.samples) == LIMIT
+    # An Inspect run sends no JSON schema and re-asks nothing: it equals the library's
+    # plain mode (`conflicteval score --plain-json`, structured=False), calls included.
+    lib_model = get_model("scripted", replies=scripted_reply)
     library = ConflictScorer(
-        LLMDecomposer(get_model("scripted", replies=scripted_reply)),
-        LIBRARY_LABELERS[labeler](get_model("scripted", replies=scripted_reply)),
+        LLMDecomposer(lib_model), LIBRARY_LABELERS[labeler](lib_model, structured=False)
     )
     outcomes: list[tuple[bool, float]] = []
+    predictions: list[tuple[bool | None, bool]] = []
     kinds = set()
     for sample in log.samples:
         score = sample.scores["conflict_score"]
@@ -74,7 +77,8 @@ def test_conflictbench_scores_equal_the_library(
             kinds.add("no claims")
             continue
         assert score.metadata["claims"] == expected.claims
-        assert score.metadata["labels"] == [[p.label for p in row] for row in expected.labels]
+        table = [[p.label for p in row] for row in expected.labels]
+        assert score.metadata["labels"] == table
         failed = [(p.claim_index, p.doc_index) for row in expected.labels for p in row if p.error]
         assert [(f["claim"], f["document"]) for f in score.metadata["failed_pairs"]] == failed
         assert all(f["raw"] for f in score.metadata["failed_pairs"])
@@ -87,29 +91,30 @@ def test_conflictbench_scores_equal_the_library(
         else:
             assert score.value["cs_r"] == pytest.approx(expected.cs_r)
         outcomes.append((sample.metadata["conflict"], expected.cs_c))
+        predictions.append((predict_response_conflict(table), sample.metadata["conflict"]))
     assert {"no claims", "cs_r undefined"} <= kinds, kinds
     if labeler == "llm":
         assert "failed pairs" in kinds, kinds
 
-    # metrics: mean and stderr of CS-C / CS-R, and detection from "CS-C > 0"
+    grading = [c for c in mock_replies.calls if not c[0].startswith("Instruction: Write a report")]
+    assert len(grading) == len(lib_model.provider.requests)
+
+    # metrics: mean and stderr of CS-C / CS-R, and detection by the library's metrics
     results = {s.name: s for s in log.results.scores}
     cs_c = [c for _, c in outcomes]
     assert results["cs_c"].metrics["mean"].value == pytest.approx(sum(cs_c) / len(cs_c))
     assert results["cs_c"].unscored_samples == LIMIT - len(outcomes)
-    counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
-    for gold, value in outcomes:
-        pred = value > 0
-        key = ("t" if pred == gold else "f") + ("p" if pred else "n")
-        counts[key] += 1
+    library_detection = metrics_from_predictions(predictions)  # of the library's own labels
     detection = results["conflict_score"].metrics
-    for key, n in counts.items():
-        assert detection[key].value == n
-    expected_ratios = binary_scores(**counts)
-    for key in ("accuracy", "precision", "recall", "f1"):
-        if expected_ratios[key] is None:
+    for key in ("tp", "fp", "fn", "tn", "failed_items"):
+        assert detection[key].value == getattr(library_detection, key)
+    assert library_detection.n_items == len(outcomes)
+    for key in ("accuracy", "precision", "recall", "f1", "acc_conf", "acc_noconf"):
+        value = getattr(library_detection, key)
+        if value is None:
             assert key not in detection
         else:
-            assert detection[key].value == pytest.approx(expected_ratios[key])
+            assert detection[key].value == pytest.approx(value)
 
     # decoding: the report writer, the decomposer and the labeler use the library's settings
     for prompt, config, _ in mock_replies.calls:
@@ -155,3 +160,31 @@ def test_unknown_labeler_is_refused() -> None:
         conflict_score(labeler="magic")
     with pytest.raises(ConflictEvalError, match="unknown report prompt"):
         conflictbench("unused.jsonl", report_prompt="fancy")
+
+
+def test_detection_counts_an_undetermined_sample_as_failed_not_no_conflict() -> None:
+    """CS-C 0 with a failed pair that could have made the claim conflicted: no prediction."""
+    from inspect_ai.scorer import SampleScore, Score
+
+    from conflicteval.inspect import conflict_detection
+
+    S, C, IRR = "SUPPORTS", "CONTRADICTS", "IRRELEVANT"
+    tables = {
+        "conflicted": ([[S, C, IRR]], True),  # tp
+        "undetermined": ([[S, None, IRR]], True),  # CS-C 0, but the failed pair may be C
+        "clean": ([[S, IRR], [IRR, IRR]], False),  # tn
+        "wrong": ([[S, C]], False),  # fp
+    }
+    scores = [
+        SampleScore(
+            score=Score(value={"cs_c": 0.0}, metadata={"labels": table}),
+            sample_id=name,
+            sample_metadata={"conflict": gold},
+        )
+        for name, (table, gold) in tables.items()
+    ]
+    out = conflict_detection()(scores)
+    assert (out["tp"], out["fp"], out["fn"], out["tn"], out["failed_items"]) == (1, 1, 0, 1, 1)
+    assert out["accuracy"] == pytest.approx(2 / 3)
+    assert out["precision"] == pytest.approx(0.5) and out["recall"] == pytest.approx(1.0)
+    assert out["acc_noconf"] == pytest.approx(0.5)

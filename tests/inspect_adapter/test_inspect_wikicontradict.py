@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -86,41 +85,48 @@ def test_verdicts_equal_the_library_runner(
             assert score.metadata["judge_label"] == record.result["judge_label"]
             assert score.explanation == record.result["comment"]
             seen[str(score.value)] += 1
-        else:  # the library's judge found no verdict: Inspect leaves the sample unscored
+        else:  # the library's judge found no verdict: a failed sample, never a verdict
             assert record.status == "parse_error"
-            assert isinstance(score.value, float) and math.isnan(score.value)
-            assert score.metadata["unscored_reason"] == "grader_failed"
-            # Inspect versions with a Score.reason field read it from there
-            assert getattr(score, "reason", "grader_failed") == "grader_failed"
+            assert score.value == "failed"
+            assert score.metadata["failure"] == "judge"
             assert "evaluation" in (score.explanation or "")
             assert score.metadata["raw"] == record.raw
-            seen["unscored"] += 1
+            seen["failed"] += 1
     # the scripted replies cover every outcome
-    assert seen["unscored"] >= 1 and len(seen) >= 3, seen
+    assert seen["failed"] >= 1 and len(seen) >= 3, seen
     if template == "2":  # single-answer template: "partially correct" is reported as correct
         assert "partially correct" not in seen
 
-    # the metrics are the library's Table 2 shares over the graded samples
+    # the metrics are the library report's shares: failures in the denominator (Table 2/5 layout)
     [result] = log.results.scores
-    assert result.unscored_samples == seen["unscored"]
+    assert result.unscored_samples == 0
+    gens = {s.id: lib["generations"][s.id] for s in log.samples}
     rows = [
         LabelledRow(
             model="m",
             template=template,
             instance_id=s.id,
-            contradiction_type=s.metadata["contradiction_type"],
-            label=s.scores["wikicontradict_judge"].value,
+            contradiction_type=gens[s.id]["contradiction_type"],
+            label=lib["judgements"][s.id].result["label"]
+            if lib["judgements"][s.id].status == "ok"
+            else None,
+            failure=None if lib["judgements"][s.id].status == "ok" else "judge",
         )
         for s in log.samples
-        if isinstance(s.scores["wikicontradict_judge"].value, str)
     ]
-    report = report_from_rows(rows)
+    report = report_from_rows(rows)  # the library's report of the library's own run
+    checked = 0
     for subset, prefix in (("all", ""), ("explicit", "explicit_"), ("implicit", "implicit_")):
         cell = report.cell("m", template, subset)
-        for verdict in ("correct", "partially correct", "incorrect"):
-            key = prefix + verdict.replace(" ", "_")
+        for value in ("correct", "partially correct", "incorrect", "failed"):
+            key = prefix + value.replace(" ", "_")
             if cell.n:
-                assert result.metrics[key].value == pytest.approx(cell.count(verdict) / cell.n)
+                assert result.metrics[key].value == pytest.approx(cell.pct(value) / 100)
+                checked += 1
+    assert checked >= 8
+    total = sum(result.metrics[k].value for k in ("correct", "partially_correct", "incorrect"))
+    assert total + result.metrics["failed"].value == pytest.approx(1.0)
+    assert result.metrics["failed"].value == pytest.approx(seen["failed"] / LIMIT)
 
     # the paper's decoding for the evaluated model, the judge's settings for the grader
     for prompt, config, n_messages in mock_replies.calls:
@@ -190,3 +196,31 @@ def test_judge_without_question_names_the_sample(inspect_env: Path, mock_model: 
     [log] = eval(task, model=mock_model, display="none")
     assert log.status == "error"
     assert "no-question" in str(log.error) and "question" in str(log.error)
+
+
+def test_an_empty_response_is_a_failed_generation_in_the_shares(inspect_env: Path) -> None:
+    from inspect_ai.model import get_model as inspect_model
+
+    from .conftest import MockReplies, reply_to
+
+    replies = MockReplies(lambda p: "" if "SILENT" in p else reply_to(p))
+    model = inspect_model("mockllm/model", custom_outputs=replies, memoize=False)
+    meta = {"question": "Who?", "answers": ["A", "B"], "contradiction_type": "explicit"}
+    task = Task(
+        dataset=[
+            Sample(id="silent", input="SILENT question", target=["A", "B"], metadata=meta),
+            Sample(id="spoken", input="A question", target=["A", "B"], metadata=meta),
+        ],
+        scorer=wikicontradict_judge(),
+    )
+    [log] = eval(task, model=model, display="none")
+    assert log.status == "success", log.error
+    assert log.samples is not None
+    scores = {s.id: s.scores["wikicontradict_judge"] for s in log.samples}
+    assert scores["silent"].value == "failed"
+    assert scores["silent"].metadata["failure"] == "generation"
+    [result] = log.results.scores
+    assert result.metrics["failed"].value == pytest.approx(0.5)  # of all samples, as the library
+    assert result.metrics["explicit_failed"].value == pytest.approx(0.5)
+    graded = sum(result.metrics[k].value for k in ("correct", "partially_correct", "incorrect"))
+    assert graded == pytest.approx(0.5)

@@ -47,7 +47,9 @@ def test_data_file_loads_with_every_table() -> None:
     for tid, size in sizes.items():
         t = published_table(tid)
         assert t.caption and t.title and t.notes
-        assert "_357e913c259e2020.txt" in t.source or "_527ce5ee38c008a0.txt" in t.source
+        # Cited by title, venue and arXiv id, never by a file name a user does not have.
+        assert "WikiContradict paper" in t.source and "arXiv:2406.13805" in t.source
+        assert ".txt" not in t.source and "seed" not in t.source.lower()
         assert len(t.values) == size
         for r in t.values:
             assert set(r) == set(t.columns)
@@ -262,6 +264,9 @@ def test_cli_report_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["wikicontradict", "report", "--run", str(run), "--compare", "table5"]) == 0
     md = capsys.readouterr().out
     assert "### Template 5" in md and "Compared with the paper: table5" in md
+    paper_line = next(x for x in md.splitlines() if x.startswith("Paper: "))
+    assert "arXiv:2406.13805" in paper_line and "Table 5" in paper_line
+    assert "seed" not in md.lower() and ".txt" not in md
     line = next(x for x in md.splitlines() if "| GPT-4 | C |" in x)
     assert "| 75.0 | 15.0 |" in line
     args = ["wikicontradict", "report", "--run", str(run), "--format", "json"]

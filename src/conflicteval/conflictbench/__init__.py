@@ -1,5 +1,6 @@
 """ConflictBench: source loaders, builder, conflict detection, report benchmarking
-and conflict-feedback regeneration (ConflictScore paper, seed ``003_a25baeb50c40d0e6.txt``).
+and conflict-feedback regeneration (the ConflictScore paper: Liu, Xia, Halfaker,
+Roth, arXiv:2606.26437).
 
 Typical use::
 
@@ -49,7 +50,9 @@ from conflicteval.conflictbench.metrics import (
     DetectionOutcome,
     compute_metrics,
     detection_metrics,
+    metrics_from_predictions,
     predict_conflict,
+    predict_response_conflict,
     table2,
 )
 from conflicteval.conflictbench.regenerate import (
@@ -118,8 +121,10 @@ __all__ = [
     "load_retrieved_documents",
     "load_truthfulqa",
     "main_entity_heuristic",
+    "metrics_from_predictions",
     "outcomes_from_checkpoint",
     "predict_conflict",
+    "predict_response_conflict",
     "read_items",
     "run_regeneration",
     "run_reports",

@@ -68,6 +68,24 @@ def predict_conflict(labels: Sequence[Relation | None] | None) -> bool | None:
     return None if failed >= missing else False
 
 
+def predict_response_conflict(table: Sequence[Sequence[Relation | None]]) -> bool | None:
+    """Conflict of a response's claims x documents label table (ConflictScore's "CS-C > 0").
+
+    Conflict iff some claim is Conflict by :func:`predict_conflict` (at least one
+    document supports it and at least one contradicts it), i.e. CS-C > 0. No
+    claim Conflict: No-conflict, unless a claim's failed pairs could have made
+    it Conflict (:func:`predict_conflict` is None for it); then, or for a table
+    without claims, None (no prediction, a failed item).
+    """
+    undetermined = not table
+    for row in table:
+        pred = predict_conflict(row)
+        if pred:
+            return True
+        undetermined = undetermined or pred is None
+    return None if undetermined else False
+
+
 def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
@@ -132,6 +150,36 @@ class DetectionMetrics(BaseModel):
         return self.tp + self.fp + self.fn + self.tn
 
 
+def _count(m: DetectionMetrics, pred: bool | None, gold: bool) -> None:
+    """Add one item's prediction to the confusion counts (None: a failed item)."""
+    if pred is None:
+        m.failed_items += 1
+    elif pred and gold:
+        m.tp += 1
+    elif pred:
+        m.fp += 1
+    elif gold:
+        m.fn += 1
+    else:
+        m.tn += 1
+
+
+def metrics_from_predictions(predictions: Iterable[tuple[bool | None, bool]]) -> DetectionMetrics:
+    """Table 2 detection metrics of ``(prediction, gold)`` pairs (prediction None: failed item).
+
+    The counts and ratios :func:`compute_metrics` gives, for predictions made
+    elsewhere (e.g. :func:`predict_response_conflict` of a scored report); no
+    relation accuracy or pair counts.
+    """
+    m = DetectionMetrics()
+    for pred, gold in predictions:
+        m.n_items += 1
+        _count(m, pred, gold)
+    for name, value in binary_scores(m.tp, m.fp, m.fn, m.tn).items():
+        setattr(m, name, value)
+    return m
+
+
 def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
     """Table 2 metrics of one group of outcomes."""
     m = DetectionMetrics()
@@ -153,17 +201,7 @@ def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
                     continue
                 total[gold] += 1
                 correct[gold] += lab == gold
-        pred = predict_conflict(o.labels)
-        if pred is None:
-            m.failed_items += 1
-        elif pred and o.gold_conflict:
-            m.tp += 1
-        elif pred:
-            m.fp += 1
-        elif o.gold_conflict:
-            m.fn += 1
-        else:
-            m.tn += 1
+        _count(m, predict_conflict(o.labels), o.gold_conflict)
     for name, value in binary_scores(m.tp, m.fp, m.fn, m.tn).items():
         setattr(m, name, value)
     m.relation_total = dict(total)

@@ -1,6 +1,7 @@
 """ConflictScore: how much of a response takes one side of conflicting evidence.
 
-Three stages (Liu et al., "ConflictScore"; seed ``003_a25baeb50c40d0e6.txt``):
+Three stages (Liu, Xia, Halfaker, Roth, "ConflictScore: Identifying and Measuring
+How Language Models Handle Conflicting Evidence", arXiv:2606.26437):
 
 1. decompose the response into claims (:class:`LLMDecomposer` with the
    paper's Table 6 prompt, or offline :class:`SentenceDecomposer` /

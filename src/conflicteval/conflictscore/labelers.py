@@ -129,11 +129,14 @@ def _numbered(items: Sequence[str]) -> str:
     return "\n\n".join(f"[{k}] {text}" for k, text in enumerate(items, start=1))
 
 
-def pair_prompt(claim: str, document: Document) -> str:
-    """The paper's Table 7 prompt for one (claim, document) pair (pure)."""
-    return prompts.fill(
-        prompts.load_prompt(prompts.LABEL), claim=claim, document=document_text(document)
-    )
+def pair_prompt(claim: str, document: Document, *, headings: bool = False) -> str:
+    """The paper's Table 7 prompt for one (claim, document) pair (pure).
+
+    ``headings=True`` writes the prompt's four heading lines as markdown
+    headings (``# Claim to evaluate``); the paper's text has plain lines.
+    """
+    name = prompts.LABEL_HEADINGS if headings else prompts.LABEL
+    return prompts.fill(prompts.load_prompt(name), claim=claim, document=document_text(document))
 
 
 def per_document_prompt(claims: Sequence[str], document: Document) -> str:
@@ -386,15 +389,34 @@ class LLMLabeler(_LLMBase):
             a justification).
         temperature: Sampling temperature.
         seed: Sampling seed.
+        headings: Write Table 7's four heading lines as markdown headings
+            (``# Claim to evaluate``), an option that is not the paper's text;
+            default False sends the lines plain, as the paper prints them.
 
     Calls: claims x documents (plus one per re-asked reply).
     """
 
     name = "llm"
 
+    def __init__(
+        self,
+        model: Model | str,
+        *,
+        structured: bool = True,
+        max_tokens: int | None = LABEL_SETTINGS["max_tokens"],
+        temperature: float | None = LABEL_SETTINGS["temperature"],
+        seed: int | None = LABEL_SETTINGS["seed"],
+        headings: bool = False,
+    ) -> None:
+        super().__init__(
+            model, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+        )
+        self.headings = headings
+        self.prompt_name = prompts.LABEL_HEADINGS if headings else prompts.LABEL
+
     def prompt(self, claim: str, document: Document) -> str:
         """The Table 7 prompt for one pair."""
-        return pair_prompt(claim, document)
+        return pair_prompt(claim, document, headings=self.headings)
 
     def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
         """One call per (claim, document)."""

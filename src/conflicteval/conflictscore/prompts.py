@@ -2,9 +2,16 @@
 
 The texts live in ``conflicteval/prompts/conflictscore_*.txt``:
 
-* ``conflictscore_decompose.txt`` -- the paper's Table 6 (claim decomposition), verbatim.
+* ``conflictscore_decompose.txt`` -- Table 6 of the ConflictScore paper (Liu, Xia,
+  Halfaker, Roth, "ConflictScore: Identifying and Measuring How Language Models
+  Handle Conflicting Evidence", arXiv:2606.26437; claim decomposition), verbatim.
 * ``conflictscore_label.txt`` -- the paper's Table 7 (one claim against one document),
-  verbatim, with the ``#`` heading marks of the published PDF.
+  verbatim as the paper's text prints it: its four heading lines ("Document-Claim
+  Conflict Detection", "Claim to evaluate", "Document to evaluate against", "Output
+  format") are plain lines. This is the prompt sent by default.
+* ``conflictscore_label_headings.txt`` -- an option, not the paper's text: Table 7
+  with ``# `` in front of those four lines (markdown headings), chosen with
+  ``LLMLabeler(headings=True)`` or ``pair_prompt(..., headings=True)``.
 * ``conflictscore_label_claims_per_document.txt`` and
   ``conflictscore_label_documents_per_claim.txt`` -- the project's own batched
   variants (not the paper's), reusing Table 7's label definitions.
@@ -22,6 +29,7 @@ from importlib import resources
 
 DECOMPOSE = "conflictscore_decompose"
 LABEL = "conflictscore_label"
+LABEL_HEADINGS = "conflictscore_label_headings"
 LABEL_CLAIMS_PER_DOCUMENT = "conflictscore_label_claims_per_document"
 LABEL_DOCUMENTS_PER_CLAIM = "conflictscore_label_documents_per_claim"
 

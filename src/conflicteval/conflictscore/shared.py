@@ -8,7 +8,9 @@ Harness adapters need three things the scorer itself does not give:
   CS-C and CS-R) share one decomposition and one labelling, also when the
   harness runs them concurrently (:class:`SharedScorer`);
 * a plain-text reason naming the conflicted claims and the documents on each
-  side (:func:`conflict_reason`).
+  side (:func:`conflict_reason`);
+* a context string for a titled document that gives the prompt ``conflicteval
+  score`` sends for it (:func:`titled_context`).
 
 Nothing here parses, prompts or aggregates: that stays in the scorer.
 """
@@ -24,11 +26,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from conflicteval.models import Model, get_model
+from conflicteval.types import Document
 
 from .factory import make_decomposer, make_labeler, needs_model
+from .labelers import document_text
 from .scorer import ConflictScorer, ScoreResult
 
-__all__ = ["SharedScorer", "build_scorer", "conflict_reason", "unscored_reason"]
+__all__ = ["SharedScorer", "build_scorer", "conflict_reason", "titled_context", "unscored_reason"]
 
 
 def build_scorer(
@@ -63,7 +67,7 @@ def build_scorer(
     )
 
 
-def _key(response: str, documents: Sequence[str]) -> str:
+def _key(response: str, documents: Sequence[Any]) -> str:
     blob = json.dumps([response, list(documents)], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -111,7 +115,7 @@ class SharedScorer:
         with self._lock:
             self._memo.clear()
 
-    def get(self, response: str, documents: Sequence[str]) -> ScoreResult | None:
+    def get(self, response: str, documents: Sequence[Any]) -> ScoreResult | None:
         """The memoised result of a sample (None if it was not scored, or failed)."""
         with self._lock:
             future = self._memo.get(_key(response, documents))
@@ -119,12 +123,23 @@ class SharedScorer:
             return None
         return future.result()
 
-    async def ascore(self, response: str, documents: Sequence[str]) -> ScoreResult:
+    async def ascore(self, response: str, documents: Sequence[Any]) -> ScoreResult:
         """The ScoreResult of ``response`` against ``documents``, scored at most once.
 
         Raises:
             ModelError: A model call failed for good (also for later requests
                 of the same sample).
+        """
+        result, _ = await self.ascore_owned(response, documents)
+        return result
+
+    async def ascore_owned(
+        self, response: str, documents: Sequence[Any]
+    ) -> tuple[ScoreResult, bool]:
+        """Like :meth:`ascore`, and whether this request did the scoring (made the calls).
+
+        ``documents`` are what :class:`ConflictScorer` accepts: texts, or
+        ``{"id", "title", "text"}`` mappings.
         """
         key = _key(response, documents)
         with self._lock:
@@ -135,7 +150,7 @@ class SharedScorer:
                 self._memo[key] = future
                 self.scored += 1
         if not owner:
-            return await asyncio.wrap_future(future)
+            return await asyncio.wrap_future(future), False
         try:
             result = await self.scorer.ascore(response, list(documents))
         except Exception as exc:
@@ -150,7 +165,20 @@ class SharedScorer:
             future.set_exception(RuntimeError("scoring of this sample was cancelled"))
             raise
         future.set_result(result)
-        return result
+        return result, True
+
+
+def titled_context(title: str | None, text: str) -> str:
+    """A harness context string for a document with a title: ``"title\n\ntext"``.
+
+    ragas's ``retrieved_contexts`` and deepeval's ``retrieval_context`` hold
+    plain strings. Written with this function, a context is the exact text
+    ``conflicteval score`` (and every labeler) shows for the document
+    ``{"title": title, "text": text}``, so both send the same prompts. An empty
+    title, or a text that already starts with the title, gives ``text``
+    unchanged, as :func:`~conflicteval.conflictscore.labelers.document_text` does.
+    """
+    return document_text(Document(id="0", title=title or None, text=text))
 
 
 def unscored_reason(result: ScoreResult, which: str = "cs_c") -> str | None:

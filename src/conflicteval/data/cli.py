@@ -69,6 +69,8 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{row['name']}  —  {row['title']}")
         print(f"    from: {row['where']}  (revision {rev}; {pin})")
         print(f"    licence: {row['licence']};  size: {_size(row['size'])};  {cached}")
+        if row["note"]:
+            print(f"    note: {row['note']}")
     return 0
 
 

@@ -426,6 +426,7 @@ def list_datasets() -> list[dict[str, Any]]:
     for entry in REGISTRY:
         row = asdict(entry)
         row["where"] = entry.where
+        row["pinned"] = entry.pinned
         local = cached_path(entry)
         row["cached"] = str(local) if local else None
         rows.append(row)

@@ -5,19 +5,22 @@ HTTPS address, or a page that needs a browser), the revision it is pinned to, th
 its bytes where that is known, its licence and size, and which loader reads it.
 
 Pins and checksums are facts copied from the releases; where one could not be established
-it is ``None`` and the entry's ``note`` says why. A file without a pinned checksum is
+it is ``None`` (or a branch name) and the entry's ``note`` says why (``conflicteval data
+list`` prints it). A file without a pinned checksum is
 verified on first use ("trust on first use"): its sha256 is recorded beside the cached copy
 and every later use must match it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from conflicteval.errors import ConflictEvalError
 
 Kind = Literal["hf", "url", "manual"]
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,11 @@ class DatasetFile:
         return self.homepage
 
     @property
+    def pinned(self) -> bool:
+        """Pinned to a full commit id and a sha256 (a file that cannot silently change)."""
+        return bool(self.revision and _COMMIT.fullmatch(self.revision) and self.sha256)
+
+    @property
     def download_url(self) -> str | None:
         """The address a ``url`` entry is fetched from, with its revision filled in."""
         if self.url is None:
@@ -81,8 +89,19 @@ _CONTRAQA_URL = (
     "https://media.githubusercontent.com/media/teacherpeterpan/ContraQA/{revision}/corpus/"
 )
 _FEVEROUS_NOTE = (
-    "fever.ai publishes no checksums; the first download's sha256 is recorded and later "
-    "uses must match it"
+    "not pinned: fever.ai serves one unversioned file and publishes no checksum; the first "
+    "download's sha256 is recorded and later uses must match it"
+)
+_AMBIGDOCS_NOTE = (
+    "not pinned: the Hugging Face repository has commits and Git LFS hashes, but no full "
+    "commit id or file sha256 could be read and checked where this registry was made, so "
+    "none is written here; it follows 'main' and the first download's sha256 is recorded "
+    "(later uses must match it)"
+)
+_DRIVE_NOTE = (
+    "not pinned: the file is only on Google Drive, which offers no revision to pin, and no "
+    "checksum is published; a copy placed in the data directory has its sha256 recorded at "
+    "first use (later uses must match it)"
 )
 
 REGISTRY: tuple[DatasetFile, ...] = (
@@ -114,8 +133,9 @@ REGISTRY: tuple[DatasetFile, ...] = (
         loader="conflicteval wikicontradict calibrate --labels",
         homepage=f"https://huggingface.co/datasets/{_WIKICONTRADICT_REPO}",
         note=(
-            "sha256 not pinned (the file could not be read where this registry was made); "
-            "its field layout is also unconfirmed, see docs/wikicontradict.md"
+            "sha256 not pinned: the file could not be read where this registry was made; "
+            "the first download's sha256 is recorded. Its field layout is also unconfirmed, "
+            "see docs/wikicontradict.md"
         ),
     ),
     DatasetFile(
@@ -144,7 +164,7 @@ REGISTRY: tuple[DatasetFile, ...] = (
         licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
         loader="conflicteval.conflictbench.load_ambigdocs",
         homepage="https://huggingface.co/datasets/yoonsanglee/AmbigDocs",
-        note="no commit or checksum is published; the first download's sha256 is recorded",
+        note=_AMBIGDOCS_NOTE,
     ),
     DatasetFile(
         name="ambigdocs-dev",
@@ -156,7 +176,7 @@ REGISTRY: tuple[DatasetFile, ...] = (
         licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
         loader="conflicteval.conflictbench.load_ambigdocs",
         homepage="https://huggingface.co/datasets/yoonsanglee/AmbigDocs",
-        note="no commit or checksum is published; the first download's sha256 is recorded",
+        note=_AMBIGDOCS_NOTE,
     ),
     DatasetFile(
         name="contraqa-corpus",
@@ -201,13 +221,17 @@ REGISTRY: tuple[DatasetFile, ...] = (
             "conflictingqa data.pkl --allow-pickle --out conflictingqa.jsonl', then pass that "
             "file as the path."
         ),
+        note=_DRIVE_NOTE,
     ),
     DatasetFile(
         name="macnoise",
         title="MacNoise eval sets (NQ/TQA_eval_gpt4_dev_256_new_fix.json)",
         kind="manual",
         filename="NQ_eval_gpt4_dev_256_new_fix.json",
-        licence="no licence in the repository; NQ CC BY-SA 3.0, TriviaQA Apache-2.0",
+        licence=(
+            "no licence in the repository; NQ CC BY-SA 3.0; the TriviaQA data card states no "
+            "licence for the data (Apache-2.0 is its code's)"
+        ),
         loader="conflicteval.conflictbench.load_macnoise",
         homepage="https://github.com/wjdghks950/Discern-and-Answer",
         instructions=(
@@ -217,6 +241,7 @@ REGISTRY: tuple[DatasetFile, ...] = (
             "NQ_eval_gpt4_dev_256_new_fix.json or TQA_eval_gpt4_dev_256_new_fix.json and pass it "
             "as the path."
         ),
+        note=_DRIVE_NOTE,
     ),
     DatasetFile(
         name="feverous-dev",

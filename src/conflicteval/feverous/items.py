@@ -11,8 +11,9 @@ Two sources:
 
 Evidence text is NFC-normalised by default (the dump is NFD, claims are NFC)
 and wiki links ``[[Target|anchor]]`` are reduced to their anchor text, in the
-evidence and in the claim (also when the anchor holds brackets, as the dump's
-IPA links ``[[Russian language|[ˈzapədʲnʲɪk]]]`` do).
+evidence and in the claim (also when the anchor holds brackets, as the IPA
+links of the FEVEROUS-S dev file do: ``[[Russian|[ˈzapədʲnʲɪk]])``, where the
+link's ``]]`` also closes the anchor's ``[``, becomes ``[ˈzapədʲnʲɪk])``).
 """
 
 from __future__ import annotations

@@ -46,10 +46,15 @@ def strip_wiki_links(text: str) -> str:
     """Replace wiki-link markup by its visible text.
 
     ``[[Target|anchor]]`` becomes ``anchor`` and ``[[Target]]`` becomes ``Target``.
-    The visible text may itself hold brackets, as in the IPA links of the dump
-    (``[[Russian language|[ˈzapədʲnʲɪk]]]`` becomes ``[ˈzapədʲnʲɪk]``) or a
-    nested link (``[[A|see [[B|c]]]]`` becomes ``see c``): single brackets opened
-    inside a link are matched before a ``]]`` closes it. A ``[[`` that is never
+    The visible text may itself hold brackets. The IPA links of the FEVEROUS
+    data open their anchor with ``[`` and let the link's own ``]]`` close both
+    (``[[Russian|[ˈzapədʲnʲɪk]])`` becomes ``[ˈzapədʲnʲɪk])``); the balanced
+    form with three closing brackets (``[[Russian|[ˈzapədʲnʲɪk]]]``) gives the
+    same text. Other single brackets opened inside a link are matched before a
+    ``]]`` closes it, and links nest (``[[A|see [[B|c]]]]`` becomes ``see c``).
+    A run of closing brackets exactly one longer than the number of single
+    brackets still open in the link is read as the two-bracket form; a longer
+    run closes the single brackets first, then the link. A ``[[`` that is never
     closed is kept as written. One left-to-right scan, linear in the text.
 
     Args:
@@ -63,9 +68,12 @@ def strip_wiki_links(text: str) -> str:
     out: list[str] = []
     stack: list[_Link] = []
     i, n = 0, len(text)
+    run_end = 0  # end of the run of "]" around i (found once per run: linear)
     while i < n:
         ch = text[i]
         top = stack[-1] if stack else None
+        if ch == "]" and i >= run_end:
+            run_end = _run_end(text, i)
         if ch == "[" and text.startswith("[[", i):
             stack.append(_Link())
             i += 2
@@ -75,16 +83,19 @@ def strip_wiki_links(text: str) -> str:
         elif ch == "[":
             top.depth += 1
             top.add(ch)
+        elif ch == "]" and top.depth > 0 and run_end - i == top.depth + 1:
+            # The dump's IPA form: the link's own "]]" also closes the single
+            # brackets its anchor opened ("[[Russian|[ˈzapədʲnʲɪk]]"). Each of
+            # those brackets is kept in the visible text.
+            top.add("]" * top.depth)
+            i += top.depth + 1
+            _close(stack, out)
+            continue
         elif ch == "]" and top.depth > 0:
             top.depth -= 1
             top.add(ch)
         elif ch == "]" and text.startswith("]]", i):
-            stack.pop()
-            visible = "".join(top.anchor if top.anchor is not None else top.target)
-            if stack:
-                stack[-1].add(visible)
-            else:
-                out.append(visible)
+            _close(stack, out)
             i += 2
             continue
         elif ch == "|" and top.anchor is None:
@@ -96,6 +107,24 @@ def strip_wiki_links(text: str) -> str:
     # Links never closed: their text as written (inner closed links stripped);
     # each one started inside the one before it, so their raw texts follow in order.
     return "".join(out) + "".join("".join(link.raw) for link in stack)
+
+
+def _run_end(text: str, start: int) -> int:
+    """The index after the run of ``]`` that starts at ``start``."""
+    end = start
+    while end < len(text) and text[end] == "]":
+        end += 1
+    return end
+
+
+def _close(stack: list[_Link], out: list[str]) -> None:
+    """Close the innermost open link: its visible text goes to its parent (or ``out``)."""
+    link = stack.pop()
+    visible = "".join(link.anchor if link.anchor is not None else link.target)
+    if stack:
+        stack[-1].add(visible)
+    else:
+        out.append(visible)
 
 
 class ElementNotFoundError(ConflictEvalError, LookupError):

@@ -24,7 +24,7 @@ from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import collect
 
 from conflicteval.conflictbench.items import BenchItem, read_items
-from conflicteval.conflictbench.metrics import binary_scores
+from conflicteval.conflictbench.metrics import metrics_from_predictions, predict_response_conflict
 from conflicteval.conflictbench.reports import (
     REPORT_PROMPTS,
     REPORT_SETTINGS,
@@ -283,41 +283,44 @@ def conflict_score(
     return score
 
 
+_DETECTION_RATIOS = ("accuracy", "precision", "recall", "f1", "acc_conf", "acc_noconf")
+
+
 @metric
 def conflict_detection(gold: str = "conflict") -> Metric:
-    """Conflict detection from ConflictScore: "CS-C > 0" against the gold conflict label.
+    """Conflict detection from ConflictScore ("CS-C > 0") against the gold conflict label.
+
+    Computed by the library's detection metrics
+    (:func:`~conflicteval.conflictbench.metrics.predict_response_conflict` on
+    each sample's claims x documents label table, then
+    :func:`~conflicteval.conflictbench.metrics.metrics_from_predictions`), so
+    failures are handled as the library does: a sample whose CS-C is 0 but
+    whose failed pairs could have made a claim conflicted has no prediction
+    and is counted in ``failed_items``, not as No-conflict.
 
     Args:
         gold: The sample-metadata key of the gold label (True: the documents conflict).
 
-    Returns accuracy, precision, recall and F1 (Conflict is the positive
-    class), the counts ``tp``/``fp``/``fn``/``tn``; a ratio with a zero
-    denominator is left out. Samples without a gold label or a CS-C are left out.
+    Returns accuracy, precision, recall, F1, Acc_conf and Acc_noConf (the
+    paper's Table 2 columns; Conflict is the positive class; a ratio with a
+    zero denominator is left out), the counts ``tp``/``fp``/``fn``/``tn`` and
+    ``failed_items``. Samples without a gold label or a label table are left
+    out; unscored samples never reach a metric (Inspect counts them as unscored).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        tp = fp = fn = tn = 0
+        predictions: list[tuple[bool | None, bool]] = []
         for s in scores:
-            value = s.score.value
             label = (s.sample_metadata or {}).get(gold)
-            if not isinstance(value, dict) or not isinstance(label, bool):
+            table = (s.score.metadata or {}).get("labels")
+            if not isinstance(label, bool) or not isinstance(table, list):
                 continue
-            cs_c = value.get("cs_c")
-            if not isinstance(cs_c, (int, float)) or math.isnan(cs_c):
-                continue
-            pred = cs_c > 0
-            if pred and label:
-                tp += 1
-            elif pred:
-                fp += 1
-            elif label:
-                fn += 1
-            else:
-                tn += 1
-        ratios = binary_scores(tp, fp, fn, tn)
-        keys = ("accuracy", "precision", "recall", "f1")
-        out: dict[str, float] = {k: v for k in keys if (v := ratios[k]) is not None}
-        out.update(tp=tp, fp=fp, fn=fn, tn=tn)
+            predictions.append((predict_response_conflict(table), label))
+        m = metrics_from_predictions(predictions)
+        out: dict[str, float] = {
+            k: v for k in _DETECTION_RATIOS if (v := getattr(m, k)) is not None
+        }
+        out.update(tp=m.tp, fp=m.fp, fn=m.fn, tn=m.tn, failed_items=m.failed_items)
         return out
 
     return compute
@@ -398,8 +401,9 @@ def conflictbench(
     The evaluated model writes a report from each item's documents with the
     paper's report prompt (RAG / Balanced / Super-Balanced); ``conflict_score``
     scores it against those documents. Metrics: mean and stderr of CS-C and
-    CS-R, and detection (accuracy, precision, recall, F1 of "CS-C > 0" against
-    the item's gold conflict label).
+    CS-R, and detection (the Table 2 ratios of "CS-C > 0" against the item's
+    gold conflict label, by the library's detection metrics; see
+    :func:`conflict_detection`).
 
     Args:
         path: A ConflictBench JSONL file (from ``conflicteval conflictbench build``).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, cast
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -29,17 +30,11 @@ from conflicteval.wikicontradict.judge import (
     judge_messages,
     judgement_from_reply,
 )
-from conflicteval.wikicontradict.report import SUBSETS, LabelledRow, report_from_rows
+from conflicteval.wikicontradict.report import SUBSETS, Failure, LabelledRow, report_from_rows
 from conflicteval.wikicontradict.templates import TemplateSet, default_templates, render
-from conflicteval.wikicontradict.verdict import VERDICTS
+from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
-from ._common import (
-    SampleError,
-    chat_messages,
-    generate_config,
-    sample_name,
-    unscored_metadata,
-)
+from ._common import SampleError, chat_messages, generate_config, sample_name
 
 HF_DATASET = "ibm-research/Wikipedia_contradict_benchmark"
 """The Hugging Face dataset holding the WikiContradict release."""
@@ -147,34 +142,45 @@ def _dataset(
     return dataset, source
 
 
+FAILED: Literal["failed"] = "failed"
+"""The score value of a response that got no verdict (not a verdict; counted as failed)."""
+
+_COLUMNS: tuple[Verdict | Literal["failed"], ...] = (*VERDICTS, FAILED)
+
+
 @metric(scores="unreduced")
 def verdict_shares() -> Metric:
     """Share of each verdict, overall and per contradiction type (the paper's Table 2 columns).
 
-    Keys ``correct``, ``partially_correct``, ``incorrect`` and the same
-    prefixed with ``explicit_`` / ``implicit_``, as fractions of the graded
-    samples of the group (the library's report aggregates them). Unscored
-    samples (no readable verdict) are left out by Inspect and counted as
-    unscored beside the metrics. A group without samples has no keys.
+    Keys ``correct``, ``partially_correct``, ``incorrect`` and ``failed``, and
+    the same prefixed with ``explicit_`` / ``implicit_``, as fractions of *all*
+    scored samples of the group, failures included: the library's report
+    (:func:`~conflicteval.wikicontradict.report.report_from_rows`, the layout
+    of the paper's Tables 2 and 5) computes them, so C + PC + IC + failed = 1
+    and the shares equal the library report's percentages / 100. A failure is
+    a sample whose score value is ``"failed"`` (an empty response, or a judge
+    reply with no readable verdict). A group without samples has no keys.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         rows = []
         for s in scores:
             value = s.score.value
-            if value not in VERDICTS:
+            if value not in VERDICTS and value != FAILED:
                 raise ValueError(
                     f"{sample_name(s.sample_id)}: verdict_shares needs a verdict "
-                    f"({', '.join(VERDICTS)}), got {value!r}"
+                    f"({', '.join(VERDICTS)}) or {FAILED!r}, got {value!r}"
                 )
             meta = s.sample_metadata or {}
+            failed = value == FAILED
             rows.append(
                 LabelledRow(
                     model="",
                     template="",
                     instance_id=str(s.sample_id),
                     contradiction_type=str(meta.get("contradiction_type", "")),
-                    label=value,
+                    label=None if failed else cast(Verdict, value),
+                    failure=_failure((s.score.metadata or {}).get("failure")) if failed else None,
                 )
             )
         out: dict[str, float] = {}
@@ -183,15 +189,30 @@ def verdict_shares() -> Metric:
         report = report_from_rows(rows)
         for subset in SUBSETS:
             cell = report.cell("", "", subset)
-            for verdict in VERDICTS:
-                pct = cell.pct(verdict)
+            for column in _COLUMNS:
+                pct = cell.pct(column)
                 if pct is None:
                     continue
-                key = verdict.replace(" ", "_")
+                key = column.replace(" ", "_")
                 out[key if subset == "all" else f"{subset}_{key}"] = pct / 100.0
         return out
 
     return compute
+
+
+def _failure(kind: object) -> Failure:
+    """The report's failure kind of a failed score (``judge`` unless it says ``generation``)."""
+    return "generation" if kind == "generation" else "judge"
+
+
+def _failed(response: str, explanation: str, failure: Failure, **metadata: object) -> Score:
+    """The score of a response without a verdict: counted as failed, never as a verdict."""
+    return Score(
+        value=FAILED,
+        answer=response,
+        explanation=explanation,
+        metadata={"failure": failure, **metadata},
+    )
 
 
 def _judge_inputs(state: TaskState, target: Target) -> tuple[str, list[str], str]:
@@ -225,19 +246,18 @@ def wikicontradict_judge(
     ``Score.value`` is ``"correct"``, ``"partially correct"`` or
     ``"incorrect"`` (for templates 2 and 3 "partially correct" is reported as
     "correct", as the paper does); the explanation is the judge's comment. A
-    reply with no readable verdict, or an empty response, is unscored
-    (``Score.unscored``) with the reason, never given a verdict.
+    reply with no readable verdict, or an empty response, scores ``"failed"``
+    (metadata ``failure``: ``"judge"`` or ``"generation"``) with the reason:
+    never a verdict, and counted in :func:`verdict_shares`' denominators as the
+    library's report counts it.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
         question, answers, template = _judge_inputs(state, target)
         response = state.output.completion
         if not response.strip():
-            return Score.unscored(
-                answer=response,
-                explanation="empty response: not graded",
-                metadata=unscored_metadata("no_response", template=template),
-            )
+            # The library's model layer refuses an empty reply: a failed generation.
+            return _failed(response, "empty response: not graded", "generation", template=template)
         judge = get_model(model, role=model_role)
         out = await judge.generate(
             chat_messages(judge_messages(question, answers, response)),
@@ -253,10 +273,8 @@ def wikicontradict_judge(
                 truncated=out.stop_reason == "max_tokens",
             )
         except ParseFailure:
-            return Score.unscored(
-                answer=response,
-                explanation=f"{NO_VERDICT}: {reply[:500]!r}",
-                metadata=unscored_metadata("grader_failed", raw=reply, template=template),
+            return _failed(
+                response, f"{NO_VERDICT}: {reply[:500]!r}", "judge", raw=reply, template=template
             )
         return Score(
             value=judgement.label,

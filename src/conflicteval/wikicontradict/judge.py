@@ -42,7 +42,8 @@ JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed":
 def map_label(label: Verdict, template: str) -> Verdict:
     """The label as reported for ``template``: "partially correct" → "correct" for 2 and 3.
 
-    The paper (seed 001, §"evaluation") contradicts itself here: its label
+    The WikiContradict paper (Hou et al., NeurIPS 2024 Datasets and Benchmarks,
+    arXiv:2406.13805; its evaluation section) contradicts itself here: its label
     definitions say "Partially correct" applies to prompt templates 1, 4 and 5
     only (Table 2 reports templates 2 and 3 as correct / incorrect), yet a few
     lines later it calls a template-3 response that gives one of the two

@@ -57,7 +57,7 @@ class PublishedTable(BaseModel):
         id: ``table2``, ``appendix_b``, ``table3``, ``table4``, ``table5`` or ``kappa``.
         title: A short title.
         caption: The caption as printed (App. B: a description; it has none).
-        source: The seed file and table it was transcribed from.
+        source: The publication and table it was transcribed from (title, venue, arXiv id).
         kind: ``distribution`` (C/PC/IC percentages), ``agreement`` (Table 3) or ``kappa``.
         unit: ``percent`` or ``kappa``.
         judge: Who graded (``human``, ``Llama-3-70b-inst``; per value in Table 4).

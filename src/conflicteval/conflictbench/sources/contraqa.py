@@ -57,7 +57,7 @@ from typing import Any, Literal
 
 from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
-from conflicteval.conflictbench.sources._common import normalize_question
+from conflicteval.conflictbench.sources._common import contains_answer, normalize_question
 from conflicteval.errors import DataError
 from conflicteval.jsonio import get_str, iter_json_lines, iter_json_records, require_mapping
 from conflicteval.readers import get_id, iter_csv
@@ -331,6 +331,8 @@ def load_contraqa(
 def _real_gold(para: _Paragraph, answers: list[str]) -> Relation:
     """SUPPORTS when the real paragraph states an answer, else IRRELEVANT (Table 7 rules).
 
+    An answer counts when the paragraph holds it as whole words (case and
+    spacing ignored; :func:`~conflicteval.conflictbench.sources._common.contains_answer`).
     A SQuAD answer is a span of its context, so the linked paragraph normally
     holds it; a paragraph linked by the qrels that does not state the answer
     says nothing about the claim. Without answers nothing can be checked and
@@ -338,12 +340,8 @@ def _real_gold(para: _Paragraph, answers: list[str]) -> Relation:
     """
     if not answers:
         return "SUPPORTS"
-    hay = " ".join(para.text.lower().split())
-    for answer in answers:
-        needle = " ".join(answer.lower().split())
-        if needle and needle in hay:
-            return "SUPPORTS"
-    return "IRRELEVANT"
+    # Whole words, as the other sources match answers: "1" is not in "1847".
+    return "SUPPORTS" if contains_answer(para.text, answers) else "IRRELEVANT"
 
 
 def _doc(para: _Paragraph, gold: Relation) -> BenchDocument:
