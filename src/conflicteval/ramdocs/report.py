@@ -1,0 +1,132 @@
+"""Scoring a run: exact match (RAMDocs, AmbigDocs) with a bootstrap interval, Table 1 beside it.
+
+A question whose run ended ``ok`` is scored; its final output's answer segment is read with
+:func:`~conflicteval.ramdocs.answers.answer_segment`. An output without ``All Correct
+Answers:`` is *unreadable*: counted, shown, and scored 0 in the headline (every answered
+question counts, as the paper's EM over the whole set would). Questions whose run failed (a
+model error) are counted and shown, not scored. The interval is a seeded percentile bootstrap
+over the scored questions (:func:`conflicteval.stats.bootstrap_ci`, 1,000 resamples, seed 0).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from conflicteval.errors import ConflictEvalError, ParseFailure
+from conflicteval.ramdocs.answers import answer_segment
+from conflicteval.ramdocs.metrics import EM_RULE, exact_match
+from conflicteval.ramdocs.published import METHOD_LABELS, published
+from conflicteval.ramdocs.run import ANSWERS_FILE, read_run
+from conflicteval.runner import Record, read_checkpoint
+from conflicteval.stats import bootstrap_ci
+
+N_RESAMPLES = 1000
+SEED = 0
+
+
+def run_records(run: str | os.PathLike[str]) -> list[Record]:
+    """The records of a run's ``answers.jsonl`` (in file order).
+
+    Raises:
+        ConflictEvalError: The run has no answers file.
+    """
+    path = Path(run) / ANSWERS_FILE
+    if not path.exists():
+        raise ConflictEvalError(f"{path}: no answers in this run yet")
+    return list(read_checkpoint(path).values())
+
+
+def score_item(result: dict[str, Any]) -> dict[str, Any]:
+    """One answered question: ``{"em": 0|1, "unreadable": bool, "segment": str|None}``.
+
+    Raises:
+        ValueError: The question has no gold answer to match.
+    """
+    try:
+        segment = answer_segment(str(result.get("output", "")))
+    except ParseFailure as exc:
+        return {"em": 0, "unreadable": True, "segment": None, "reason": exc.reason}
+    gold = result.get("gold_answers") or []
+    wrong = result.get("wrong_answers") or []
+    return {"em": int(exact_match(segment, gold, wrong)), "unreadable": False, "segment": segment}
+
+
+def percent_ci(values: list[float]) -> dict[str, Any]:
+    """Mean and 95% bootstrap interval of 0/1 values, in percent (None when no values)."""
+    if not values:
+        return {"value": None, "ci": None, "n": 0}
+    low, high = bootstrap_ci(values, n_resamples=N_RESAMPLES, seed=SEED)
+    mean = sum(values) / len(values)
+    return {"value": 100 * mean, "ci": [100 * low, 100 * high], "n": len(values)}
+
+
+def ramdocs_report(run: str | os.PathLike[str]) -> dict[str, Any]:
+    """The exact-match report of a RAMDocs or AmbigDocs run (a JSON-able dict).
+
+    Raises:
+        ConflictEvalError: Not a RAMDocs/AmbigDocs run, or no answers.
+    """
+    info = read_run(run)
+    if info["benchmark"] not in ("ramdocs", "ambigdocs"):
+        raise ConflictEvalError(f"{run}: a {info['benchmark']} run, not RAMDocs or AmbigDocs")
+    records = run_records(run)
+    items: list[dict[str, Any]] = []
+    failed: dict[str, int] = {}
+    for rec in records:
+        if rec.status != "ok" or not isinstance(rec.result, dict):
+            failed[rec.status] = failed.get(rec.status, 0) + 1
+            continue
+        try:
+            items.append({"id": rec.id, **score_item(rec.result)})
+        except ValueError as exc:
+            failed["unscorable"] = failed.get("unscorable", 0) + 1
+            items.append({"id": rec.id, "em": None, "reason": str(exc)})
+    scores = [float(i["em"]) for i in items if i["em"] is not None]
+    return {
+        **info,
+        "rule": EM_RULE,
+        "questions": len(records),
+        "scored": len(scores),
+        "unreadable": sum(1 for i in items if i.get("unreadable")),
+        "failed": failed,
+        "exact_match": percent_ci(scores),
+        "bootstrap": {"resamples": N_RESAMPLES, "seed": SEED, "level": 0.95},
+        "published": {
+            "column": f"Table 1, {METHOD_LABELS.get(info['method'], info['method'])}",
+            "figures": published(info["benchmark"], info["method"]),
+        },
+        "items": items,
+    }
+
+
+def fmt_metric(m: dict[str, Any]) -> str:
+    """``33.3% [95% CI 16.7-50.0] (n=30)`` or ``n/a (nothing scored)``."""
+    if m["value"] is None:
+        return "n/a (nothing scored)"
+    lo, hi = m["ci"]
+    return f"{m['value']:.1f}% [95% CI {lo:.1f}-{hi:.1f}] (n={m['n']})"
+
+
+def fmt_published(rep: dict[str, Any]) -> str:
+    """The published column as one line."""
+    figures = rep["published"]["figures"]
+    if not figures:
+        return f"published ({rep['published']['column']}): none"
+    body = " | ".join(f"{m} {v:.2f}" for m, v in figures.items())
+    return f"published ({rep['published']['column']}, EM %): {body}"
+
+
+def format_ramdocs(rep: dict[str, Any]) -> str:
+    """The text form of :func:`ramdocs_report`."""
+    name = {"ramdocs": "RAMDocs", "ambigdocs": "AmbigDocs"}[rep["benchmark"]]
+    failed = ", ".join(f"{n} {k}" for k, n in rep["failed"].items()) or "none"
+    lines = [
+        f"{name} · method {rep['method']} · model {rep['model']} · {rep['questions']} questions",
+        f"rule: {rep['rule']}",
+        f"exact match: {fmt_metric(rep['exact_match'])}; "
+        f"{rep['unreadable']} unreadable (scored 0); not scored: {failed}",
+        fmt_published(rep),
+    ]
+    return "\n".join(lines)
