@@ -62,8 +62,8 @@ async def conflict_scores(
         restart=restart,
         executor=executor,
     )
-    cs_c = [float(s.cs_c) for s in batch.scores if s is not None and s.cs_c is not None]
-    cs_r = [float(s.cs_r) for s in batch.scores if s is not None and s.cs_r is not None]
+    cs_c = [float(s.cs_c) for s in batch.scores() if s is not None and s.cs_c is not None]
+    cs_r = [float(s.cs_r) for s in batch.scores() if s is not None and s.cs_r is not None]
     return {
         "decomposer": scorer.decomposer.name,
         "labeler": scorer.labeler.name,

@@ -26,8 +26,12 @@ N_RESAMPLES = 1000
 SEED = 0
 
 
+def _natural(record: Record) -> tuple[int, int, str]:
+    return (0, int(record.id), "") if record.id.isdigit() else (1, 0, record.id)
+
+
 def run_records(run: str | os.PathLike[str]) -> list[Record]:
-    """The records of a run's ``answers.jsonl`` (in file order).
+    """The records of a run's ``answers.jsonl``, ordered by id (numeric ids as numbers).
 
     Raises:
         ConflictEvalError: The run has no answers file.
@@ -35,7 +39,7 @@ def run_records(run: str | os.PathLike[str]) -> list[Record]:
     path = Path(run) / ANSWERS_FILE
     if not path.exists():
         raise ConflictEvalError(f"{path}: no answers in this run yet")
-    return list(read_checkpoint(path).values())
+    return sorted(read_checkpoint(path).values(), key=_natural)
 
 
 def score_item(result: dict[str, Any]) -> dict[str, Any]:
