@@ -93,17 +93,13 @@ async def call(model: Model, prompt: str, version: str) -> str:
 def _agents(
     model: Model, question: str, documents: Sequence[str], previous: Sequence[str] | None
 ) -> list[Awaitable[str]]:
-    version = prompts.prompt_version(prompts.AGENT_HISTORY if previous else prompts.AGENT)
-    return [
-        call(
-            model,
-            prompts.agent_prompt(
-                question, doc, prompts.history_for(previous, i) if previous else ""
-            ),
-            version,
-        )
-        for i, doc in enumerate(documents)
-    ]
+    calls = []
+    for i, doc in enumerate(documents):
+        history = prompts.history_for(previous, i) if previous else ""
+        # a lone agent has no other agents: as in the original, its prompt is round 1's
+        version = prompts.prompt_version(prompts.AGENT_HISTORY if history else prompts.AGENT)
+        calls.append(call(model, prompts.agent_prompt(question, doc, history), version))
+    return calls
 
 
 async def _aggregate(model: Model, question: str, responses: Sequence[str]) -> str:
