@@ -168,11 +168,13 @@ def reply(body: dict[str, Any]) -> str:
         document = prompt.split("Document: ", 1)[1].split("\n", 1)[0]
         return f"Answer: {'1847' if '1847' in document else '1851'}. Explanation: x."
     if prompt.startswith("You are an aggregator"):
-        return 'All Correct Answers: ["1847", "1851"]. Explanation: the documents are conflicting.'
+        if "Agent 2:" in prompt.rsplit("Agent responses:", 1)[1]:
+            return 'All Correct Answers: ["1847", "1851"]. Explanation: conflicting documents.'
+        return 'All Correct Answers: ["1851"]. Explanation: one document.'
     raise AssertionError(prompt[:60])
 
 
-@pytest.mark.parametrize(("method", "calls", "strict"), [("rag", 2, 50.0), ("madam", 7, 0.0)])
+@pytest.mark.parametrize(("method", "calls", "strict"), [("rag", 2, 50.0), ("madam", 7, 50.0)])
 def test_cli_run_and_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], method: str, calls: int, strict: float
 ) -> None:
