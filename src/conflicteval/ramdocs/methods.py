@@ -23,7 +23,7 @@ round replays the answered calls from the cache and goes one step further.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -90,21 +90,25 @@ async def call(model: Model, prompt: str, version: str) -> str:
     return out.text.strip()
 
 
+Ask = Callable[[str, str], Awaitable[str]]
+"""One call: ``ask(prompt, prompt_version) -> stripped reply`` (the model layer's, or Inspect's)."""
+
+
 def _agents(
-    model: Model, question: str, documents: Sequence[str], previous: Sequence[str] | None
+    ask: Ask, question: str, documents: Sequence[str], previous: Sequence[str] | None
 ) -> list[Awaitable[str]]:
     calls = []
     for i, doc in enumerate(documents):
         history = prompts.history_for(previous, i) if previous else ""
         # a lone agent has no other agents: as in the original, its prompt is round 1's
         version = prompts.prompt_version(prompts.AGENT_HISTORY if history else prompts.AGENT)
-        calls.append(call(model, prompts.agent_prompt(question, doc, history), version))
+        calls.append(ask(prompts.agent_prompt(question, doc, history), version))
     return calls
 
 
-async def _aggregate(model: Model, question: str, responses: Sequence[str]) -> str:
+async def _aggregate(ask: Ask, question: str, responses: Sequence[str]) -> str:
     version = prompts.prompt_version(prompts.AGGREGATOR)
-    return await call(model, prompts.aggregator_prompt(question, responses), version)
+    return await ask(prompts.aggregator_prompt(question, responses), version)
 
 
 def _round(responses: Sequence[str]) -> dict[str, Any]:
@@ -114,6 +118,32 @@ def _round(responses: Sequence[str]) -> dict[str, Any]:
         "explanations": [agent_explanation(r) for r in responses],
         "aggregation": None,
     }
+
+
+async def debate(
+    ask: Ask, question: str, documents: Sequence[str], *, rounds: int = DEFAULT_ROUNDS
+) -> dict[str, Any]:
+    """MADAM-RAG on one question, with calls made by ``ask`` (see :func:`madam`)."""
+    if not documents:
+        raise ValueError("MADAM-RAG needs at least one document")
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    outputs = await gather_all(_agents(ask, question, documents, None))
+    records = [_round(outputs)]
+    pending_aggregation = _aggregate(ask, question, outputs)
+    for _ in range(1, rounds):
+        agents = _agents(ask, question, documents, outputs)
+        *new, aggregation = await gather_all([*agents, pending_aggregation])
+        records[-1]["aggregation"] = aggregation
+        current = _round(new)
+        records.append(current)
+        outputs = new
+        if answers_unchanged(records[-2]["answers"], current["answers"]):
+            return {"output": aggregation, "rounds": records, "stopped_early": True}
+        pending_aggregation = _aggregate(ask, question, outputs)
+    final = await pending_aggregation
+    records[-1]["aggregation"] = final
+    return {"output": final, "rounds": records, "stopped_early": False}
 
 
 async def madam(
@@ -130,26 +160,11 @@ async def madam(
         ValueError: No documents, or ``rounds`` below 1.
         PendingCall: In batch-export mode, calls wait for batch results.
     """
-    if not documents:
-        raise ValueError("MADAM-RAG needs at least one document")
-    if rounds < 1:
-        raise ValueError("rounds must be at least 1")
-    outputs = await gather_all(_agents(model, question, documents, None))
-    records = [_round(outputs)]
-    pending_aggregation = _aggregate(model, question, outputs)
-    for _ in range(1, rounds):
-        agents = _agents(model, question, documents, outputs)
-        *new, aggregation = await gather_all([*agents, pending_aggregation])
-        records[-1]["aggregation"] = aggregation
-        current = _round(new)
-        records.append(current)
-        outputs = new
-        if answers_unchanged(records[-2]["answers"], current["answers"]):
-            return {"output": aggregation, "rounds": records, "stopped_early": True}
-        pending_aggregation = _aggregate(model, question, outputs)
-    final = await pending_aggregation
-    records[-1]["aggregation"] = final
-    return {"output": final, "rounds": records, "stopped_early": False}
+
+    async def ask(prompt: str, version: str) -> str:
+        return await call(model, prompt, version)
+
+    return await debate(ask, question, documents, rounds=rounds)
 
 
 async def answer(

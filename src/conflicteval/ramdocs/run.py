@@ -28,8 +28,8 @@ ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"
 
 
-def _work(method: str, model: Model, rounds: int, item: Question) -> Any:
-    return answer(method, model, item, rounds=rounds)
+async def _work(method: str, model: Model, rounds: int, item: Question) -> Any:
+    return await answer(method, model, item, rounds=rounds)
 
 
 def identity(method: str, model: Model, rounds: int, benchmark: str, task: str | None) -> dict:
