@@ -131,7 +131,9 @@ def test_readme_normalization() -> None:
 
 
 def test_counterfactual_choice() -> None:
-    item = FaithItem("1", "counterfactual", "Q", "C", (), (("A", "rock"), ("B", "marshmallows")), "B")
+    item = FaithItem(
+        "1", "counterfactual", "Q", "C", (), (("A", "rock"), ("B", "marshmallows")), "B"
+    )
     assert is_correct(item, "Marshmallows.", strict=True)
     assert is_correct(item, "B", strict=False)
     assert not is_correct(item, "A", strict=False) and not is_correct(item, "rock", strict=True)

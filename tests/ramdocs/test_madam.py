@@ -52,7 +52,11 @@ def test_no_early_stop_makes_3n_plus_3_calls_and_aggregates_the_last_round(run: 
     n = len(DOCS)
     assert calls == 3 * n + 3 == call_count(n, 3)
     assert result["stopped_early"] is False
-    assert [r["answers"][0] for r in result["rounds"]] == ["3559.", "beta.", "gamma."]  # the slice keeps the period
+    assert [r["answers"][0] for r in result["rounds"]] == [
+        "3559.",
+        "beta.",
+        "gamma.",
+    ]  # the slice keeps the period
     assert result["output"] == result["rounds"][2]["aggregation"]
     assert '"gamma"' in result["output"] and "3559" not in result["output"]
     # round 3's agents saw round 2's responses of the *other* agents only

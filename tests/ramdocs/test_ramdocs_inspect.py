@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="needs the inspect extra")
 
-from inspect_ai import eval  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai import eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from conflicteval import get_model as library_model  # noqa: E402
-from conflicteval.inspect import faitheval, ramdocs  # noqa: E402
-from conflicteval.ramdocs import load_ramdocs, questions, ramdocs_report, run_method  # noqa: E402
+from conflicteval import get_model as library_model
+from conflicteval.inspect import faitheval, ramdocs
+from conflicteval.ramdocs import load_ramdocs, questions, ramdocs_report, run_method
 
 RECORD = {
     "question": "What is the population of Broken Bow?",
@@ -49,7 +49,9 @@ class Mock:
 @pytest.fixture()
 def data(tmp_path: Path) -> Path:
     second = {**RECORD, "question": "Who founded Acme?", "gold_answers": ["Ann Lee"]}
-    second["documents"] = [{"text": "Acme: the answer is Ann Lee.", "type": "correct", "answer": "Ann Lee"}]
+    second["documents"] = [
+        {"text": "Acme: the answer is Ann Lee.", "type": "correct", "answer": "Ann Lee"}
+    ]
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(RECORD) + "\n" + json.dumps(second) + "\n")
     return path
@@ -61,7 +63,12 @@ def test_ramdocs_task_matches_the_library_run(
 ) -> None:
     mock = Mock(madam_replies("changing"))
     model = get_model("mockllm/model", custom_outputs=mock, memoize=False)
-    [log] = eval(ramdocs(method=method, data=str(data)), model=model, log_dir=str(tmp_path / "logs"), display="none")
+    [log] = eval(
+        ramdocs(method=method, data=str(data)),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     assert log.status == "success" and log.samples is not None
     inspect_em = {str(s.id): s.scores["ramdocs_exact_match"].value for s in log.samples}
 
@@ -92,7 +99,12 @@ def test_faitheval_task_scores_strict_and_non_strict(tmp_path: Path) -> None:
         return "unclear" if "1847" in messages[-1]["content"] else "unknown"
 
     model = get_model("mockllm/model", custom_outputs=Mock(reply), memoize=False)
-    [log] = eval(faitheval(task="unanswerable", data=str(path)), model=model, log_dir=str(tmp_path / "l"), display="none")
+    [log] = eval(
+        faitheval(task="unanswerable", data=str(path)),
+        model=model,
+        log_dir=str(tmp_path / "l"),
+        display="none",
+    )
     assert log.status == "success" and log.samples is not None
     values = {str(s.id): s.scores["faitheval_accuracy"].value for s in log.samples}
     assert values == {"a": {"strict": 0, "non_strict": 1}, "b": {"strict": 1, "non_strict": 1}}

@@ -17,55 +17,55 @@ import pytest
 from conflicteval.ramdocs import prompts
 
 AGENT = (
-    'You are an agent reading a document to answer a question.\n'
-    '\n'
-    'Question: {query}\n'
-    'Document: {document}\n'
-    '\n'
-    'Answer the question based only on this document. Provide your answer and a step-by-step reasoning explanation.\n'
+    "You are an agent reading a document to answer a question.\n"
+    "\n"
+    "Question: {query}\n"
+    "Document: {document}\n"
+    "\n"
+    "Answer the question based only on this document. Provide your answer and a step-by-step reasoning explanation.\n"
     "Please follow the format: 'Answer: {{}}. Explanation: {{}}.''"
 )
 
 AGENT_HISTORY = (
-    'You are an agent reading a document to answer a question.\n'
-    '\n'
-    'Question: {query}\n'
-    'Document: {document}\n'
-    '\n'
-    'The following reponses are from other agents as additional information.\n'
-    '{history}\n'
+    "You are an agent reading a document to answer a question.\n"
+    "\n"
+    "Question: {query}\n"
+    "Document: {document}\n"
+    "\n"
+    "The following reponses are from other agents as additional information.\n"
+    "{history}\n"
     "Answer the question based on the document and other agents' response. Provide your answer and a step-by-step reasoning explanation.  \n"
     "Please follow the format: 'Answer: {{}}. Explanation: {{}}.''"
 )
 
 AGGREGATOR = (
-    'You are an aggregator reading answers from multiple agents.\n'
-    '\n'
+    "You are an aggregator reading answers from multiple agents.\n"
+    "\n"
     "If there are multiple answers, please provide all possible correct answers and also provide a step-by-step reasoning explanation. If there is no correct answer, please reply 'unknown'.\n"
     "Please follow the format: 'All Correct Answers: []. Explanation: {{}}.'\n"
-    '\n'
-    'The following are examples:\n'
-    'Question: In which year was Michael Jordan born?\n'
-    'Agent responses:\n'
-    'Agent 1: Answer: 1963. Explanation: The document clearly states that Michael Jeffrey Jordan was born on February 17, 1963. \n'
+    "\n"
+    "The following are examples:\n"
+    "Question: In which year was Michael Jordan born?\n"
+    "Agent responses:\n"
+    "Agent 1: Answer: 1963. Explanation: The document clearly states that Michael Jeffrey Jordan was born on February 17, 1963. \n"
     "Agent 2: Answer: 1956. Explanation: The document states that Michael Irwin Jordan was born on February 25, 1956. However, it's important to note that this document seems to be about a different Michael Jordan, who is an American scientist, not the basketball player. The other agents' responses do not align with the information provided in the document.\n"
-    'Agent 3: Answer: 1998. Explanation: The According to the document provided, Michael Jeffrey Jordan was born on February 17, 1998.\n'
+    "Agent 3: Answer: 1998. Explanation: The According to the document provided, Michael Jeffrey Jordan was born on February 17, 1998.\n"
     "Agent 4: Answer: Unknown. Explanation: The provided document focuses on Jordan's college and early professional career, mentioning his college championship in 1982 and his entry into the NBA in 1984, but it does not include information about his birth year.\n"
     'All Correct Answers: ["1963", "1956"]. Explanation: Agent 1 is talking about the basketball player Michael Jeffrey Jordan, who was born on Februray 17, 1963, so 1963 is correct. Agent 2 is talking about another person named Michael Jordan, who is an American scientist, and he was born in 1956. Therefore, the answer 1956 from Agent 2 is also correct. Agent 3 provides an error stating Michael Jordan\'s birth year as 1998, which is incorrect. Based on the correct information from Agent 1, Michael Jeffrey Jordan was born on February 17, 1963. Agent 4 does not provide any useful information.\n'
-    '\n'
-    'Question: {query}\n'
-    'Agent responses:\n'
-    '{joined}\n'
-    ''
+    "\n"
+    "Question: {query}\n"
+    "Agent responses:\n"
+    "{joined}\n"
+    ""
 )
 
 FAITHEVAL = (
-    'You are an expert in retrieval question answering. \n'
-    'Please respond with the exact answer only. Do not be verbose or provide extra information.\n'
-    '{task_specific_prompt}\n'
+    "You are an expert in retrieval question answering. \n"
+    "Please respond with the exact answer only. Do not be verbose or provide extra information.\n"
+    "{task_specific_prompt}\n"
     "Context: {example['context']}\n"
     "Question: {example['question']}\n"
-    'Answer:'
+    "Answer:"
 )
 
 FAITHEVAL_TASK_PROMPTS = {
@@ -114,7 +114,9 @@ def test_history_prompt_is_used_only_with_history() -> None:
 
 def test_aggregator_prompt_numbers_agents_and_ends_with_a_newline() -> None:
     text = prompts.aggregator_prompt("Q?", ["Answer: a.", "Answer: b."])
-    assert text.endswith("Question: Q?\nAgent responses:\nAgent 1: Answer: a.\nAgent 2: Answer: b.\n")
+    assert text.endswith(
+        "Question: Q?\nAgent responses:\nAgent 1: Answer: a.\nAgent 2: Answer: b.\n"
+    )
     assert "All Correct Answers: []. Explanation: {}." in text
 
 

@@ -53,7 +53,9 @@ def data(tmp_path: Path) -> Path:
     return path
 
 
-def test_run_resumes_without_repeating_a_call(tmp_path: Path, data: Path, madam_replies: Any) -> None:
+def test_run_resumes_without_repeating_a_call(
+    tmp_path: Path, data: Path, madam_replies: Any
+) -> None:
     model = get_model("scripted", replies=madam_replies("stable"))
     items = questions(load_ramdocs(data))
     first = asyncio.run(run_method(items, "madam", model, tmp_path / "run", progress=False))
@@ -134,7 +136,10 @@ def test_cli_report_text_with_conflictscore(
     tmp_path: Path, data: Path, reply_fn: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with OpenAICompatServer(reply_fn) as srv:
-        assert _cli(srv, "run", "--method", "rag", "--data", str(data), "--out", str(tmp_path / "r")) == 0
+        assert (
+            _cli(srv, "run", "--method", "rag", "--data", str(data), "--out", str(tmp_path / "r"))
+            == 0
+        )
     capsys.readouterr()
     rc = main(["ramdocs", "report", "--run", str(tmp_path / "r"), "--conflictscore", "--quiet"])
     out = capsys.readouterr().out
@@ -154,14 +159,35 @@ def test_cli_runs_ambigdocs_through_its_loader(
         "ambiguous_entity": "Cleveland",
         "question": "What is the population of Cleveland?",
         "documents": [
-            {"title": "Cleveland, Ohio", "text": "Ohio: the answer is 372624.", "pid": "p1", "answer": "372624"},
-            {"title": "Cleveland, Texas", "text": "Texas: the answer is 7675.", "pid": "p2", "answer": "7675"},
+            {
+                "title": "Cleveland, Ohio",
+                "text": "Ohio: the answer is 372624.",
+                "pid": "p1",
+                "answer": "372624",
+            },
+            {
+                "title": "Cleveland, Texas",
+                "text": "Texas: the answer is 7675.",
+                "pid": "p2",
+                "answer": "7675",
+            },
         ],
     }
     path = tmp_path / "ambigdocs.json"
     path.write_text(json.dumps([record]), encoding="utf-8")
     with OpenAICompatServer(reply_fn) as srv:
-        rc = _cli(srv, "run", "--dataset", "ambigdocs", "--data", str(path), "--method", "madam", "--out", str(tmp_path / "a"))
+        rc = _cli(
+            srv,
+            "run",
+            "--dataset",
+            "ambigdocs",
+            "--data",
+            str(path),
+            "--method",
+            "madam",
+            "--out",
+            str(tmp_path / "a"),
+        )
     assert rc == 0
     capsys.readouterr()
     assert main(["ramdocs", "report", "--run", str(tmp_path / "a"), "--json"]) == 0
@@ -173,7 +199,20 @@ def test_cli_runs_ambigdocs_through_its_loader(
 def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "Q", "documents": [], "gold_answers": ["a"]}\n')
-    rc = main(["ramdocs", "run", "--method", "rag", "--model", "scripted", "--data", str(bad), "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "ramdocs",
+            "run",
+            "--method",
+            "rag",
+            "--model",
+            "scripted",
+            "--data",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 2 and str(bad) in err and "documents" in err and "Traceback" not in err
     assert main(["ramdocs", "report", "--run", str(tmp_path / "nothing")]) == 2

@@ -6,12 +6,12 @@ or ``conflicteval faitheval run``; see docs/ramdocs.md.
 """
 
 from conflicteval.faitheval.data import TASKS, FaithItem, load_faitheval
-from conflicteval.faitheval.report import faitheval_report, format_faitheval
 from conflicteval.faitheval.questions import (
     faitheval_question,
     faitheval_questions,
     split_documents,
 )
+from conflicteval.faitheval.report import faitheval_report, format_faitheval
 from conflicteval.faitheval.scoring import (
     faitheval_prompt,
     is_correct,
@@ -24,8 +24,8 @@ __all__ = [
     "FaithItem",
     "faitheval_prompt",
     "faitheval_question",
-    "faitheval_report",
     "faitheval_questions",
+    "faitheval_report",
     "format_faitheval",
     "is_correct",
     "load_faitheval",

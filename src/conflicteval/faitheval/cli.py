@@ -10,7 +10,12 @@ import argparse
 from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.faitheval.data import TASKS
-from conflicteval.ramdocs.cli import add_method_options, add_report_options, report_runs, run_questions
+from conflicteval.ramdocs.cli import (
+    add_method_options,
+    add_report_options,
+    report_runs,
+    run_questions,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -137,7 +137,9 @@ def load_faitheval(task: str, path: str | PathLike[str] | None = None) -> list[F
         row = index + 1
         item = _item(p, row, task, record)
         if item.id in seen:
-            raise DataError(p, row, "qid", f"duplicate id {item.id!r} (first at row {seen[item.id]})")
+            raise DataError(
+                p, row, "qid", f"duplicate id {item.id!r} (first at row {seen[item.id]})"
+            )
         seen[item.id] = row
         items.append(item)
     if not items:

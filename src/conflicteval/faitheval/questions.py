@@ -12,6 +12,7 @@ Choices of this library (the RAMDocs paper's FaithEval setup could not be recove
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -31,7 +32,7 @@ def split_documents(context: str) -> list[str]:
         return [context]
     bounds = [*starts, len(context)]
     head = context[: starts[0]].strip()
-    parts = [context[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    parts = [context[a:b].strip() for a, b in itertools.pairwise(bounds)]
     if head:
         parts[0] = head + "\n" + parts[0]
     return [p for p in parts if p]
@@ -40,17 +41,18 @@ def split_documents(context: str) -> list[str]:
 def faitheval_question(item: FaithItem) -> Question:
     """One FaithEval problem as the methods' input (what scoring needs in ``meta``)."""
     version = text_version(load_prompt(PROMPT))
-    meta = {
+    documents = split_documents(item.context)
+    meta: dict[str, object] = {
         "task": item.task,
         "answer_key": item.answer_key,
         "answer_text": item.answer_text,
-        "documents": split_documents(item.context),
+        "documents": documents,
         "prompt_versions": {"rag": version, "no-rag": version},
     }
     return Question(
         id=item.id,
         question=question_text(item),
-        documents=tuple(meta["documents"]),
+        documents=tuple(documents),
         rag_prompt=faitheval_prompt(item),
         no_rag_prompt=faitheval_prompt(item, context=""),
         meta=meta,

@@ -11,7 +11,6 @@ and says so) and :func:`faitheval_accuracy` (the README's strict and non-strict 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -86,7 +85,9 @@ def ramdocs_exact_match() -> Scorer:
         try:
             segment = answer_segment(output)
         except ParseFailure as exc:
-            return Score(value=0, answer=output, explanation=exc.reason, metadata={"unreadable": True})
+            return Score(
+                value=0, answer=output, explanation=exc.reason, metadata={"unreadable": True}
+            )
         em = exact_match(segment, gold, state.metadata.get("wrong_answers") or [])
         return Score(value=int(em), answer=segment, metadata={"unreadable": False})
 
@@ -137,7 +138,9 @@ def faitheval_accuracy() -> Scorer:
         item = FaithItem(str(state.sample_id), str(meta.get("task")), "", "", (), choices, key)
         output = state.output.completion
         if not output.strip():
-            return Score(value={"strict": 0, "non_strict": 0}, metadata=unscored_metadata("empty output"))
+            return Score(
+                value={"strict": 0, "non_strict": 0}, metadata=unscored_metadata("empty output")
+            )
         return Score(
             value={
                 "strict": int(is_correct(item, output, strict=True)),

@@ -60,15 +60,27 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
     """``--run`` (repeatable), ``--json`` and the ConflictScore options of a report."""
     from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
 
-    p.add_argument("--run", action="append", required=True, metavar="DIR", help="run directory (repeatable)")
+    p.add_argument(
+        "--run", action="append", required=True, metavar="DIR", help="run directory (repeatable)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON (with per-question scores)")
     p.add_argument(
         "--conflictscore",
         action="store_true",
         help="also score each final answer with ConflictScore against its documents (CS-C, CS-R)",
     )
-    p.add_argument("--decomposer", choices=DECOMPOSER_KINDS, default="sentence", help="with --conflictscore (default sentence)")
-    p.add_argument("--labeler", choices=LABELER_KINDS, default="lexical", help="with --conflictscore (default lexical)")
+    p.add_argument(
+        "--decomposer",
+        choices=DECOMPOSER_KINDS,
+        default="sentence",
+        help="with --conflictscore (default sentence)",
+    )
+    p.add_argument(
+        "--labeler",
+        choices=LABELER_KINDS,
+        default="lexical",
+        help="with --conflictscore (default lexical)",
+    )
     add_model_options(p, what="model of an llm decomposer or labeler (with --conflictscore)")
     add_run_options(p)
     add_batch_options(p)
@@ -89,7 +101,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="ramdocs",
         help="RAMDocs (default) or AmbigDocs, Table 1's other exact-match column",
     )
-    add_data_option(p, "ramdocs", what="RAMDocs JSONL, or the AmbigDocs JSON with --dataset ambigdocs")
+    add_data_option(
+        p, "ramdocs", what="RAMDocs JSONL, or the AmbigDocs JSON with --dataset ambigdocs"
+    )
     add_method_options(p)
     p.set_defaults(func=batch_command(_run))
     p = sub.add_parser("report", help="exact match with intervals, Table 1 beside it")
@@ -97,7 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=batch_command(_report))
 
 
-def run_questions(args: argparse.Namespace, items: list[Question], benchmark: str, task: str | None) -> int:
+def run_questions(
+    args: argparse.Namespace, items: list[Question], benchmark: str, task: str | None
+) -> int:
     """Run ``args.method`` over ``items`` into ``args.out``; print the closing lines."""
     from conflicteval.ramdocs.run import ANSWERS_FILE, run_method
 
@@ -177,9 +193,13 @@ def _scorer(args: argparse.Namespace) -> Any:
     model = None
     if needs_model(args.decomposer) or needs_model(args.labeler):
         if not args.model:
-            raise UsageError(f"--labeler {args.labeler} / --decomposer {args.decomposer} need --model SPEC")
+            raise UsageError(
+                f"--labeler {args.labeler} / --decomposer {args.decomposer} need --model SPEC"
+            )
         model = model_from_args(args, max_concurrency=args.concurrency)
-    return ConflictScorer(make_decomposer(args.decomposer, model), make_labeler(args.labeler, model))
+    return ConflictScorer(
+        make_decomposer(args.decomposer, model), make_labeler(args.labeler, model)
+    )
 
 
 def _report(args: argparse.Namespace) -> int:

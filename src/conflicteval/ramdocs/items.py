@@ -1,9 +1,9 @@
 """Benchmark items as the methods' :class:`~conflicteval.ramdocs.methods.Question`.
 
 RAMDocs items keep their documents in file order. AmbigDocs (Table 1's AmbigDocs column) is
-read with ConflictBench's loader (:func:`conflicteval.conflictbench.sources.ambigdocs.load_ambigdocs`):
-every document is a ``correct`` document whose ``answer`` is the answer for its disambiguated
-entity (its ``title``); the gold answers are the documents' distinct answers (compared after
+read with ConflictBench's loader
+(:func:`conflicteval.conflictbench.sources.ambigdocs.load_ambigdocs`): every document is a
+``correct`` document whose ``answer`` is the answer for its disambiguated entity (its ``title``); the gold answers are the documents' distinct answers (compared after
 ``normalize_answer``, first spelling kept), and there are no wrong answers.
 """
 

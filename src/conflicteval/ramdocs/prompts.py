@@ -74,7 +74,8 @@ def agent_prompt(question: str, document: str, history: str = "") -> str:
     """
     if history:
         return render_fstring(
-            load_prompt(AGENT_HISTORY), {"query": question, "document": document, "history": history}
+            load_prompt(AGENT_HISTORY),
+            {"query": question, "document": document, "history": history},
         )
     return render_fstring(load_prompt(AGENT), {"query": question, "document": document})
 

@@ -130,7 +130,9 @@ def read_run(run: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConflictEvalError(f"{path}: no run here (run 'ramdocs run' or 'faitheval run')") from None
+        raise ConflictEvalError(
+            f"{path}: no run here (run 'ramdocs run' or 'faitheval run')"
+        ) from None
     except ValueError as exc:
         raise ConflictEvalError(f"{path}: unreadable run description: {exc}") from exc
     if not isinstance(data, dict) or "method" not in data or "benchmark" not in data:
