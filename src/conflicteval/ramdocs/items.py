@@ -3,7 +3,8 @@
 RAMDocs items keep their documents in file order. AmbigDocs (Table 1's AmbigDocs column) is
 read with ConflictBench's loader
 (:func:`conflicteval.conflictbench.sources.ambigdocs.load_ambigdocs`): every document is a
-``correct`` document whose ``answer`` is the answer for its disambiguated entity (its ``title``); the gold answers are the documents' distinct answers (compared after
+``correct`` document whose ``answer`` is the answer for its disambiguated entity (its
+``title``); the gold answers are the documents' distinct answers (compared after
 ``normalize_answer``, first spelling kept), and there are no wrong answers.
 """
 
