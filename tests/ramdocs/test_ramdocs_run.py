@@ -225,3 +225,20 @@ def test_real_sample_runs_offline(shared_data: Path, tmp_path: Path, madam_repli
     assert result.counts["ok"] == 3
     docs = sum(len(i.documents) for i in items)
     assert len(model.provider.requests) == 2 * docs + 3  # every debate stops after round 2
+
+
+@pytest.mark.slow
+def test_cli_madam_on_ray_matches_the_local_run(
+    tmp_path: Path, data: Path, reply_fn: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("ray", reason="needs the ray extra")
+    monkeypatch.setenv("RAY_DISABLE_USAGE_STATS", "1")
+    run = ["run", "--method", "madam", "--data", str(data)]
+    with OpenAICompatServer(reply_fn) as srv:
+        assert _cli(srv, *run, "--out", str(tmp_path / "local"), "--no-cache") == 0
+        ray = ["--executor", "ray", "--ray-num-cpus", "1", "--ray-actors", "1"]
+        assert _cli(srv, *run, "--out", str(tmp_path / "ray"), "--no-cache", *ray) == 0
+        assert len(srv.completions()) == 2 * 12
+    local = ramdocs_report(tmp_path / "local")
+    on_ray = ramdocs_report(tmp_path / "ray")
+    assert local["items"] == on_ray["items"]
