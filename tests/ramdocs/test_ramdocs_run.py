@@ -242,3 +242,11 @@ def test_cli_madam_on_ray_matches_the_local_run(
     local = ramdocs_report(tmp_path / "local")
     on_ray = ramdocs_report(tmp_path / "ray")
     assert local["items"] == on_ray["items"]
+
+
+def test_sync_entry_point(tmp_path: Path, data: Path, madam_replies: Any) -> None:
+    from conflicteval.ramdocs import run_method_sync
+
+    model = get_model("scripted", replies=madam_replies("stable"))
+    result = run_method_sync(questions(load_ramdocs(data)), "no-rag", model, tmp_path / "n")
+    assert result.counts["ok"] == 2 and len(model.provider.requests) == 2

@@ -26,7 +26,7 @@ from conflicteval.ramdocs.methods import METHODS, Question, answer, call_count, 
 from conflicteval.ramdocs.metrics import EM_RULE, exact_match
 from conflicteval.ramdocs.published import TABLE1, published
 from conflicteval.ramdocs.report import format_ramdocs, ramdocs_report
-from conflicteval.ramdocs.run import read_run, run_method
+from conflicteval.ramdocs.run import read_run, run_method, run_method_sync
 
 __all__ = [
     "DOC_TYPES",
@@ -55,4 +55,5 @@ __all__ = [
     "ramdocs_report",
     "read_run",
     "run_method",
+    "run_method_sync",
 ]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval._sync import run_sync
 from conflicteval.errors import ConflictEvalError
 from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
@@ -118,6 +119,17 @@ async def run_method(
     }
     atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
     return result
+
+
+def run_method_sync(
+    items: Sequence[Question],
+    method: str,
+    model: Model,
+    out: str | os.PathLike[str],
+    **options: Any,
+) -> BatchResult:
+    """Synchronous :func:`run_method` (same options); also works inside a running event loop."""
+    return run_sync(run_method(items, method, model, out, **options))
 
 
 def read_run(run: str | os.PathLike[str]) -> dict[str, Any]:
