@@ -149,6 +149,16 @@ def test_cli_report_text_with_conflictscore(
     assert "Table 1, Prompt-based, EM %): Llama3.3-70B-Inst 32.60" in out
     assert "ConflictScore (sentence decomposer, lexical labeler): CS-C" in out
     assert (tmp_path / "r" / "conflictscore.jsonl").exists()
+    with OpenAICompatServer(reply_fn) as srv:
+        args = ["run", "--method", "no-rag", "--data", str(data), "--out", str(tmp_path / "n")]
+        assert _cli(srv, *args) == 0
+    capsys.readouterr()
+    runs = ["--run", str(tmp_path / "r"), "--run", str(tmp_path / "n")]
+    assert main(["ramdocs", "report", *runs, "--conflictscore", "--quiet"]) == 0
+    table = capsys.readouterr().out.split("| benchmark | method |", 1)[1].splitlines()
+    assert table[2].startswith("| ramdocs | rag | openai/test-model | 2 | EM 50.0 [0.0, 100.0] |")
+    assert table[2].endswith("| 32.60 / 20.60 / 25.00 |")
+    assert table[3].startswith("| ramdocs | no-rag | openai/test-model | 2 | EM 0.0 [0.0, 0.0] |")
 
 
 def test_cli_runs_ambigdocs_through_its_loader(

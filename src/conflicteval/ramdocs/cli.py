@@ -177,12 +177,17 @@ def report_runs(
         return 0
     from conflicteval.ramdocs.conflict import format_conflict
 
+    from conflicteval.ramdocs.report import format_table
+
     for i, rep in enumerate(reports):
         if i:
             print()
         print(fmt(rep))
         if "conflictscore" in rep:
             print(format_conflict(rep["conflictscore"]))
+    if len(reports) > 1:
+        print()
+        print(format_table(reports))
     return 0
 
 

@@ -134,3 +134,36 @@ def format_ramdocs(rep: dict[str, Any]) -> str:
         fmt_published(rep),
     ]
     return "\n".join(lines)
+
+
+def _cell(m: dict[str, Any] | None, scale: float = 1.0, digits: int = 1) -> str:
+    if not m or m.get("value") is None:
+        return "n/a"
+    lo, hi = m["ci"]
+    return f"{m['value'] * scale:.{digits}f} [{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+
+
+def format_table(reports: list[dict[str, Any]]) -> str:
+    """Several runs side by side (Markdown): measured figure with interval, CS-C and CS-R when
+    scored, and the paper's Table 1 figures for the same method."""
+    lines = [
+        "| benchmark | method | model | n | measured % [95% CI] | CS-C | CS-R | Table 1 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for rep in reports:
+        if "exact_match" in rep:
+            name, metric = rep["benchmark"], "EM " + _cell(rep["exact_match"])
+        else:
+            name = f"faitheval-{rep.get('task')}"
+            metric = (
+                f"strict {_cell(rep['accuracy_strict'])}; "
+                f"non-strict {_cell(rep['accuracy_non_strict'])}"
+            )
+        cs = rep.get("conflictscore") or {}
+        paper = " / ".join(f"{v:.2f}" for v in rep["published"]["figures"].values()) or "-"
+        lines.append(
+            f"| {name} | {rep['method']} | {rep['model']} | {rep['scored']} | {metric} | "
+            f"{_cell(cs.get('cs_c'), digits=3)} | {_cell(cs.get('cs_r'), digits=3)} | {paper} |"
+        )
+    lines.append("Table 1 column: Llama3.3-70B-Inst / Qwen2.5-72B-Inst / GPT-4o-mini.")
+    return "\n".join(lines)
