@@ -12,6 +12,7 @@ every agent's normalized answer is unchanged (two-way containment) the debate st
 *previous* round's aggregation is final, without aggregating the stopping round. Calls per
 question with N documents: ``N + 1`` for round 1, then ``N + 1`` per further round, less one
 in the round that stops: ``3N + 3`` with no early stop, ``2N + 1`` when round 2 stops it.
+With one round the original leaves no final aggregation (None); here round 1's is final.
 
 The calls of a round are made concurrently (they are independent; with greedy decoding the
 order does not change a reply), and the aggregation of round t runs beside the agents of round
