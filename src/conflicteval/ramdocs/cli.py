@@ -176,7 +176,6 @@ def report_runs(
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return 0
     from conflicteval.ramdocs.conflict import format_conflict
-
     from conflicteval.ramdocs.report import format_table
 
     for i, rep in enumerate(reports):
