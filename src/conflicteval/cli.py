@@ -24,6 +24,8 @@ AREAS = (
     "conflicteval.wikicontradict.cli",
     "conflicteval.conflictbench.cli",
     "conflicteval.feverous.cli",
+    "conflicteval.ramdocs.cli",
+    "conflicteval.faitheval.cli",
     "conflicteval.executors.batch_cli",
     "conflicteval.data.cli",
 )

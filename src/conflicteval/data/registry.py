@@ -104,6 +104,16 @@ _DRIVE_NOTE = (
     "first use (later uses must match it)"
 )
 
+_FAITHEVAL_LICENCE = (
+    "no licence tag on the dataset page; the FaithEval repository is Apache-2.0 and its README "
+    "restricts the release to research purposes"
+)
+_FAITHEVAL_NOTE = (
+    "not pinned: no commit of the dataset repository could be verified where this registry was "
+    "made, so 'main' is read and the first download's sha256 is recorded; the file name is the "
+    "one the unanswerable repository lists, assumed for the other two tasks"
+)
+
 REGISTRY: tuple[DatasetFile, ...] = (
     DatasetFile(
         name="wikicontradict",
@@ -293,6 +303,42 @@ REGISTRY: tuple[DatasetFile, ...] = (
         loader="conflicteval.ramdocs.load_ramdocs",
         homepage="https://github.com/HanNight/RAMDocs",
         note="also on Hugging Face as HanNight/RAMDocs; this entry reads the GitHub release",
+    ),
+    DatasetFile(
+        name="faitheval-inconsistent",
+        title="FaithEval inconsistent context task, test split (about 1.5k problems, parquet)",
+        kind="hf",
+        repo="Salesforce/FaithEval-inconsistent-v1.0",
+        filename="data/test-00000-of-00001.parquet",
+        revision="main",
+        licence=_FAITHEVAL_LICENCE,
+        loader="conflicteval.faitheval.load_faitheval",
+        homepage="https://huggingface.co/datasets/Salesforce/FaithEval-inconsistent-v1.0",
+        note=_FAITHEVAL_NOTE,
+    ),
+    DatasetFile(
+        name="faitheval-counterfactual",
+        title="FaithEval counterfactual context task, test split (about 1k problems, parquet)",
+        kind="hf",
+        repo="Salesforce/FaithEval-counterfactual-v1.0",
+        filename="data/test-00000-of-00001.parquet",
+        revision="main",
+        licence=_FAITHEVAL_LICENCE,
+        loader="conflicteval.faitheval.load_faitheval",
+        homepage="https://huggingface.co/datasets/Salesforce/FaithEval-counterfactual-v1.0",
+        note=_FAITHEVAL_NOTE,
+    ),
+    DatasetFile(
+        name="faitheval-unanswerable",
+        title="FaithEval unanswerable context task, test split (about 2.5k problems, parquet)",
+        kind="hf",
+        repo="Salesforce/FaithEval-unanswerable-v1.0",
+        filename="data/test-00000-of-00001.parquet",
+        revision="main",
+        licence=_FAITHEVAL_LICENCE,
+        loader="conflicteval.faitheval.load_faitheval",
+        homepage="https://huggingface.co/datasets/Salesforce/FaithEval-unanswerable-v1.0",
+        note=_FAITHEVAL_NOTE,
     ),
 )
 

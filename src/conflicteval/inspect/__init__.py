@@ -5,8 +5,9 @@ components are registered through the ``inspect_ai`` entry-point group, so
 they resolve as ``conflicteval/<name>`` from the ``inspect`` command line and
 from :func:`inspect_ai.eval`:
 
-* tasks :func:`wikicontradict` and :func:`conflictbench`;
-* scorers :func:`wikicontradict_judge` and :func:`conflict_score`;
+* tasks :func:`wikicontradict`, :func:`conflictbench`, :func:`ramdocs` and :func:`faitheval`;
+* scorers :func:`wikicontradict_judge`, :func:`conflict_score`, :func:`ramdocs_exact_match`
+  and :func:`faitheval_accuracy`; the solver :func:`ramdocs_method` (MADAM-RAG);
 * metrics :func:`verdict_shares` and :func:`conflict_detection`.
 
 The adapter only translates between Inspect's types and the library's prompt
@@ -26,6 +27,13 @@ from conflicteval.inspect._conflictscore import (  # noqa: E402
     conflictbench,
     conflictbench_dataset,
 )
+from conflicteval.inspect._ramdocs import (  # noqa: E402
+    faitheval,
+    faitheval_accuracy,
+    ramdocs,
+    ramdocs_exact_match,
+    ramdocs_method,
+)
 from conflicteval.inspect._wikicontradict import (  # noqa: E402
     verdict_shares,
     wikicontradict,
@@ -38,6 +46,11 @@ __all__ = [
     "conflict_score",
     "conflictbench",
     "conflictbench_dataset",
+    "faitheval",
+    "faitheval_accuracy",
+    "ramdocs",
+    "ramdocs_exact_match",
+    "ramdocs_method",
     "verdict_shares",
     "wikicontradict",
     "wikicontradict_dataset",

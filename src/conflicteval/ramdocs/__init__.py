@@ -1,9 +1,19 @@
-"""RAMDocs: questions whose retrieved documents mix ambiguity, misinformation and noise.
+"""RAMDocs and MADAM-RAG: questions whose retrieved documents mix ambiguity, misinformation and
+noise, and the multi-agent debate that answers them.
 
 From "Retrieval-Augmented Generation with Conflicting Evidence" (Wang, Prasad, Stengel-Eskin,
-Bansal; arXiv 2504.13079, COLM 2025). :func:`load_ramdocs` reads the release.
+Bansal; arXiv 2504.13079, COLM 2025). :func:`load_ramdocs` reads the release; :func:`madam`,
+:func:`run_method` run the Table 1 methods (``no-rag``, ``rag``, ``madam``) on the model layer;
+:func:`exact_match` and :func:`ramdocs_report` score them. See docs/ramdocs.md.
 """
 
+from conflicteval.ramdocs.answers import (
+    agent_answer,
+    answer_segment,
+    answers_unchanged,
+    normalize_answer,
+)
+from conflicteval.ramdocs.conflict import conflict_scores
 from conflicteval.ramdocs.data import (
     DOC_TYPES,
     RamDocument,
@@ -11,5 +21,39 @@ from conflicteval.ramdocs.data import (
     document_counts,
     load_ramdocs,
 )
+from conflicteval.ramdocs.items import ambigdocs_items, questions, ram_question
+from conflicteval.ramdocs.methods import METHODS, Question, answer, call_count, madam
+from conflicteval.ramdocs.metrics import EM_RULE, exact_match
+from conflicteval.ramdocs.published import TABLE1, published
+from conflicteval.ramdocs.report import format_ramdocs, ramdocs_report
+from conflicteval.ramdocs.run import read_run, run_method, run_method_sync
 
-__all__ = ["DOC_TYPES", "RamDocument", "RamItem", "document_counts", "load_ramdocs"]
+__all__ = [
+    "DOC_TYPES",
+    "EM_RULE",
+    "METHODS",
+    "TABLE1",
+    "Question",
+    "RamDocument",
+    "RamItem",
+    "agent_answer",
+    "ambigdocs_items",
+    "answer",
+    "answer_segment",
+    "answers_unchanged",
+    "call_count",
+    "conflict_scores",
+    "document_counts",
+    "exact_match",
+    "format_ramdocs",
+    "load_ramdocs",
+    "madam",
+    "normalize_answer",
+    "published",
+    "questions",
+    "ram_question",
+    "ramdocs_report",
+    "read_run",
+    "run_method",
+    "run_method_sync",
+]

@@ -1,0 +1,35 @@
+"""FaithEval (Ming et al., ICLR 2025, arXiv 2410.03727): unanswerable, inconsistent and
+counterfactual contexts, with the README's prompt and strict / non-strict valid-phrase scoring.
+
+Run with the RAMDocs methods (:func:`conflicteval.ramdocs.run_method`, ``benchmark="faitheval"``)
+or ``conflicteval faitheval run``; see docs/ramdocs.md.
+"""
+
+from conflicteval.faitheval.data import TASKS, FaithItem, load_faitheval
+from conflicteval.faitheval.questions import (
+    faitheval_question,
+    faitheval_questions,
+    split_documents,
+)
+from conflicteval.faitheval.report import faitheval_report, format_faitheval
+from conflicteval.faitheval.scoring import (
+    faitheval_prompt,
+    is_correct,
+    normalize_answer,
+    valid_phrases,
+)
+
+__all__ = [
+    "TASKS",
+    "FaithItem",
+    "faitheval_prompt",
+    "faitheval_question",
+    "faitheval_questions",
+    "faitheval_report",
+    "format_faitheval",
+    "is_correct",
+    "load_faitheval",
+    "normalize_answer",
+    "split_documents",
+    "valid_phrases",
+]

@@ -1,0 +1,212 @@
+"""``conflicteval ramdocs run|report``: Table 1 methods on RAMDocs (and AmbigDocs).
+
+Exit codes: 0 when every question was answered, 1 when some failed (kept and counted), 2 for
+bad input, 3 when calls wait for batch results (``--batch-export``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conflicteval._sync import run_sync
+from conflicteval.cli_common import (
+    add_batch_options,
+    add_model_options,
+    add_run_options,
+    finish,
+    model_from_args,
+    progress_from_args,
+    run_options,
+)
+from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.errors import UsageError
+from conflicteval.executors.batch_cli import batch_command
+from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, Question
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_method_options(p: argparse.ArgumentParser) -> None:
+    """``--method``, ``--out``, ``--limit``, ``--rounds`` and the shared model/run/batch options."""
+    p.add_argument("--method", choices=METHODS, required=True, help="Table 1 method")
+    p.add_argument("--out", required=True, metavar="DIR", help="run directory (resumable)")
+    p.add_argument("--limit", type=positive_int, default=None, help="only the first N questions")
+    p.add_argument(
+        "--rounds",
+        type=positive_int,
+        default=DEFAULT_ROUNDS,
+        help=f"MADAM-RAG's maximum number of debate rounds (default {DEFAULT_ROUNDS})",
+    )
+    add_model_options(p, what="model answering (every MADAM-RAG role)", required=True)
+    add_run_options(p)
+    add_batch_options(p)
+
+
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    """``--run`` (repeatable), ``--json`` and the ConflictScore options of a report."""
+    from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
+
+    p.add_argument(
+        "--run", action="append", required=True, metavar="DIR", help="run directory (repeatable)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON (with per-question scores)")
+    p.add_argument(
+        "--conflictscore",
+        action="store_true",
+        help="also score each final answer with ConflictScore against its documents (CS-C, CS-R)",
+    )
+    p.add_argument(
+        "--decomposer",
+        choices=DECOMPOSER_KINDS,
+        default="sentence",
+        help="with --conflictscore (default sentence)",
+    )
+    p.add_argument(
+        "--labeler",
+        choices=LABELER_KINDS,
+        default="lexical",
+        help="with --conflictscore (default lexical)",
+    )
+    add_model_options(p, what="model of an llm decomposer or labeler (with --conflictscore)")
+    add_run_options(p)
+    add_batch_options(p)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``ramdocs`` command and its sub-commands."""
+    rd = subparsers.add_parser(
+        "ramdocs",
+        help="RAMDocs / MADAM-RAG: answers over conflicting documents (run, report)",
+        description="RAMDocs, AmbigDocs and MADAM-RAG (Table 1 setup): see docs/ramdocs.md.",
+    )
+    sub = rd.add_subparsers(dest="ramdocs_command", metavar="ACTION", required=True)
+    p = sub.add_parser("run", help="answer the questions with one method into DIR (resumable)")
+    p.add_argument(
+        "--dataset",
+        choices=("ramdocs", "ambigdocs"),
+        default="ramdocs",
+        help="RAMDocs (default) or AmbigDocs, Table 1's other exact-match column",
+    )
+    add_data_option(
+        p, "ramdocs", what="RAMDocs JSONL, or the AmbigDocs JSON with --dataset ambigdocs"
+    )
+    add_method_options(p)
+    p.set_defaults(func=batch_command(_run))
+    p = sub.add_parser("report", help="exact match with intervals, Table 1 beside it")
+    add_report_options(p)
+    p.set_defaults(func=batch_command(_report))
+
+
+def run_questions(
+    args: argparse.Namespace, items: list[Question], benchmark: str, task: str | None
+) -> int:
+    """Run ``args.method`` over ``items`` into ``args.out``; print the closing lines."""
+    from conflicteval.ramdocs.run import ANSWERS_FILE, run_method
+
+    if args.limit is not None:
+        items = items[: args.limit]
+    model = model_from_args(args, max_concurrency=args.concurrency)
+    result = run_sync(
+        run_method(
+            items,
+            args.method,
+            model,
+            args.out,
+            benchmark=benchmark,
+            task=task,
+            rounds=args.rounds,
+            concurrency=args.concurrency,
+            **run_options(args),
+        )
+    )
+    record_data_source(args.out, args.data_source)
+    print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
+    return finish(result, "questions")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from conflicteval.ramdocs.data import load_ramdocs
+    from conflicteval.ramdocs.items import ambigdocs_items, questions
+
+    source = resolve_data_arg(args, args.dataset)
+    args.data_source = source
+    raw = load_ramdocs(source.path) if args.dataset == "ramdocs" else ambigdocs_items(source.path)
+    return run_questions(args, questions(raw), args.dataset, None)
+
+
+def report_runs(
+    args: argparse.Namespace,
+    build: Callable[[str], dict[str, Any]],
+    fmt: Callable[[dict[str, Any]], str],
+) -> int:
+    """Build, optionally ConflictScore, and print the reports of ``args.run``."""
+    reports = [build(run) for run in args.run]
+    if args.conflictscore:
+        scorer = _scorer(args)
+        from conflicteval.ramdocs.conflict import conflict_scores
+        from conflicteval.ramdocs.report import run_records
+
+        for run, rep in zip(args.run, reports, strict=True):
+            rep["conflictscore"] = run_sync(
+                conflict_scores(
+                    run,
+                    run_records(run),
+                    scorer,
+                    concurrency=args.concurrency,
+                    progress=progress_from_args(args),
+                    restart=bool(args.restart),
+                    executor=run_options(args).get("executor"),
+                )
+            )
+    if args.json:
+        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
+        return 0
+    from conflicteval.ramdocs.conflict import format_conflict
+    from conflicteval.ramdocs.report import format_table
+
+    for i, rep in enumerate(reports):
+        if i:
+            print()
+        print(fmt(rep))
+        if "conflictscore" in rep:
+            print(format_conflict(rep["conflictscore"]))
+    if len(reports) > 1:
+        print()
+        print(format_table(reports))
+    return 0
+
+
+def _scorer(args: argparse.Namespace) -> Any:
+    from conflicteval.conflictscore import ConflictScorer
+    from conflicteval.conflictscore.factory import make_decomposer, make_labeler, needs_model
+
+    model = None
+    if needs_model(args.decomposer) or needs_model(args.labeler):
+        if not args.model:
+            raise UsageError(
+                f"--labeler {args.labeler} / --decomposer {args.decomposer} need --model SPEC"
+            )
+        model = model_from_args(args, max_concurrency=args.concurrency)
+    return ConflictScorer(
+        make_decomposer(args.decomposer, model), make_labeler(args.labeler, model)
+    )
+
+
+def _report(args: argparse.Namespace) -> int:
+    from conflicteval.ramdocs.report import format_ramdocs, ramdocs_report
+
+    return report_runs(args, ramdocs_report, format_ramdocs)

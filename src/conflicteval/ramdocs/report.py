@@ -1,0 +1,169 @@
+"""Scoring a run: exact match (RAMDocs, AmbigDocs) with a bootstrap interval, Table 1 beside it.
+
+A question whose run ended ``ok`` is scored; its final output's answer segment is read with
+:func:`~conflicteval.ramdocs.answers.answer_segment`. An output without ``All Correct
+Answers:`` is *unreadable*: counted, shown, and scored 0 in the headline (every answered
+question counts, as the paper's EM over the whole set would). Questions whose run failed (a
+model error) are counted and shown, not scored. The interval is a seeded percentile bootstrap
+over the scored questions (:func:`conflicteval.stats.bootstrap_ci`, 1,000 resamples, seed 0).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from conflicteval.errors import ConflictEvalError, ParseFailure
+from conflicteval.ramdocs.answers import answer_segment
+from conflicteval.ramdocs.metrics import EM_RULE, exact_match
+from conflicteval.ramdocs.published import METHOD_LABELS, published
+from conflicteval.ramdocs.run import ANSWERS_FILE, read_run
+from conflicteval.runner import Record, read_checkpoint
+from conflicteval.stats import bootstrap_ci
+
+N_RESAMPLES = 1000
+SEED = 0
+
+
+def _natural(record: Record) -> tuple[int, int, str]:
+    return (0, int(record.id), "") if record.id.isdigit() else (1, 0, record.id)
+
+
+def run_records(run: str | os.PathLike[str]) -> list[Record]:
+    """The records of a run's ``answers.jsonl``, ordered by id (numeric ids as numbers).
+
+    Raises:
+        ConflictEvalError: The run has no answers file.
+    """
+    path = Path(run) / ANSWERS_FILE
+    if not path.exists():
+        raise ConflictEvalError(f"{path}: no answers in this run yet")
+    return sorted(read_checkpoint(path).values(), key=_natural)
+
+
+def score_item(result: dict[str, Any]) -> dict[str, Any]:
+    """One answered question: ``{"em": 0|1, "unreadable": bool, "segment": str|None}``.
+
+    Raises:
+        ValueError: The question has no gold answer to match.
+    """
+    try:
+        segment = answer_segment(str(result.get("output", "")))
+    except ParseFailure as exc:
+        return {"em": 0, "unreadable": True, "segment": None, "reason": exc.reason}
+    gold = result.get("gold_answers") or []
+    wrong = result.get("wrong_answers") or []
+    return {"em": int(exact_match(segment, gold, wrong)), "unreadable": False, "segment": segment}
+
+
+def percent_ci(values: list[float]) -> dict[str, Any]:
+    """Mean and 95% bootstrap interval of 0/1 values, in percent (None when no values)."""
+    if not values:
+        return {"value": None, "ci": None, "n": 0}
+    low, high = bootstrap_ci(values, n_resamples=N_RESAMPLES, seed=SEED)
+    mean = sum(values) / len(values)
+    return {"value": 100 * mean, "ci": [100 * low, 100 * high], "n": len(values)}
+
+
+def ramdocs_report(run: str | os.PathLike[str]) -> dict[str, Any]:
+    """The exact-match report of a RAMDocs or AmbigDocs run (a JSON-able dict).
+
+    Raises:
+        ConflictEvalError: Not a RAMDocs/AmbigDocs run, or no answers.
+    """
+    info = read_run(run)
+    if info["benchmark"] not in ("ramdocs", "ambigdocs"):
+        raise ConflictEvalError(f"{run}: a {info['benchmark']} run, not RAMDocs or AmbigDocs")
+    records = run_records(run)
+    items: list[dict[str, Any]] = []
+    failed: dict[str, int] = {}
+    for rec in records:
+        if rec.status != "ok" or not isinstance(rec.result, dict):
+            failed[rec.status] = failed.get(rec.status, 0) + 1
+            continue
+        try:
+            items.append({"id": rec.id, **score_item(rec.result)})
+        except ValueError as exc:
+            failed["unscorable"] = failed.get("unscorable", 0) + 1
+            items.append({"id": rec.id, "em": None, "reason": str(exc)})
+    scores = [float(i["em"]) for i in items if i["em"] is not None]
+    return {
+        **info,
+        "rule": EM_RULE,
+        "questions": len(records),
+        "scored": len(scores),
+        "unreadable": sum(1 for i in items if i.get("unreadable")),
+        "failed": failed,
+        "exact_match": percent_ci(scores),
+        "bootstrap": {"resamples": N_RESAMPLES, "seed": SEED, "level": 0.95},
+        "published": {
+            "column": f"Table 1, {METHOD_LABELS.get(info['method'], info['method'])}",
+            "figures": published(info["benchmark"], info["method"]),
+        },
+        "items": items,
+    }
+
+
+def fmt_metric(m: dict[str, Any]) -> str:
+    """``33.3% [95% CI 16.7-50.0] (n=30)`` or ``n/a (nothing scored)``."""
+    if m["value"] is None:
+        return "n/a (nothing scored)"
+    lo, hi = m["ci"]
+    return f"{m['value']:.1f}% [95% CI {lo:.1f}-{hi:.1f}] (n={m['n']})"
+
+
+def fmt_published(rep: dict[str, Any]) -> str:
+    """The published column as one line."""
+    figures = rep["published"]["figures"]
+    if not figures:
+        return f"published ({rep['published']['column']}): none"
+    body = " | ".join(f"{m} {v:.2f}" for m, v in figures.items())
+    return f"published ({rep['published']['column']}, EM %): {body}"
+
+
+def format_ramdocs(rep: dict[str, Any]) -> str:
+    """The text form of :func:`ramdocs_report`."""
+    name = {"ramdocs": "RAMDocs", "ambigdocs": "AmbigDocs"}[rep["benchmark"]]
+    failed = ", ".join(f"{n} {k}" for k, n in rep["failed"].items()) or "none"
+    lines = [
+        f"{name} · method {rep['method']} · model {rep['model']} · {rep['questions']} questions",
+        f"rule: {rep['rule']}",
+        f"exact match: {fmt_metric(rep['exact_match'])}; "
+        f"{rep['unreadable']} unreadable (scored 0); not scored: {failed}",
+        fmt_published(rep),
+    ]
+    return "\n".join(lines)
+
+
+def _cell(m: dict[str, Any] | None, scale: float = 1.0, digits: int = 1) -> str:
+    if not m or m.get("value") is None:
+        return "n/a"
+    lo, hi = m["ci"]
+    return f"{m['value'] * scale:.{digits}f} [{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+
+
+def format_table(reports: list[dict[str, Any]]) -> str:
+    """Several runs side by side (Markdown): measured figure with interval, CS-C and CS-R when
+    scored, and the paper's Table 1 figures for the same method."""
+    lines = [
+        "| benchmark | method | model | n | measured % [95% CI] | CS-C | CS-R | Table 1 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for rep in reports:
+        if "exact_match" in rep:
+            name, metric = rep["benchmark"], "EM " + _cell(rep["exact_match"])
+        else:
+            name = f"faitheval-{rep.get('task')}"
+            metric = (
+                f"strict {_cell(rep['accuracy_strict'])}; "
+                f"non-strict {_cell(rep['accuracy_non_strict'])}"
+            )
+        cs = rep.get("conflictscore") or {}
+        paper = " / ".join(f"{v:.2f}" for v in rep["published"]["figures"].values()) or "-"
+        lines.append(
+            f"| {name} | {rep['method']} | {rep['model']} | {rep['scored']} | {metric} | "
+            f"{_cell(cs.get('cs_c'), digits=3)} | {_cell(cs.get('cs_r'), digits=3)} | {paper} |"
+        )
+    lines.append("Table 1 column: Llama3.3-70B-Inst / Qwen2.5-72B-Inst / GPT-4o-mini.")
+    return "\n".join(lines)

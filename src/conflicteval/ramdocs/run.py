@@ -1,0 +1,152 @@
+"""Resumable runs of a method over a benchmark: ``<out>/answers.jsonl`` and ``<out>/run.json``.
+
+:func:`run_method` runs one method over :class:`~conflicteval.ramdocs.methods.Question` items
+through :func:`conflicteval.runner.run_batch`: every finished question is appended to the
+checkpoint ``answers.jsonl`` at once, a re-run makes no call for a finished question, a run
+made with another model, method or prompt is refused unless restarted, and the questions can
+run on Ray (``executor="ray"``) or be exported as batch requests round by round.
+``run.json`` records what the run is (benchmark, task, method, model, rounds) for the report.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from conflicteval._atomic import atomic_write_text
+from conflicteval._sync import run_sync
+from conflicteval.errors import ConflictEvalError
+from conflicteval.models.core import Model
+from conflicteval.ramdocs import prompts
+from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, SETTINGS, Question, answer
+from conflicteval.runner import BatchResult, run_batch
+
+ANSWERS_FILE = "answers.jsonl"
+RUN_FILE = "run.json"
+
+
+async def _work(method: str, model: Model, rounds: int, item: Question) -> Any:
+    return await answer(method, model, item, rounds=rounds)
+
+
+def identity(method: str, model: Model, rounds: int, benchmark: str, task: str | None) -> dict:
+    """What produces a run's answers (recorded beside the checkpoint, compared on resume)."""
+    names = [prompts.AGENT, prompts.AGENT_HISTORY, prompts.AGGREGATOR, prompts.RAG, prompts.NO_RAG]
+    return {
+        "task": "ramdocs-methods",
+        "benchmark": benchmark,
+        "benchmark_task": task,
+        "method": method,
+        "rounds": rounds if method == "madam" else None,
+        "model": model,
+        "settings": SETTINGS,
+        "prompts": {n: prompts.prompt_version(n) for n in names},
+    }
+
+
+async def run_method(
+    items: Sequence[Question],
+    method: str,
+    model: Model,
+    out: str | os.PathLike[str],
+    *,
+    benchmark: str = "ramdocs",
+    task: str | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    concurrency: int = 8,
+    progress: bool | None = None,
+    restart: bool = False,
+    retry_failed: bool = False,
+    executor: Any = None,
+) -> BatchResult:
+    """Run ``method`` over ``items`` into the run directory ``out`` (resumable).
+
+    Args:
+        items: The questions (see :mod:`conflicteval.ramdocs.items`, or
+            :func:`conflicteval.faitheval.faitheval_questions`).
+        method: ``no-rag``, ``rag`` or ``madam``.
+        model: The model answering (every role of MADAM-RAG).
+        out: The run directory.
+        benchmark: ``ramdocs``, ``ambigdocs`` or ``faitheval`` (how the report scores it).
+        task: The FaithEval task, for ``faitheval``.
+        rounds: MADAM-RAG's maximum number of rounds (3 in the paper).
+        concurrency: Questions in flight at once.
+        progress: Progress bar (None: when stderr is a terminal).
+        restart: Start over (move an existing checkpoint aside).
+        retry_failed: On resume, run questions that failed with a model error again.
+        executor: ``None``/``"local"``, ``"ray"`` or an executor object.
+
+    Returns:
+        The batch result; ``record.result`` of an ``ok`` question is the method's output with
+        its trace and what scoring needs.
+
+    Raises:
+        ValueError: Unknown method or fewer than one round.
+        CheckpointMismatch: The run directory holds a run made otherwise.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    run_dir = Path(out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ident = identity(method, model, rounds, benchmark, task)
+    result = await run_batch(
+        functools.partial(_work, method, model, rounds),
+        items,
+        key=lambda q: q.id,
+        checkpoint=run_dir / ANSWERS_FILE,
+        concurrency=concurrency,
+        progress=progress,
+        desc=f"{benchmark} {method}",
+        retry_failed=retry_failed,
+        identity=ident,
+        restart=restart,
+        executor=executor,
+    )
+    info = {
+        "benchmark": benchmark,
+        "task": task,
+        "method": method,
+        "model": model.name,
+        "rounds": rounds if method == "madam" else None,
+        "settings": SETTINGS,
+        "items": len(items),
+    }
+    atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+    return result
+
+
+def run_method_sync(
+    items: Sequence[Question],
+    method: str,
+    model: Model,
+    out: str | os.PathLike[str],
+    **options: Any,
+) -> BatchResult:
+    """Synchronous :func:`run_method` (same options); also works inside a running event loop."""
+    return run_sync(run_method(items, method, model, out, **options))
+
+
+def read_run(run: str | os.PathLike[str]) -> dict[str, Any]:
+    """A run directory's ``run.json``.
+
+    Raises:
+        ConflictEvalError: No run there (the message names the file).
+    """
+    path = Path(run) / RUN_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConflictEvalError(
+            f"{path}: no run here (run 'ramdocs run' or 'faitheval run')"
+        ) from None
+    except ValueError as exc:
+        raise ConflictEvalError(f"{path}: unreadable run description: {exc}") from exc
+    if not isinstance(data, dict) or "method" not in data or "benchmark" not in data:
+        raise ConflictEvalError(f"{path}: not a run description (no 'method' or 'benchmark')")
+    return data
