@@ -53,6 +53,8 @@ class Record(BaseModel):
         error: The reason when not ``ok``.
         raw: The raw model text behind a parse failure, if any.
         usage: Token usage of this item's model calls.
+        inputs: The fingerprint of the item's inputs that produced this record
+            (see ``inputs`` of :func:`run_batch`; None when the batch gave none).
     """
 
     id: str
@@ -61,6 +63,7 @@ class Record(BaseModel):
     error: str | None = None
     raw: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    inputs: str | None = None
 
 
 class BatchResult(BaseModel):
@@ -68,6 +71,8 @@ class BatchResult(BaseModel):
 
     records: list[Record]
     resumed: int = 0
+    changed: int = 0
+    """Items computed again because their inputs changed since the checkpoint recorded them."""
     usage: Usage = Field(default_factory=Usage)
     """Usage of the model calls made by this run (items resumed from a checkpoint excluded)."""
     executor: str = "local"
@@ -110,11 +115,17 @@ class BatchResult(BaseModel):
         pending = f", {n} pending" if n else ""  # waiting for batch results
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
-            f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint); "
+            f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint"
+            f"{self._changed_note()}); "
             f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
             f"executor {self.executor}"
         )
+
+    def _changed_note(self, sep: str = ",") -> str:
+        if not self.changed:
+            return ""
+        return f"{sep} {self.changed} recomputed because their inputs changed"
 
     def failure_reasons(self, limit: int = 5) -> list[tuple[str, int, str]]:
         """The most common failure reasons: ``[(reason, count, example id), ...]``.
@@ -148,6 +159,7 @@ class BatchResult(BaseModel):
         lines = [f"{c['total']} {what}: " + ", ".join(parts)]
         if self.resumed:
             lines[0] += f"; {self.resumed} resumed from the checkpoint"
+        lines[0] += self._changed_note(";")
         for reason, n, example in self.failure_reasons(limit):
             lines.append(f"  {n} x {reason}  (e.g. {example})")
         u = self.usage
@@ -222,9 +234,11 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
 class _Writer:
     """Owns the checkpoint while a batch runs: a lock, then one flushed line per record.
 
-    The lock (``<checkpoint>.lock``, an advisory ``flock`` where the platform
-    has one) keeps a second process from appending to the same checkpoint at
-    the same time, which would interleave lines and repeat work.
+    Two locks (advisory ``flock``, where the platform has one) keep a second
+    process from appending to the same checkpoint at the same time, which
+    would interleave lines and repeat work: one on ``<checkpoint>.lock`` beside
+    the file the path resolves to (symbolic links followed), and one on the
+    checkpoint file itself, which every hard link to it shares.
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -232,13 +246,43 @@ class _Writer:
         self.lock: Any = None
         self.path = path
         self.closed = False
+        self.written = 0
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = _lock(path.resolve())  # one file reached through a link is one checkpoint
-        self.written = 0
-        if path.exists():
-            _drop_partial_last_line(path)
+        self.lock = _lock(path)
+        try:
+            if path.exists():
+                self._hold()
+                _drop_partial_last_line(path)
+        except BaseException:
+            self.close()
+            raise
+
+    def _hold(self) -> None:
+        """Open the checkpoint for appending and lock the file itself (all its names)."""
+        assert self.path is not None
+        fh = self.path.open("a", encoding="utf-8")
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock, documented
+            self.fh = fh
+            return
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            fh.close()
+            raise ConflictEvalError(
+                f"{self.path}: the checkpoint is in use by another running batch (through "
+                "another name of the same file); wait for it to finish or use another checkpoint"
+            ) from exc
+        self.fh = fh
+
+    def reopen(self) -> None:
+        """Let go of a file moved aside (``restart``); the next write opens the new one."""
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
 
     def write(self, line: str) -> None:
         """Append one record's JSON line and flush it."""
@@ -248,7 +292,7 @@ class _Writer:
             raise ConflictEvalError(f"{self.path}: write after the batch ended")
         try:
             if self.fh is None:
-                self.fh = self.path.open("a", encoding="utf-8")
+                self._hold()
             self.fh.write(line + "\n")
             self.fh.flush()
         except OSError as exc:
@@ -310,16 +354,42 @@ def _lock(path: Path) -> Any:
 
 
 def _lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
+    real = _real(path)  # one file reached through a symbolic link is one checkpoint
+    return real.with_name(real.name + ".lock")
+
+
+def _real(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(path))
 
 
 META_SUFFIX = ".meta.json"
 
 
 def meta_path(checkpoint: str | os.PathLike[str]) -> Path:
-    """Where the identity of a checkpoint is recorded: ``<checkpoint>.meta.json``."""
-    p = Path(checkpoint)
-    return p.with_name(p.name + META_SUFFIX)
+    """Where the identity of a checkpoint is recorded.
+
+    The identity belongs to the file, not to the name it is reached by: it is
+    ``<file>.meta.json`` beside the file the path resolves to (symbolic links
+    followed). For a file with several hard links whose own name has none, it
+    is the identity file of another name of the same file in its directory.
+    """
+    real = _real(checkpoint)
+    own = real.with_name(real.name + META_SUFFIX)
+    if own.exists():
+        return own
+    try:
+        links = real.stat().st_nlink
+    except OSError:
+        return own
+    if links > 1:
+        for candidate in sorted(real.parent.glob("*" + META_SUFFIX)):
+            sibling = candidate.with_name(candidate.name[: -len(META_SUFFIX)])
+            try:
+                if sibling.exists() and os.path.samefile(sibling, real):
+                    return candidate
+            except OSError:
+                continue
+    return own
 
 
 def read_identity(checkpoint: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -345,13 +415,19 @@ def record_identity(checkpoint: str | os.PathLike[str], identity: dict[str, Any]
 
 
 def _write_identity(checkpoint: Path, identity: dict[str, Any]) -> None:
-    """Write ``<checkpoint>.meta.json`` atomically (a kill leaves the old file or the new)."""
-    payload = {"identity": identity, "note": "what produced " + checkpoint.name}
-    atomic_write_text(meta_path(checkpoint), json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    """Write the checkpoint's identity file atomically (a kill leaves the old file or the new)."""
+    target = meta_path(checkpoint)
+    name = target.name[: -len(META_SUFFIX)]
+    payload = {"identity": identity, "note": "what produced " + name}
+    atomic_write_text(target, json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 
 def _move_aside(path: Path) -> Path | None:
-    """Move a checkpoint (and its identity) aside as ``<name>.old`` (``.old2``, ...)."""
+    """Move a checkpoint (and its identity) aside as ``<name>.old`` (``.old2``, ...).
+
+    The file the path resolves to is moved (a symbolic link stays and names the new one).
+    """
+    path = _real(path)
     if not path.exists():
         meta_path(path).unlink(missing_ok=True)
         return None
@@ -367,8 +443,26 @@ def _move_aside(path: Path) -> Path | None:
     return target
 
 
-def _check_identity(path: Path, identity: dict[str, Any] | None, done: dict[str, Record]) -> None:
-    """Refuse a checkpoint made by another configuration; record this run's identity."""
+ADOPT_HINT = (
+    "start over with --restart (restart=True), which moves it aside, or, if you know it was "
+    "made by this configuration from these inputs, take it over with --adopt-checkpoint "
+    "(adopt=True)"
+)
+
+DEFAULT_ADOPT = False
+"""Whether :func:`run_batch` adopts a checkpoint it cannot vouch for when ``adopt`` is not given.
+
+A front end (the CLI's ``--adopt-checkpoint``) may set it once for every batch of a command."""
+
+
+def _check_identity(
+    path: Path, identity: dict[str, Any] | None, done: dict[str, Record], adopt: bool
+) -> None:
+    """Refuse a checkpoint made by another configuration; record this run's identity.
+
+    A checkpoint with finished items but no identity record (deleted, or made
+    before identities were recorded) is refused unless ``adopt``.
+    """
     from conflicteval.identity import describe, diff_identity
 
     if identity is None:
@@ -381,12 +475,54 @@ def _check_identity(path: Path, identity: dict[str, Any] | None, done: dict[str,
             raise CheckpointMismatch(str(path), differences)
         return
     if old is None and done:
-        log.warning(
-            "%s: no record of the configuration that made this checkpoint; "
-            "assuming it is this run's (recording it now)",
-            path,
-        )
+        if not adopt:
+            raise ConflictEvalError(
+                f"{path}: {len(done)} finished items but no record of the configuration that "
+                f"made them ({meta_path(path).name} is missing), so they cannot be told from "
+                f"another run's; {ADOPT_HINT}"
+            )
+        log.warning("%s: adopting a checkpoint without an identity record as this run's", path)
     _write_identity(path, new)
+
+
+def _stale_inputs(
+    path: Path | None,
+    done: dict[str, Record],
+    fingerprints: dict[str, str] | None,
+    adopt: bool,
+) -> tuple[dict[str, Record], int, list[Record]]:
+    """Split finished records by whether they were made from this run's inputs.
+
+    Returns the records to keep, how many were made from other inputs (their
+    items are computed again), and records to write again with their
+    fingerprint (adopted records made before fingerprints were recorded).
+
+    Raises:
+        ConflictEvalError: Some records carry no fingerprint and ``adopt`` is off.
+    """
+    if fingerprints is None or not done:
+        return done, 0, []
+    unmarked = [i for i, fp in fingerprints.items() if i in done and done[i].inputs is None]
+    if unmarked and not adopt:
+        raise ConflictEvalError(
+            f"{path}: {len(unmarked)} finished items do not record the inputs they were made "
+            f"from (first: {unmarked[0]}; made by an earlier version), so a changed item "
+            f"cannot be told from an unchanged one; {ADOPT_HINT}"
+        )
+    keep: dict[str, Record] = {}
+    stamped: list[Record] = []
+    changed = 0
+    for item_id, rec in done.items():
+        fp = fingerprints.get(item_id)
+        if fp is None or rec.inputs == fp:
+            keep[item_id] = rec
+        elif rec.inputs is None:  # adopted: trusted as made from these inputs
+            rec = rec.model_copy(update={"inputs": fp})
+            keep[item_id] = rec
+            stamped.append(rec)
+        else:
+            changed += 1
+    return keep, changed, stamped
 
 
 def _drop_partial_last_line(path: Path) -> None:
@@ -483,6 +619,8 @@ async def run_batch(
     restart: bool = False,
     item_timeout: float | None = None,
     executor: Any = None,
+    inputs: Callable[[T], Any] | None = None,
+    adopt: bool | None = None,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -520,12 +658,26 @@ async def run_batch(
             (this process, asyncio), ``"ray"`` (a pool of Ray actors, see
             :mod:`conflicteval.executors.ray`) or an executor object. The
             checkpoint, failure accounting and result are the same for all.
+        inputs: Item → exactly the inputs its result is made from (JSON-able:
+            the response text, the documents with their titles, the gold
+            answers, the rendered prompt, ...). Each record stores their
+            fingerprint (:func:`conflicteval.identity.input_fingerprint`); on
+            resume an item whose inputs changed is computed again (counted in
+            ``BatchResult.changed``) and an unchanged one resumes. A checkpoint
+            whose records carry no fingerprint (an earlier version's) is refused
+            unless ``adopt``. None: items are resumed by id alone.
+        adopt: Take over a checkpoint that cannot be vouched for: finished
+            items without an identity record (``<checkpoint>.meta.json``
+            missing) or without input fingerprints are trusted as made by this
+            configuration from these inputs (None: :data:`DEFAULT_ADOPT`).
 
     Returns:
         A BatchResult with one record per item, in input order.
 
     Raises:
         CheckpointMismatch: The checkpoint was made by another identity.
+        ConflictEvalError: The checkpoint has finished items but no identity
+            record, or no input fingerprints, and ``adopt`` is off.
         BatchAborted: A call failed in a way every call would (a refused or
             missing API key); the batch stopped at once. Finished items are
             kept in the checkpoint; the failed and unfinished ones are not
@@ -552,16 +704,22 @@ async def run_batch(
         if i in seen:
             raise ValueError(f"duplicate item id {i!r} in batch")
         seen.add(i)
+    fingerprints = _fingerprints(inputs, ids, item_list)
+    adopt = DEFAULT_ADOPT if adopt is None else adopt
     path = Path(checkpoint) if checkpoint is not None else None
     writer = _Writer(path)  # locks the checkpoint before it is read
     try:
         if path is not None and restart:
             moved = _move_aside(path)
+            writer.reopen()
             if moved is not None:
                 log.warning("%s: starting over; the old checkpoint is now %s", path, moved)
         done = read_checkpoint(path) if path is not None else {}
         if path is not None:
-            _check_identity(path, identity, done)
+            _check_identity(path, identity, done, adopt)
+        done, changed, stamped = _stale_inputs(path, done, fingerprints, adopt)
+        for rec in stamped:
+            writer.write(rec.model_dump_json())
     except BaseException:
         writer.close()
         raise
@@ -570,6 +728,9 @@ async def run_batch(
     todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     results: dict[str, Record] = {i: done[i] for i in ids if i in done}
     resumed = len(results)
+    if changed:
+        log.warning("%s: %d items' inputs changed since they were recorded: computing them again",
+                    path, changed)
     bar = _progress(len(ids), resumed, desc, progress)
 
     def emit(rec: Record, line: str) -> None:
@@ -579,6 +740,9 @@ async def run_batch(
             results[rec.id] = rec
             bar.update(1)
             return
+        if fingerprints is not None and rec.id in fingerprints:
+            rec = rec.model_copy(update={"inputs": fingerprints[rec.id]})
+            line = rec.model_dump_json()
         writer.write(line)
         results[rec.id] = rec
         bar.update(1)
@@ -611,7 +775,20 @@ async def run_batch(
     for rec in records:
         if rec.id not in done:
             now.add(rec.usage)
-    return BatchResult(records=records, resumed=resumed, usage=now, executor=runner.name)
+    return BatchResult(
+        records=records, resumed=resumed, changed=changed, usage=now, executor=runner.name
+    )
+
+
+def _fingerprints(
+    inputs: Callable[[Any], Any] | None, ids: list[str], items: list[Any]
+) -> dict[str, str] | None:
+    """Each item's input fingerprint (None when the batch has no ``inputs`` function)."""
+    if inputs is None:
+        return None
+    from conflicteval.identity import input_fingerprint
+
+    return {i: input_fingerprint(inputs(it)) for i, it in zip(ids, items, strict=True)}
 
 
 async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> Record:
@@ -689,6 +866,12 @@ class _Stop(Exception):
 
 
 def _fatal_hint(error: BaseException) -> str:
+    hint = getattr(error, "hint", None)
+    if hint:  # a dead endpoint: what to check
+        return (
+            f"{hint[0].upper()}{hint[1:]}; nothing from it was recorded, so the same command "
+            "resumes once it is fixed"
+        )
     status = getattr(error, "status", None)
     if status == 403:
         return (

@@ -72,6 +72,18 @@ async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]
     }
 
 
+def _detect_inputs(item: BenchItem) -> dict[str, Any]:
+    """What one item's record is made from: the claim, the documents the labeler sees
+    (ids, titles, text) and the source and gold labels the record copies."""
+    return {
+        "claim": item.claim,
+        "documents": item.to_documents(),
+        "source": item.source,
+        "gold_conflict": item.conflict,
+        "gold": item.gold_relations,
+    }
+
+
 def outcome_from_record(record: Record, item: BenchItem | None = None) -> DetectionOutcome:
     """Turn a batch record back into a :class:`DetectionOutcome`.
 
@@ -185,6 +197,7 @@ async def adetect(
         identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
         restart=restart,
         executor=executor,
+        inputs=_detect_inputs,
     )
     outcomes = [
         outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)

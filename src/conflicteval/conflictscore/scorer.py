@@ -299,6 +299,11 @@ def column_labels(document_ids: Sequence[str], max_width: int = 8) -> tuple[list
     return labels, legend
 
 
+def _score_inputs(item: ScoreItem) -> dict[str, Any]:
+    """What one item's score is made from: the response and its documents (ids, titles, text)."""
+    return {"response": item.response, "documents": item.documents}
+
+
 def format_result(result: ScoreResult, width: int = 72) -> str:
     """A per-claim text table: one column per document (headed by its id), then CS-C/CS-R.
 
@@ -486,6 +491,7 @@ class ConflictScorer:
             identity={"task": "conflictscore", **self.identity()},
             restart=restart,
             executor=executor,
+            inputs=_score_inputs,
         )
         return ScoreBatchResult(**{name: getattr(batch, name) for name in BatchResult.model_fields})
 

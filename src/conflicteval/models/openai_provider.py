@@ -20,6 +20,8 @@ from typing import Any
 
 import openai
 
+from conflicteval.errors import UsageError
+from conflicteval.models.endpoint import base_url_problem
 from conflicteval.models.base import (
     ProviderError,
     ProviderRequest,
@@ -142,6 +144,10 @@ class OpenAIProvider:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
+        problem = base_url_problem(self.base_url)
+        if problem is not None:  # refused before any call, not retried call by call
+            given = "--base-url / base_url=..." if base_url else "$OPENAI_BASE_URL"
+            raise UsageError(f"base URL {self.base_url!r} ({given}): {problem}")
         self.has_key = bool(api_key or os.environ.get("OPENAI_API_KEY"))
         self._key_from_env = not api_key
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
