@@ -461,6 +461,10 @@ def _detect(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.metrics import table2
 
     items = read_items(args.items)
+    if not items:  # metrics of nothing would read as a run that went well
+        from conflicteval.errors import DataError
+
+        raise DataError(args.items, None, None, "no items (an empty file): nothing to detect")
     if args.limit is not None:
         items = items[: args.limit]
     model = model_from_args(args) if args.model else None

@@ -127,6 +127,10 @@ def _verify(args: argparse.Namespace) -> int:
     items = _load_items(args)
     if items is None:
         raise UsageError("--db is needed to resolve the evidence of a FEVEROUS .jsonl claim file")
+    if not items:  # label accuracy of nothing would read as a run that went well
+        from conflicteval.errors import DataError
+
+        raise DataError(args.claims, None, None, "no claims (an empty file): nothing to verify")
     labeler = _make_labeler(args)
     if args.dry_run:
         return _dry_run(items, labeler, args)
