@@ -374,7 +374,7 @@ def test_a_dead_endpoint_in_the_library_raises_batch_aborted(tmp_path: Path) -> 
         ["reports", "--n", "-1"],
         ["feverous", "verify", "--claims", "x", "--limit", "-1"],
         ["feverous", "score", "--predictions", "x", "--max-cells", "0"],
-        ["score", "--input", "x", "--out", "o", "--timeout", "nan"],
+        ["score", "--input", "x", "--out", "o", "--timeout", "inf"],
         ["score", "--input", "x", "--out", "o", "--item-timeout", "-5"],
         ["batch", "run", "--max-rounds", "0"],
     ],
