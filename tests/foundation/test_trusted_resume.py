@@ -75,7 +75,7 @@ def test_records_without_input_fingerprints_are_refused_unless_adopted(tmp_path:
     ck = tmp_path / "ck.jsonl"
     # an earlier version: identity recorded, records without fingerprints
     run_batch_sync(_echo, _items("a", "b"), checkpoint=ck, identity=IDENTITY)
-    with pytest.raises(ConflictEvalError, match="do not record the inputs.*--restart"):
+    with pytest.raises(ConflictEvalError, match=r"do not record the inputs.*--restart"):
         run_batch_sync(_echo, _items("a", "b"), checkpoint=ck, identity=IDENTITY, inputs=_inputs)
     adopted = run_batch_sync(
         _echo, _items("a", "b"), checkpoint=ck, identity=IDENTITY, inputs=_inputs, adopt=True
@@ -127,7 +127,10 @@ def test_score_input_with_an_edited_document_rescores_that_response_only(
     "rows, message",
     [
         ([], "items.jsonl: no items"),
-        ([{"id": "a", "response": "It opened in 1847.", "documents": []}], "row 1, field 'documents'"),
+        (
+            [{"id": "a", "response": "It opened in 1847.", "documents": []}],
+            "row 1, field 'documents'",
+        ),
     ],
 )
 def test_score_input_without_sources_is_refused(
@@ -160,7 +163,7 @@ def test_the_scorer_refuses_to_score_against_no_documents() -> None:
     scorer = ConflictScorer()
     with pytest.raises(UsageError, match="no documents"):
         scorer.score("The canal opened in 1847.", [])
-    with pytest.raises(UsageError, match="item 'b'.*no documents"):
+    with pytest.raises(UsageError, match=r"item 'b'.*no documents"):
         scorer.score_many(
             [
                 {"id": "a", "response": "x.", "documents": ["The canal opened in 1847."]},
@@ -174,7 +177,9 @@ def test_detect_and_verify_refuse_files_without_items(
 ) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
-    assert main(["conflictbench", "detect", "--items", str(empty), "--out", str(tmp_path / "d")]) == 2
+    assert (
+        main(["conflictbench", "detect", "--items", str(empty), "--out", str(tmp_path / "d")]) == 2
+    )
     assert "empty.jsonl: no items" in capsys.readouterr().err
     array = tmp_path / "claims.json"
     array.write_text("[]", encoding="utf-8")
@@ -204,15 +209,16 @@ def test_a_hard_linked_checkpoint_finds_its_identity(tmp_path: Path) -> None:
     assert meta_path(alias) == meta_path(real)
     with pytest.raises(ConflictEvalError, match="another configuration"):
         run_batch_sync(_echo, _items("a"), checkpoint=alias, identity={"base_url": "http://two"})
-    same = run_batch_sync(
-        _echo, _items("a"), checkpoint=alias, identity={"base_url": "http://one"}
-    )
+    same = run_batch_sync(_echo, _items("a"), checkpoint=alias, identity={"base_url": "http://one"})
     assert same.resumed == 1
 
 
 def test_a_checkpoint_without_its_identity_record_is_refused_unless_adopted(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from conflicteval import runner
+
+    monkeypatch.setattr(runner, "DEFAULT_ADOPT", False)  # the CLI sets it per command
     ck = tmp_path / "ck.jsonl"
     run_batch_sync(_echo, _items("a"), checkpoint=ck, identity={"base_url": "http://one"})
     meta_path(ck).unlink()
@@ -356,7 +362,7 @@ def test_a_dead_endpoint_in_the_library_raises_batch_aborted(tmp_path: Path) -> 
     async def work(item: str) -> str:
         return (await model.generate(item)).text
 
-    with pytest.raises(BatchAborted, match="(?i)connection refused at"):
+    with pytest.raises(BatchAborted, match=r"(?i)connection refused at"):
         run_batch_sync(work, ["a", "b"], key=str, checkpoint=tmp_path / "ck")
     assert read_checkpoint(tmp_path / "ck") == {}
 

@@ -94,7 +94,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     build.add_argument("--out", required=True, help="JSONL file to write")
-    build.add_argument("--seed", type=not_negative_int, default=0, help="seed of the split and draws (0)")
+    build.add_argument(
+        "--seed", type=not_negative_int, default=0, help="seed of the split and draws (0)"
+    )
     build.add_argument(
         "--sizes",
         choices=("all", "paper"),
@@ -162,7 +164,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="rag,balanced,super_balanced",
         help="comma-separated settings (default: all three: rag,balanced,super_balanced)",
     )
-    reports.add_argument("--n", type=not_negative_int, default=100, help="items to sample (100; 0: all)")
+    reports.add_argument(
+        "--n", type=not_negative_int, default=100, help="items to sample (100; 0: all)"
+    )
     reports.add_argument("--seed", type=not_negative_int, default=0, help="sampling seed (0)")
     reports.add_argument(
         "--source",
@@ -206,9 +210,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="both",
         help="free-form answers, binary choice, or both (default)",
     )
-    regen.add_argument("--seed", type=not_negative_int, default=0, help="seed of the option order (0)")
-    regen.add_argument("--max-docs", type=positive_int, default=10, help="documents per question (10)")
-    regen.add_argument("--limit", type=positive_int, default=None, help="only the first N questions")
+    regen.add_argument(
+        "--seed", type=not_negative_int, default=0, help="seed of the option order (0)"
+    )
+    regen.add_argument(
+        "--max-docs", type=positive_int, default=10, help="documents per question (10)"
+    )
+    regen.add_argument(
+        "--limit", type=positive_int, default=None, help="only the first N questions"
+    )
     regen.add_argument(
         "--main-claim",
         choices=("first-conflicted", "first"),
@@ -246,7 +256,9 @@ def _source_args(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--queries", default=None, help="ContraQA queries file")
     g.add_argument("--qrels", default=None, help="ContraQA qrels TSV")
-    g.add_argument("--claimed-index", type=not_negative_int, default=0, help="AmbigDocs claimed document (0)")
+    g.add_argument(
+        "--claimed-index", type=not_negative_int, default=0, help="AmbigDocs claimed document (0)"
+    )
 
 
 def _source_options(source: str, args: argparse.Namespace) -> dict[str, Any]:

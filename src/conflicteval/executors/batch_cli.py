@@ -156,7 +156,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--poll-interval", type=positive_float, default=15.0, help="first wait between polls (15 s)"
     )
     p.add_argument(
-        "--max-poll-interval", type=positive_float, default=300.0, help="longest wait between polls (300 s)"
+        "--max-poll-interval",
+        type=positive_float,
+        default=300.0,
+        help="longest wait between polls (300 s)",
     )
     p.add_argument("--max-rounds", type=positive_int, default=20, help="stop after N rounds (20)")
     p.add_argument(

@@ -48,7 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="gold claim file (e.g. feverous_dev_challenges.jsonl); omit when the "
         "predictions carry label and evidence",
     )
-    sc.add_argument("--max-sentences", type=positive_int, default=5, help="sentence budget (default 5)")
+    sc.add_argument(
+        "--max-sentences", type=positive_int, default=5, help="sentence budget (default 5)"
+    )
     sc.add_argument("--max-cells", type=positive_int, default=25, help="cell budget (default 25)")
     sc.add_argument("--per-claim", default=None, help="also write per-claim scores (JSON lines)")
     sc.add_argument("--json", action="store_true", help="print JSON")

@@ -30,8 +30,8 @@ from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
-from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.observe import active_observers
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 

@@ -63,9 +63,7 @@ def dead_endpoint(base_url: str, model: str, error: BaseException) -> str | None
             "Check --base-url (base_url=...)"
         )
     if kind == "dns":
-        return (
-            f"host of {base_url} not found (DNS lookup failed): check --base-url (base_url=...)"
-        )
+        return f"host of {base_url} not found (DNS lookup failed): check --base-url (base_url=...)"
     if kind == "not_found":
         return (
             f"HTTP 404 from {base_url} for model {model!r}: check the model name (--model) and "

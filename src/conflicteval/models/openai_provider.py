@@ -21,13 +21,13 @@ from typing import Any
 import openai
 
 from conflicteval.errors import UsageError
-from conflicteval.models.endpoint import base_url_problem
 from conflicteval.models.base import (
     ProviderError,
     ProviderRequest,
     ProviderResponse,
     status_is_retryable,
 )
+from conflicteval.models.endpoint import base_url_problem
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_FORMATS = ("json_schema", "json_object")
