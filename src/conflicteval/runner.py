@@ -344,7 +344,8 @@ async def run_batch(
         ConflictEvalError: The checkpoint has finished items but no identity
             record, or no input fingerprints, and ``adopt`` is off.
         BatchAborted: A call failed in a way every call would (a refused or
-            missing API key); the batch stopped at once. Finished items are
+            missing API key, an endpoint that is not there: see
+            :mod:`conflicteval.models.endpoint`); the batch stopped at once. Finished items are
             kept in the checkpoint; the failed and unfinished ones are not
             written, so a re-run (with a key) does them.
     """
@@ -431,7 +432,9 @@ async def run_batch(
         bar.close()
     if fatal.error is not None:
         finished = len(results) - resumed
-        where = f"; {finished} items finished this run are kept in {path}" if path else ""
+        where = (
+            f"; {finished} items finished this run are kept in {path}" if path and finished else ""
+        )
         raise BatchAborted(
             f"stopped at the first call that every call would repeat: {fatal.error}{where}. "
             + _fatal_hint(fatal.error),

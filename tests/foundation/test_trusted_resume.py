@@ -393,3 +393,33 @@ def test_bad_numeric_options_are_refused(
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "must be" in err or "must not be" in err or "not a" in err
+
+
+def test_dead_endpoint_kinds_are_read_from_the_error_and_its_causes() -> None:
+    from conflicteval.models.base import ProviderError
+    from conflicteval.models.endpoint import base_url_problem, dead_endpoint, note_answered
+
+    def chained(cause: BaseException) -> ProviderError:
+        try:
+            try:
+                raise cause
+            except BaseException as exc:
+                raise ProviderError("connection error", retryable=True) from exc
+        except ProviderError as err:
+            return err
+
+    url = "http://never-answered.example:8000/v1"
+    dns = chained(socket.gaierror(-2, "Name or service not known"))
+    assert "DNS lookup failed" in str(dead_endpoint(url, "m", dns))
+    refused = chained(ConnectionRefusedError(111, "Connection refused"))
+    assert "connection refused at" in str(dead_endpoint(url, "m", refused))
+    assert "HTTP 404" in str(dead_endpoint(url, "m", ProviderError("x", status=404)))
+    assert dead_endpoint(url, "m", ProviderError("HTTP 500", status=500, retryable=True)) is None
+    assert dead_endpoint(url, "m", chained(TimeoutError("timed out"))) is None
+    note_answered(url, "m")  # once it answered, the same failures are passing ones
+    assert dead_endpoint(url, "m", refused) is None
+    assert dead_endpoint(url, "other", refused) is not None
+    for bad in ("not-a-url", "localhost:8000", "ftp://host/v1", "http:///v1", "http://h:99999"):
+        assert base_url_problem(bad) is not None, bad
+    for good in ("http://localhost:8000/v1", "https://api.openai.com/v1", "http://[::1]:8/v1"):
+        assert base_url_problem(good) is None, good
