@@ -59,3 +59,20 @@ def test_detect_recomputes_only_the_changed_item(
     if "gold" in change:  # the record copies the gold labels: the new ones
         assert after["x:2"].result["gold"] == ["SUPPORTS", "IRRELEVANT"]
         assert after["x:2"].result["gold_conflict"] is False
+
+
+def test_report_refuses_records_made_from_other_item_contents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = _items(tmp_path / "bench.jsonl")
+    out = tmp_path / "det"
+    argv = ["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]
+    assert main(argv) in (0, 1)
+    report = ["conflictbench", "report", "--out", str(out), "--items", str(items), "--json"]
+    assert main(report) == 0
+    capsys.readouterr()
+    _items(items, gold="IRRELEVANT")  # the file changed after detect
+    assert main(report) == 2
+    assert "record 'x:2' was made from other contents" in capsys.readouterr().err
+    assert main(argv) in (0, 1)  # detect again: the edited item only
+    assert main(report) == 0

@@ -244,12 +244,23 @@ def outcomes_from_checkpoint(
             without them failed records are skipped with their count in the error.
 
     Raises:
-        ValueError: when a failed record is found and ``items`` is None.
+        ValueError: when a failed record is found and ``items`` is None, or a
+            record was made from other contents than its item in ``items``
+            (claim, documents or gold labels edited since: run detect again).
     """
+    from conflicteval.identity import input_fingerprint
+
     by_id = {it.id: it for it in items} if items is not None else {}
     out = []
     for rec in read_checkpoint(path).values():
         item = by_id.get(rec.id)
+        if item is not None and rec.inputs is not None:
+            if rec.inputs != input_fingerprint(_detect_inputs(item)):
+                raise ValueError(
+                    f"{path}: record {rec.id!r} was made from other contents than the item "
+                    "now has (claim, documents or gold labels edited since); run "
+                    "'conflictbench detect' again, which labels the edited items again"
+                )
         if rec.status != "ok" and item is None:
             raise ValueError(
                 f"{path}: record {rec.id!r} failed ({rec.status}); pass the items file "

@@ -320,6 +320,7 @@ def _score_batch(args: argparse.Namespace) -> int:
     summary = {
         "counts": result.counts,
         "resumed": result.resumed,
+        "recomputed": result.changed,  # made again because their inputs changed
         "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
         "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
         "cs_c_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_c"] is None),
