@@ -10,8 +10,10 @@ with :func:`finish`: counts of ok / failed items, the most common failure
 reasons with an example each, token usage, and the exit status.
 
 Exit status of every command: 0 when every item was scored, 1 when some (or
-all) failed (they are kept and counted), 2 for a usage or input error, 3 when
-calls wait for batch results (``--batch-export``, :func:`add_batch_options`).
+all) failed (they are kept and counted), 2 for a usage or input error (a bad
+option value, file or base URL) or a failure every call would repeat (a refused
+key, an endpoint that is not there), 3 when calls wait for batch results
+(``--batch-export``, :func:`add_batch_options`).
 
 To add an option to every command, add it here (and read it in
 :func:`model_options` or :func:`run_options`).
