@@ -4,7 +4,10 @@
 ``ok``, ``parse_error`` or ``model_error``; a failure never stops the batch and
 is never dropped. Each finished item is appended at once as one JSON line to
 the checkpoint (flushed), so a run that is killed loses nothing it finished,
-and a re-run with the same checkpoint makes no call for a finished id.
+and a re-run with the same checkpoint makes no call for a finished id (made
+from the same inputs, when the batch fingerprints them: see ``inputs``). The
+checkpoint file itself (records, locks, identity file) is
+:mod:`conflicteval.checkpoint`.
 """
 
 from __future__ import annotations
