@@ -10,8 +10,10 @@ with :func:`finish`: counts of ok / failed items, the most common failure
 reasons with an example each, token usage, and the exit status.
 
 Exit status of every command: 0 when every item was scored, 1 when some (or
-all) failed (they are kept and counted), 2 for a usage or input error, 3 when
-calls wait for batch results (``--batch-export``, :func:`add_batch_options`).
+all) failed (they are kept and counted), 2 for a usage or input error (a bad
+option value, file or base URL) or a failure every call would repeat (a refused
+key, an endpoint that is not there), 3 when calls wait for batch results
+(``--batch-export``, :func:`add_batch_options`).
 
 To add an option to every command, add it here (and read it in
 :func:`model_options` or :func:`run_options`).
@@ -38,6 +40,10 @@ __all__ = [
     "finish",
     "model_from_args",
     "model_options",
+    "not_negative_float",
+    "not_negative_int",
+    "positive_float",
+    "positive_int",
     "progress_from_args",
     "run_options",
 ]
@@ -145,6 +151,13 @@ def add_run_options(
             "--retry-failed",
             action="store_true",
             help="on resume, run the items that failed with a model error again",
+        )
+        group.add_argument(
+            "--adopt-checkpoint",
+            action="store_true",
+            help="take over a checkpoint that cannot be vouched for (its .meta.json identity "
+            "record is missing, or an earlier version wrote it without input fingerprints): "
+            "trust its finished items as made by this configuration from these inputs",
         )
         group.add_argument(
             "--item-timeout",
@@ -273,6 +286,10 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     if hasattr(args, "executor"):
         options["executor"] = executor_from_args(args)
+    if hasattr(args, "adopt_checkpoint"):  # like the item bound: for every batch of the command
+        from conflicteval import runner
+
+        runner.DEFAULT_ADOPT = bool(args.adopt_checkpoint)
     if getattr(args, "item_timeout", None) is not None:
         # The runner's default bound is the front end's to set; every batch this command runs
         # (several, for multi-stage workflows) gets it.
@@ -343,32 +360,57 @@ def _provider(spec: str) -> str:
     return name
 
 
-def _positive_int(text: str) -> int:
+def _int(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = _int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
+def not_negative_int(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+_positive_int = positive_int
+
+
 def _float(text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
 
 
-def _not_negative_float(text: str) -> float:
+def not_negative_float(text: str) -> float:
+    """An argparse type: a finite number of at least 0."""
     value = _float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
     return value
 
 
-def _positive_float(text: str) -> float:
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
     value = _float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
     return value
+
+
+_not_negative_float = not_negative_float
+_positive_float = positive_float

@@ -96,7 +96,9 @@ class ModelError(ConflictEvalError):
         retryable: Whether the last failure was of a retryable kind.
         attempts: How many attempts were made.
         fatal: Every further call would fail the same way (a refused or
-            missing API key): a batch stops at the first such failure.
+            missing API key, an endpoint that is not there): a batch stops at
+            the first such failure.
+        hint: What to check, when the failure says it (a dead endpoint).
     """
 
     def __init__(
@@ -107,12 +109,14 @@ class ModelError(ConflictEvalError):
         retryable: bool = False,
         attempts: int = 1,
         fatal: bool = False,
+        hint: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.attempts = attempts
         self.fatal = fatal
+        self.hint = hint
 
 
 class ParseFailure(ConflictEvalError):

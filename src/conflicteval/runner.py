@@ -4,13 +4,15 @@
 ``ok``, ``parse_error`` or ``model_error``; a failure never stops the batch and
 is never dropped. Each finished item is appended at once as one JSON line to
 the checkpoint (flushed), so a run that is killed loses nothing it finished,
-and a re-run with the same checkpoint makes no call for a finished id.
+and a re-run with the same checkpoint makes no call for a finished id (made
+from the same inputs, when the batch fingerprints them: see ``inputs``). The
+checkpoint file itself (records, locks, identity file) is
+:mod:`conflicteval.checkpoint`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
 import functools
 import json
 import logging
@@ -23,44 +25,51 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from conflicteval._atomic import atomic_write_text
 from conflicteval._fatal import close_signal, open_signal
 from conflicteval._sync import run_sync
+from conflicteval.checkpoint import (
+    META_SUFFIX,
+    Record,
+    _check_identity,
+    _move_aside,
+    _os_reason,
+    _stale_inputs,
+    _Writer,
+    meta_path,
+    read_checkpoint,
+    read_identity,
+    record_identity,
+)
 from conflicteval.errors import (
     BatchAborted,
-    CheckpointMismatch,
     ConflictEvalError,
     ModelError,
     ParseFailure,
     PendingCall,
 )
 from conflicteval.models.core import usage_scope
-from conflicteval.types import Status, Usage
+from conflicteval.types import Usage
 
 log = logging.getLogger("conflicteval.runner")
 
 T = TypeVar("T")
 
-
-class Record(BaseModel):
-    """How one item of a batch ended.
-
-    Attributes:
-        id: The item's id.
-        status: ``ok``, ``parse_error``, ``model_error``, or ``pending`` (waiting
-            for a batch result; never written to the checkpoint).
-        result: The item function's (JSON-serialisable) result when ``ok``.
-        error: The reason when not ``ok``.
-        raw: The raw model text behind a parse failure, if any.
-        usage: Token usage of this item's model calls.
-    """
-
-    id: str
-    status: Status
-    result: Any = None
-    error: str | None = None
-    raw: str | None = None
-    usage: Usage = Field(default_factory=Usage)
+__all__ = [
+    "DEFAULT_ADOPT",
+    "DEFAULT_ITEM_TIMEOUT",
+    "META_SUFFIX",
+    "BatchResult",
+    "Record",
+    "finish_record",
+    "meta_path",
+    "read_checkpoint",
+    "read_identity",
+    "record_identity",
+    "run_batch",
+    "run_batch_sync",
+    "run_item",
+    "write_json_lines",
+]
 
 
 class BatchResult(BaseModel):
@@ -68,6 +77,8 @@ class BatchResult(BaseModel):
 
     records: list[Record]
     resumed: int = 0
+    changed: int = 0
+    """Items computed again because their inputs changed since the checkpoint recorded them."""
     usage: Usage = Field(default_factory=Usage)
     """Usage of the model calls made by this run (items resumed from a checkpoint excluded)."""
     executor: str = "local"
@@ -110,11 +121,17 @@ class BatchResult(BaseModel):
         pending = f", {n} pending" if n else ""  # waiting for batch results
         return (
             f"{c['total']} items: {c['ok']} ok, {c['parse_error']} parse errors, "
-            f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint); "
+            f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint"
+            f"{self._changed_note()}); "
             f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
             f"executor {self.executor}"
         )
+
+    def _changed_note(self, sep: str = ",") -> str:
+        if not self.changed:
+            return ""
+        return f"{sep} {self.changed} recomputed because their inputs changed"
 
     def failure_reasons(self, limit: int = 5) -> list[tuple[str, int, str]]:
         """The most common failure reasons: ``[(reason, count, example id), ...]``.
@@ -148,6 +165,7 @@ class BatchResult(BaseModel):
         lines = [f"{c['total']} {what}: " + ", ".join(parts)]
         if self.resumed:
             lines[0] += f"; {self.resumed} resumed from the checkpoint"
+        lines[0] += self._changed_note(";")
         for reason, n, example in self.failure_reasons(limit):
             lines.append(f"  {n} x {reason}  (e.g. {example})")
         u = self.usage
@@ -192,224 +210,10 @@ def _reason_text(rec: Record) -> str:
     return f"{rec.status}: {text}"
 
 
-def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
-    """Read a checkpoint file into {id: Record}.
+DEFAULT_ADOPT = False
+"""Whether :func:`run_batch` adopts a checkpoint it cannot vouch for when ``adopt`` is not given.
 
-    A last line cut short by a kill is ignored (with a warning); any other
-    unreadable line is an error naming the file and line. When an id appears
-    twice, the later line wins.
-    """
-    records: dict[str, Record] = {}
-    p = Path(path)
-    if not p.exists():
-        return records
-    with p.open("r", encoding="utf-8") as fh:
-        lines = fh.readlines()
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = Record.model_validate_json(line)
-        except ValueError as exc:
-            if lineno == len(lines) and not line.endswith("\n"):
-                log.warning("%s: ignoring a partial last line (interrupted write)", p)
-                continue
-            raise ConflictEvalError(f"{p}: line {lineno}: not a checkpoint record: {exc}") from exc
-        records[rec.id] = rec
-    return records
-
-
-class _Writer:
-    """Owns the checkpoint while a batch runs: a lock, then one flushed line per record.
-
-    The lock (``<checkpoint>.lock``, an advisory ``flock`` where the platform
-    has one) keeps a second process from appending to the same checkpoint at
-    the same time, which would interleave lines and repeat work.
-    """
-
-    def __init__(self, path: Path | None) -> None:
-        self.fh: Any = None
-        self.lock: Any = None
-        self.path = path
-        self.closed = False
-        if path is None:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = _lock(path.resolve())  # one file reached through a link is one checkpoint
-        self.written = 0
-        if path.exists():
-            _drop_partial_last_line(path)
-
-    def write(self, line: str) -> None:
-        """Append one record's JSON line and flush it."""
-        if self.path is None:
-            return
-        if self.closed:  # never write to a checkpoint whose lock is given up
-            raise ConflictEvalError(f"{self.path}: write after the batch ended")
-        try:
-            if self.fh is None:
-                self.fh = self.path.open("a", encoding="utf-8")
-            self.fh.write(line + "\n")
-            self.fh.flush()
-        except OSError as exc:
-            raise ConflictEvalError(
-                f"{self.path}: could not write the checkpoint ({_os_reason(exc)}); "
-                f"the {self.written} items finished in this run before it, and all earlier "
-                "ones, are safe in it: free the space (or fix the file) and run the same "
-                "command again to resume"
-            ) from exc
-        self.written += 1
-
-    def close(self) -> None:
-        self.closed = True
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
-        if self.lock is not None:
-            # remove the lock file while still holding the lock (a process that opened it
-            # meanwhile sees that the path no longer names its file and takes a new one)
-            try:
-                os.unlink(_lock_path(self.path))  # type: ignore[arg-type]
-            except OSError:
-                pass
-            self.lock.close()  # closing the file releases the flock
-            self.lock = None
-
-
-def _os_reason(exc: OSError) -> str:
-    """An OS error in words: "no space left on the device" for a full disk."""
-    if exc.errno == errno.ENOSPC:
-        return "no space left on the device"
-    return exc.strerror or str(exc)
-
-
-def _lock(path: Path) -> Any:
-    """Take the checkpoint's lock, or raise when another process holds it."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no lock, documented
-        return None
-    for _ in range(100):
-        fh = _lock_path(path).open("a")
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            fh.close()
-            raise ConflictEvalError(
-                f"{path}: the checkpoint is in use by another running batch; "
-                "wait for it to finish or use another checkpoint"
-            ) from exc
-        try:
-            same = os.stat(_lock_path(path)).st_ino == os.fstat(fh.fileno()).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            return fh
-        fh.close()  # the holder removed the file as it finished: lock the new one
-    raise ConflictEvalError(f"{path}: could not take the checkpoint's lock")  # pragma: no cover
-
-
-def _lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
-
-
-META_SUFFIX = ".meta.json"
-
-
-def meta_path(checkpoint: str | os.PathLike[str]) -> Path:
-    """Where the identity of a checkpoint is recorded: ``<checkpoint>.meta.json``."""
-    p = Path(checkpoint)
-    return p.with_name(p.name + META_SUFFIX)
-
-
-def read_identity(checkpoint: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The identity recorded with a checkpoint (None when none was recorded)."""
-    p = meta_path(checkpoint)
-    if not p.exists():
-        return None
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConflictEvalError(f"{p}: unreadable checkpoint identity: {exc}") from exc
-    ident = data.get("identity") if isinstance(data, dict) else None
-    if not isinstance(ident, dict):
-        raise ConflictEvalError(f"{p}: no 'identity' object in the checkpoint identity file")
-    return ident
-
-
-def record_identity(checkpoint: str | os.PathLike[str], identity: dict[str, Any]) -> None:
-    """Record ``identity`` as the checkpoint's (for a workflow that extends its own run)."""
-    from conflicteval.identity import describe
-
-    _write_identity(Path(checkpoint), describe(identity))
-
-
-def _write_identity(checkpoint: Path, identity: dict[str, Any]) -> None:
-    """Write ``<checkpoint>.meta.json`` atomically (a kill leaves the old file or the new)."""
-    payload = {"identity": identity, "note": "what produced " + checkpoint.name}
-    atomic_write_text(meta_path(checkpoint), json.dumps(payload, indent=2, sort_keys=True) + "\n")
-
-
-def _move_aside(path: Path) -> Path | None:
-    """Move a checkpoint (and its identity) aside as ``<name>.old`` (``.old2``, ...)."""
-    if not path.exists():
-        meta_path(path).unlink(missing_ok=True)
-        return None
-    n = 1
-    while True:
-        target = path.with_name(f"{path.name}.old{'' if n == 1 else n}")
-        if not target.exists():
-            break
-        n += 1
-    os.replace(path, target)
-    if meta_path(path).exists():
-        os.replace(meta_path(path), meta_path(target))
-    return target
-
-
-def _check_identity(path: Path, identity: dict[str, Any] | None, done: dict[str, Record]) -> None:
-    """Refuse a checkpoint made by another configuration; record this run's identity."""
-    from conflicteval.identity import describe, diff_identity
-
-    if identity is None:
-        return
-    new = describe(identity)
-    old = read_identity(path)
-    if old is not None and done:
-        differences = diff_identity(old, new)
-        if differences:
-            raise CheckpointMismatch(str(path), differences)
-        return
-    if old is None and done:
-        log.warning(
-            "%s: no record of the configuration that made this checkpoint; "
-            "assuming it is this run's (recording it now)",
-            path,
-        )
-    _write_identity(path, new)
-
-
-def _drop_partial_last_line(path: Path) -> None:
-    """Cut a last line that a kill left without its newline (it was never a record)."""
-    size = path.stat().st_size
-    if size == 0:
-        return
-    with path.open("rb+") as fh:
-        fh.seek(-1, os.SEEK_END)
-        if fh.read(1) == b"\n":
-            return
-        block = min(size, 1 << 20)
-        while True:
-            fh.seek(size - block)
-            data = fh.read(block)
-            cut = data.rfind(b"\n")
-            if cut != -1:
-                fh.truncate(size - block + cut + 1)
-                return
-            if block == size:
-                fh.truncate(0)
-                return
-            block = min(size, block * 2)
+A front end (the CLI's ``--adopt-checkpoint``) may set it once for every batch of a command."""
 
 
 def _tqdm_class() -> Any:
@@ -483,6 +287,8 @@ async def run_batch(
     restart: bool = False,
     item_timeout: float | None = None,
     executor: Any = None,
+    inputs: Callable[[T], Any] | None = None,
+    adopt: bool | None = None,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -520,14 +326,29 @@ async def run_batch(
             (this process, asyncio), ``"ray"`` (a pool of Ray actors, see
             :mod:`conflicteval.executors.ray`) or an executor object. The
             checkpoint, failure accounting and result are the same for all.
+        inputs: Item → exactly the inputs its result is made from (JSON-able:
+            the response text, the documents with their titles, the gold
+            answers, the rendered prompt, ...). Each record stores their
+            fingerprint (:func:`conflicteval.identity.input_fingerprint`); on
+            resume an item whose inputs changed is computed again (counted in
+            ``BatchResult.changed``) and an unchanged one resumes. A checkpoint
+            whose records carry no fingerprint (an earlier version's) is refused
+            unless ``adopt``. None: items are resumed by id alone.
+        adopt: Take over a checkpoint that cannot be vouched for: finished
+            items without an identity record (``<checkpoint>.meta.json``
+            missing) or without input fingerprints are trusted as made by this
+            configuration from these inputs (None: :data:`DEFAULT_ADOPT`).
 
     Returns:
         A BatchResult with one record per item, in input order.
 
     Raises:
         CheckpointMismatch: The checkpoint was made by another identity.
+        ConflictEvalError: The checkpoint has finished items but no identity
+            record, or no input fingerprints, and ``adopt`` is off.
         BatchAborted: A call failed in a way every call would (a refused or
-            missing API key); the batch stopped at once. Finished items are
+            missing API key, an endpoint that is not there: see
+            :mod:`conflicteval.models.endpoint`); the batch stopped at once. Finished items are
             kept in the checkpoint; the failed and unfinished ones are not
             written, so a re-run (with a key) does them.
     """
@@ -552,16 +373,22 @@ async def run_batch(
         if i in seen:
             raise ValueError(f"duplicate item id {i!r} in batch")
         seen.add(i)
+    fingerprints = _fingerprints(inputs, ids, item_list)
+    adopt = DEFAULT_ADOPT if adopt is None else adopt
     path = Path(checkpoint) if checkpoint is not None else None
     writer = _Writer(path)  # locks the checkpoint before it is read
     try:
         if path is not None and restart:
             moved = _move_aside(path)
+            writer.reopen()
             if moved is not None:
                 log.warning("%s: starting over; the old checkpoint is now %s", path, moved)
         done = read_checkpoint(path) if path is not None else {}
         if path is not None:
-            _check_identity(path, identity, done)
+            _check_identity(path, identity, done, adopt)
+        done, changed, stamped = _stale_inputs(path, done, fingerprints, adopt)
+        for rec in stamped:
+            writer.write(rec.model_dump_json())
     except BaseException:
         writer.close()
         raise
@@ -570,6 +397,12 @@ async def run_batch(
     todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     results: dict[str, Record] = {i: done[i] for i in ids if i in done}
     resumed = len(results)
+    if changed:
+        log.warning(
+            "%s: %d items' inputs changed since they were recorded: computing them again",
+            path,
+            changed,
+        )
     bar = _progress(len(ids), resumed, desc, progress)
 
     def emit(rec: Record, line: str) -> None:
@@ -579,6 +412,9 @@ async def run_batch(
             results[rec.id] = rec
             bar.update(1)
             return
+        if fingerprints is not None and rec.id in fingerprints:
+            rec = rec.model_copy(update={"inputs": fingerprints[rec.id]})
+            line = rec.model_dump_json()
         writer.write(line)
         results[rec.id] = rec
         bar.update(1)
@@ -599,7 +435,9 @@ async def run_batch(
         bar.close()
     if fatal.error is not None:
         finished = len(results) - resumed
-        where = f"; {finished} items finished this run are kept in {path}" if path else ""
+        where = (
+            f"; {finished} items finished this run are kept in {path}" if path and finished else ""
+        )
         raise BatchAborted(
             f"stopped at the first call that every call would repeat: {fatal.error}{where}. "
             + _fatal_hint(fatal.error),
@@ -611,7 +449,20 @@ async def run_batch(
     for rec in records:
         if rec.id not in done:
             now.add(rec.usage)
-    return BatchResult(records=records, resumed=resumed, usage=now, executor=runner.name)
+    return BatchResult(
+        records=records, resumed=resumed, changed=changed, usage=now, executor=runner.name
+    )
+
+
+def _fingerprints(
+    inputs: Callable[[Any], Any] | None, ids: list[str], items: list[Any]
+) -> dict[str, str] | None:
+    """Each item's input fingerprint (None when the batch has no ``inputs`` function)."""
+    if inputs is None:
+        return None
+    from conflicteval.identity import input_fingerprint
+
+    return {i: input_fingerprint(inputs(it)) for i, it in zip(ids, items, strict=True)}
 
 
 async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> Record:
@@ -689,6 +540,12 @@ class _Stop(Exception):
 
 
 def _fatal_hint(error: BaseException) -> str:
+    hint = getattr(error, "hint", None)
+    if hint:  # a dead endpoint: what to check
+        return (
+            f"{hint[0].upper()}{hint[1:]}; nothing from it was recorded, so the same command "
+            "resumes once it is fixed"
+        )
     status = getattr(error, "status", None)
     if status == 403:
         return (

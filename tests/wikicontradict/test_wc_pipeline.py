@@ -229,27 +229,34 @@ def test_two_models_and_the_response_cache(
         generate_sync(four[:1], ["1"], [models[0], models[0]], tmp_path / "r3", progress=False)
 
 
-def test_resuming_with_changed_template_text_is_refused(
+def test_resuming_with_changed_inputs_makes_exactly_those_rows_again(
     wc_instances: list[WikiContradictInstance], tmp_path: Path
 ) -> None:
-    from conflicteval.errors import ConflictEvalError
     from conflicteval.wikicontradict import default_templates
 
     insts = wc_instances[:2]
     run = tmp_path / "run"
-    model = get_model("scripted", replies=["first"] * 2)
-    assert generate_sync(insts, ["5"], [model], run, progress=False).counts["ok"] == 2
+    model = get_model("scripted", replies=["first"] * 6)  # no cache: every row made calls
+    assert generate_sync(insts, ["5", "1"], [model], run, progress=False).counts["ok"] == 4
     # The same prompts resume without a call.
-    assert generate_sync(insts, ["5"], [model], run, progress=False).resumed == 2
+    again = generate_sync(insts, ["5", "1"], [model], run, progress=False)
+    assert again.resumed == 4 and again.changed == 0
+    # A corrected gold answer of one instance: its two rows are made again and carry the
+    # corrected answer; the other instance's rows resume.
+    fixed = [insts[0].model_copy(update={"answer_1": "a corrected answer"}), insts[1]]
+    res = generate_sync(fixed, ["5", "1"], [model], run, progress=False)
+    assert res.changed == 2 and res.resumed == 2
+    assert "2 recomputed because their inputs changed" in res.report()
+    rows = {(r.template, r.instance_id): r for r in read_generations(run)}
+    assert "a corrected answer" in rows[("5", insts[0].id)].answers
+    assert "a corrected answer" not in rows[("5", insts[1].id)].answers
+    # An edited template: its rows only are sent again (the dry run counts them too).
     changed = default_templates().override({"5": "Answer: {question}\n{context}"})
-    with pytest.raises(ConflictEvalError, match="2 finished rows were generated from other"):
-        generate_sync(insts, ["5"], [model], run, template_set=changed, progress=False)
-    with pytest.raises(ConflictEvalError, match="other prompts"):
-        dry_run_generation(insts, ["5"], [model], run, template_set=changed)
-    # Another run directory is fine, and the first run is left as it was.
-    again = generate_sync(
-        insts, ["5"], [get_model("scripted", replies=["second"] * 2)], tmp_path / "r2",
-        template_set=changed, progress=False,
-    )  # fmt: skip
-    assert again.counts["ok"] == 2
-    assert [r.response for r in read_generations(run)] == ["first", "first"]
+    (report,) = dry_run_generation(fixed, ["5"], [model], run, template_set=changed)
+    assert report.calls == 2
+    second = get_model("scripted", replies=["second"] * 2)
+    res = generate_sync(fixed, ["5"], [second], run, template_set=changed, progress=False)
+    assert res.changed == 2 and res.usage.calls == 2
+    by_template = {(r.template, r.instance_id): r.response for r in read_generations(run)}
+    assert sorted(map(str, by_template.values())) == ["first", "first", "second", "second"]
+    assert all(by_template[("5", i.id)] == "second" for i in insts)

@@ -10,6 +10,7 @@ import pytest
 
 from conflicteval.cli import main
 from conflicteval.errors import ConflictEvalError
+from conflicteval.identity import input_fingerprint
 from conflicteval.wikicontradict import (
     LabelledRow,
     WikiContradictReport,
@@ -19,6 +20,8 @@ from conflicteval.wikicontradict import (
     report_from_rows,
 )
 from conflicteval.wikicontradict.calibrate import CalibrationResult
+from conflicteval.wikicontradict.generate import read_generations
+from conflicteval.wikicontradict.judge import judge_inputs
 from conflicteval.wikicontradict.metrics import agreement
 from conflicteval.wikicontradict.published import (
     compare_calibration,
@@ -256,11 +259,15 @@ def test_cli_report_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         judgements.append(
             {"id": rid, "status": "ok", "result": {"label": label, "judge": "lexical"}}
         )
-    for name, recs in (
-        ("generations.jsonl", gens),
-        ("judgements.jsonl", judgements),
-    ):
-        (run / name).write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    (run / "generations.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in gens), encoding="utf-8"
+    )
+    # each grade names the response it graded (a report leaves out grades of other responses)
+    for row, judgement in zip(read_generations(run), judgements, strict=True):
+        judgement["inputs"] = input_fingerprint(judge_inputs(row))
+    (run / "judgements.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in judgements), encoding="utf-8"
+    )
     assert main(["wikicontradict", "report", "--run", str(run), "--compare", "table5"]) == 0
     md = capsys.readouterr().out
     assert "### Template 5" in md and "Compared with the paper: table5" in md

@@ -36,6 +36,8 @@ from conflicteval.cli_common import (
     add_run_options,
     finish,
     model_from_args,
+    not_negative_int,
+    positive_int,
     run_options,
 )
 from conflicteval.data.cli import add_data_option, resolve_data_arg
@@ -92,7 +94,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     build.add_argument("--out", required=True, help="JSONL file to write")
-    build.add_argument("--seed", type=int, default=0, help="seed of the split and draws (0)")
+    build.add_argument(
+        "--seed", type=not_negative_int, default=0, help="seed of the split and draws (0)"
+    )
     build.add_argument(
         "--sizes",
         choices=("all", "paper"),
@@ -121,7 +125,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, lexical "
         "(default: llm with --model, else lexical)",
     )
-    det.add_argument("--limit", type=int, default=None, help="only the first N items")
+    det.add_argument("--limit", type=positive_int, default=None, help="only the first N items")
     det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
     det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
     _plain_json_arg(det)
@@ -160,8 +164,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="rag,balanced,super_balanced",
         help="comma-separated settings (default: all three: rag,balanced,super_balanced)",
     )
-    reports.add_argument("--n", type=int, default=100, help="items to sample (100; 0: all)")
-    reports.add_argument("--seed", type=int, default=0, help="sampling seed (0)")
+    reports.add_argument(
+        "--n", type=not_negative_int, default=100, help="items to sample (100; 0: all)"
+    )
+    reports.add_argument("--seed", type=not_negative_int, default=0, help="sampling seed (0)")
     reports.add_argument(
         "--source",
         default="conflictingqa",
@@ -175,7 +181,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "heuristic)",
     )
     reports.add_argument(
-        "--max-tokens", type=int, default=800, help="report length limit (default 800)"
+        "--max-tokens", type=positive_int, default=800, help="report length limit (default 800)"
     )
     _batch_args(reports)
     add_model_options(reports, what=None, concurrency_help="reports in flight at once")
@@ -204,9 +210,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="both",
         help="free-form answers, binary choice, or both (default)",
     )
-    regen.add_argument("--seed", type=int, default=0, help="seed of the option order (0)")
-    regen.add_argument("--max-docs", type=int, default=10, help="documents per question (10)")
-    regen.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    regen.add_argument(
+        "--seed", type=not_negative_int, default=0, help="seed of the option order (0)"
+    )
+    regen.add_argument(
+        "--max-docs", type=positive_int, default=10, help="documents per question (10)"
+    )
+    regen.add_argument(
+        "--limit", type=positive_int, default=None, help="only the first N questions"
+    )
     regen.add_argument(
         "--main-claim",
         choices=("first-conflicted", "first"),
@@ -244,7 +256,9 @@ def _source_args(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--queries", default=None, help="ContraQA queries file")
     g.add_argument("--qrels", default=None, help="ContraQA qrels TSV")
-    g.add_argument("--claimed-index", type=int, default=0, help="AmbigDocs claimed document (0)")
+    g.add_argument(
+        "--claimed-index", type=not_negative_int, default=0, help="AmbigDocs claimed document (0)"
+    )
 
 
 def _source_options(source: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -459,6 +473,10 @@ def _detect(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench.metrics import table2
 
     items = read_items(args.items)
+    if not items:  # metrics of nothing would read as a run that went well
+        from conflicteval.errors import DataError
+
+        raise DataError(args.items, None, None, "no items (an empty file): nothing to detect")
     if args.limit is not None:
         items = items[: args.limit]
     model = model_from_args(args) if args.model else None

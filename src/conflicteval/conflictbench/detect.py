@@ -72,6 +72,18 @@ async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]
     }
 
 
+def _detect_inputs(item: BenchItem) -> dict[str, Any]:
+    """What one item's record is made from: the claim, the documents the labeler sees
+    (ids, titles, text) and the source and gold labels the record copies."""
+    return {
+        "claim": item.claim,
+        "documents": item.to_documents(),
+        "source": item.source,
+        "gold_conflict": item.conflict,
+        "gold": item.gold_relations,
+    }
+
+
 def outcome_from_record(record: Record, item: BenchItem | None = None) -> DetectionOutcome:
     """Turn a batch record back into a :class:`DetectionOutcome`.
 
@@ -185,6 +197,7 @@ async def adetect(
         identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
         restart=restart,
         executor=executor,
+        inputs=_detect_inputs,
     )
     outcomes = [
         outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)
@@ -231,12 +244,23 @@ def outcomes_from_checkpoint(
             without them failed records are skipped with their count in the error.
 
     Raises:
-        ValueError: when a failed record is found and ``items`` is None.
+        ValueError: when a failed record is found and ``items`` is None, or a
+            record was made from other contents than its item in ``items``
+            (claim, documents or gold labels edited since: run detect again).
     """
+    from conflicteval.identity import input_fingerprint
+
     by_id = {it.id: it for it in items} if items is not None else {}
     out = []
     for rec in read_checkpoint(path).values():
         item = by_id.get(rec.id)
+        if item is not None and rec.inputs is not None:
+            if rec.inputs != input_fingerprint(_detect_inputs(item)):
+                raise ValueError(
+                    f"{path}: record {rec.id!r} was made from other contents than the item "
+                    "now has (claim, documents or gold labels edited since); run "
+                    "'conflictbench detect' again, which labels the edited items again"
+                )
         if rec.status != "ok" and item is None:
             raise ValueError(
                 f"{path}: record {rec.id!r} failed ({rec.status}); pass the items file "

@@ -45,6 +45,11 @@ DECOMPOSERS = DECOMPOSER_KINDS
 
 LABELERS = LABELER_KINDS
 
+NO_DOCUMENTS = (
+    "no documents: a response scored against no documents has no ConflictScore "
+    "(every claim would count as unconflicted)"
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``demo`` and ``score`` sub-commands."""
@@ -153,6 +158,8 @@ def read_documents(path: str) -> list[Document]:
     stripped = text.lstrip()
     if stripped.startswith("["):
         rows = parse_json(text, path)
+        if isinstance(rows, list) and not rows:
+            raise DataError(path, None, None, NO_DOCUMENTS)
         listed = [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
         _unique_documents(path, listed, list(range(1, len(listed) + 1)))
         return listed
@@ -161,6 +168,8 @@ def read_documents(path: str) -> list[Document]:
     for lineno, row in iter_json_lines(path):
         docs.append(_doc(path, lineno, row, len(docs)))
         lines.append(lineno)
+    if not docs:
+        raise DataError(path, None, None, NO_DOCUMENTS)
     _unique_documents(path, docs, lines)
     return docs
 
@@ -201,6 +210,8 @@ def read_items(path: str) -> list[dict[str, Any]]:
         docs = row.get("documents")
         if not isinstance(docs, list):
             raise DataError(path, lineno, "documents", "missing or not a list")
+        if not docs:
+            raise DataError(path, lineno, "documents", NO_DOCUMENTS)
         item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
         seen.add(item_id, lineno)
         items.append(
@@ -210,6 +221,8 @@ def read_items(path: str) -> list[dict[str, Any]]:
                 "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
             }
         )
+    if not items:  # a mean over no response would read as a run that went well
+        raise DataError(path, None, None, "no items (an empty file): nothing to score")
     return items
 
 
@@ -307,6 +320,7 @@ def _score_batch(args: argparse.Namespace) -> int:
     summary = {
         "counts": result.counts,
         "resumed": result.resumed,
+        "recomputed": result.changed,  # made again because their inputs changed
         "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
         "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
         "cs_c_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_c"] is None),

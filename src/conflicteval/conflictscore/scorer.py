@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
-from conflicteval.errors import ModelError, ParseFailure
+from conflicteval.errors import ModelError, ParseFailure, UsageError
 from conflicteval.runner import BatchResult, run_batch
 from conflicteval.types import Document, PairLabel, Usage
 
@@ -20,6 +20,11 @@ from .labelers import Labeler, LabelResult
 from .lexical import LexicalLabeler
 
 __all__ = ["ConflictScorer", "ScoreBatchResult", "ScoreItem", "ScoreResult", "format_result"]
+
+NO_SOURCES = (
+    "no documents: a response scored against no documents has no ConflictScore "
+    "(every claim would count as unconflicted)"
+)
 
 
 class ScoreItem(BaseModel):
@@ -299,6 +304,11 @@ def column_labels(document_ids: Sequence[str], max_width: int = 8) -> tuple[list
     return labels, legend
 
 
+def _score_inputs(item: ScoreItem) -> dict[str, Any]:
+    """What one item's score is made from: the response and its documents (ids, titles, text)."""
+    return {"response": item.response, "documents": item.documents}
+
+
 def format_result(result: ScoreResult, width: int = 72) -> str:
     """A per-claim text table: one column per document (headed by its id), then CS-C/CS-R.
 
@@ -374,8 +384,12 @@ class ConflictScorer:
         Raises:
             ModelError: The decomposition call failed for good. (A failed
                 labelling call only fails its pairs.)
+            UsageError: No documents: a response scored against none has no
+                ConflictScore (every claim would count as unconflicted).
         """
         docs = [Document.coerce(d, i) for i, d in enumerate(documents)]
+        if not docs:
+            raise UsageError(NO_SOURCES)
         dec = await self.decomposer.decompose(response)
         usage = dec.usage.model_copy()
         base: dict[str, Any] = {
@@ -472,8 +486,14 @@ class ConflictScorer:
             dict (``ScoreResult.model_validate`` reads it back). An item ends
             ``parse_error`` when its decomposition gave no claim or every pair
             had no parsable label, and ``model_error`` when a call failed for good.
+
+        Raises:
+            UsageError: An item has no documents (named; no item is run).
         """
         score_items = [ScoreItem.coerce(it, i) for i, it in enumerate(items)]
+        empty = [it.id for it in score_items if not it.documents]
+        if empty:  # refused before any call: never a score from nothing
+            raise UsageError(f"item {empty[0]!r} ({len(empty)} in all): {NO_SOURCES}")
         batch = await run_batch(
             self._work,
             score_items,
@@ -486,6 +506,7 @@ class ConflictScorer:
             identity={"task": "conflictscore", **self.identity()},
             restart=restart,
             executor=executor,
+            inputs=_score_inputs,
         )
         return ScoreBatchResult(**{name: getattr(batch, name) for name in BatchResult.model_fields})
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cli_common import EXIT_PENDING, add_batch_options
+from conflicteval.cli_common import EXIT_PENDING, add_batch_options, positive_float, positive_int
 from conflicteval.errors import ConflictEvalError, PendingCall
 from conflicteval.executors.plan import BatchExport, CallLedger
 
@@ -153,12 +153,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--base-url", metavar="URL", default=None, help="Batch API server URL")
     p.add_argument(
-        "--poll-interval", type=float, default=15.0, help="first wait between polls (15 s)"
+        "--poll-interval", type=positive_float, default=15.0, help="first wait between polls (15 s)"
     )
     p.add_argument(
-        "--max-poll-interval", type=float, default=300.0, help="longest wait between polls (300 s)"
+        "--max-poll-interval",
+        type=positive_float,
+        default=300.0,
+        help="longest wait between polls (300 s)",
     )
-    p.add_argument("--max-rounds", type=int, default=20, help="stop after N rounds (20)")
+    p.add_argument("--max-rounds", type=positive_int, default=20, help="stop after N rounds (20)")
     p.add_argument(
         "cmd",
         nargs=argparse.REMAINDER,

@@ -219,7 +219,12 @@ class RayExecutor:
                 if stopped:
                     failure = json.loads(stopped)
                     report_fatal(
-                        ModelError(failure["message"], status=failure["status"], fatal=True)
+                        ModelError(
+                            failure["message"],
+                            status=failure["status"],
+                            fatal=True,
+                            hint=failure.get("hint"),  # a dead endpoint: what to check
+                        )
                     )
                     return
         finally:
@@ -378,7 +383,9 @@ async def _run_items(
                 rec = await run_item(fn, item_id, item)
         if fatal.error is not None:
             status = getattr(fatal.error, "status", None)
-            return item_id, "", json.dumps({"message": str(fatal.error), "status": status})
+            hint = getattr(fatal.error, "hint", None)
+            failure = {"message": str(fatal.error), "status": status, "hint": hint}
+            return item_id, "", json.dumps(failure)
         return item_id, finish_record(rec)[1], ""
 
     fatal, token = open_signal()  # the item tasks inherit it

@@ -14,6 +14,7 @@ from conflicteval.cli_common import (
     add_run_options,
     finish,
     model_from_args,
+    positive_int,
     run_options,
 )
 from conflicteval.data.cli import add_data_option, resolve_data_arg
@@ -47,8 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="gold claim file (e.g. feverous_dev_challenges.jsonl); omit when the "
         "predictions carry label and evidence",
     )
-    sc.add_argument("--max-sentences", type=int, default=5, help="sentence budget (default 5)")
-    sc.add_argument("--max-cells", type=int, default=25, help="cell budget (default 25)")
+    sc.add_argument(
+        "--max-sentences", type=positive_int, default=5, help="sentence budget (default 5)"
+    )
+    sc.add_argument("--max-cells", type=positive_int, default=25, help="cell budget (default 25)")
     sc.add_argument("--per-claim", default=None, help="also write per-claim scores (JSON lines)")
     sc.add_argument("--json", action="store_true", help="print JSON")
     sc.set_defaults(func=_score)
@@ -86,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="gold_union",
         help="which gold evidence to show (default: every set, merged)",
     )
-    ve.add_argument("--limit", type=int, default=None, help="only the first N claims")
+    ve.add_argument("--limit", type=positive_int, default=None, help="only the first N claims")
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
     ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
     ve.add_argument("--json", action="store_true", help="print JSON")
@@ -126,6 +129,10 @@ def _verify(args: argparse.Namespace) -> int:
     items = _load_items(args)
     if items is None:
         raise UsageError("--db is needed to resolve the evidence of a FEVEROUS .jsonl claim file")
+    if not items:  # label accuracy of nothing would read as a run that went well
+        from conflicteval.errors import DataError
+
+        raise DataError(args.claims, None, None, "no claims (an empty file): nothing to verify")
     labeler = _make_labeler(args)
     if args.dry_run:
         return _dry_run(items, labeler, args)

@@ -160,6 +160,12 @@ def documents_for(item: VerifyItem, mode: Mode) -> list[Document]:
     raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")
 
 
+def verify_inputs(item: VerifyItem, mode: Mode) -> dict[str, Any]:
+    """What one claim's record is made from: the claim and the documents its labeler sees
+    (evidence as rendered, so ``--keep-links`` and ``--evidence`` choices are part of it)."""
+    return {"claim": item.claim, "documents": documents_for(item, mode)}
+
+
 def combine_relations(relations: Sequence[Relation | None]) -> Relation | None:
     """The claim-level relation of per-element pair relations (None: undecided).
 
@@ -252,6 +258,7 @@ async def verify(
         restart=restart,
         retry_failed=retry_failed,
         executor=executor,
+        inputs=lambda item: verify_inputs(item, mode),
     )
     return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
 

@@ -31,6 +31,7 @@ from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.observe import active_observers
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
@@ -267,7 +268,8 @@ class Model:
             except ProviderError as exc:
                 error = exc
         attempts = 1
-        if error.retryable and self.max_attempts > 1:
+        dead = dead_endpoint(self.provider.base_url, self.provider.model, error)
+        if error.retryable and self.max_attempts > 1 and dead is None:
             deadline = start + self.max_retry_time
 
             def stop(state: RetryCallState) -> bool:
@@ -299,9 +301,10 @@ class Model:
             status=error.status,
             retryable=error.retryable,
             attempts=attempts,
-            fatal=error.status in (401, 403) or getattr(error, "fatal", False),
+            fatal=error.status in (401, 403) or getattr(error, "fatal", False) or bool(dead),
+            hint=dead,
         )
-        if failure.fatal:  # a refused or missing key: every call would fail alike
+        if failure.fatal:  # a refused or missing key, a dead endpoint: every call fails alike
             report_fatal(failure)
         raise failure from None
 
@@ -360,6 +363,7 @@ class Model:
         for obs in observers:  # batch export records the request and raises PendingCall
             obs.on_missing(self, key, request)
         resp = await self._call(request)
+        note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
         usage = Usage(
             prompt_tokens=resp.prompt_tokens,

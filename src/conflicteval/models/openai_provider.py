@@ -20,12 +20,14 @@ from typing import Any
 
 import openai
 
+from conflicteval.errors import UsageError
 from conflicteval.models.base import (
     ProviderError,
     ProviderRequest,
     ProviderResponse,
     status_is_retryable,
 )
+from conflicteval.models.endpoint import base_url_problem
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_FORMATS = ("json_schema", "json_object")
@@ -142,6 +144,10 @@ class OpenAIProvider:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
+        problem = base_url_problem(self.base_url)
+        if problem is not None:  # refused before any call, not retried call by call
+            given = "--base-url / base_url=..." if base_url else "$OPENAI_BASE_URL"
+            raise UsageError(f"base URL {self.base_url!r} ({given}): {problem}")
         self.has_key = bool(api_key or os.environ.get("OPENAI_API_KEY"))
         self._key_from_env = not api_key
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "no-key"

@@ -21,6 +21,7 @@ from conflicteval.cli_common import (
     add_run_options,
     finish,
     model_from_args,
+    positive_int,
     progress_from_args,
     run_options,
 )
@@ -57,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
     p.add_argument("--templates", default="1,2,3,4,5", help="comma-separated (default 1,2,3,4,5)")
     p.add_argument("--out", required=True, help="run directory")
-    p.add_argument("--limit", type=int, default=None, help="only the first N instances")
+    p.add_argument("--limit", type=positive_int, default=None, help="only the first N instances")
     p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
     add_model_options(
         p,
@@ -307,7 +308,9 @@ def _judge(args: argparse.Namespace) -> int:
             "conflicts, which the paper graded by hand only"
         )
     if args.dry_run:
-        done = read_checkpoint(output)
+        from conflicteval.wikicontradict.judge import current_grades
+
+        done = current_grades(read_checkpoint(output), rows)
         todo = [
             r
             for r in rows
@@ -372,16 +375,18 @@ def _report_records(run: str, judgements: str | None) -> BatchResult:
     from conflicteval.runner import Record
     from conflicteval.types import Status
     from conflicteval.wikicontradict.generate import read_generations
-    from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
+    from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
 
-    graded = read_checkpoint(Path(judgements) if judgements else Path(run) / JUDGEMENTS_FILE)
+    gens = read_generations(run)
+    path = Path(judgements) if judgements else Path(run) / JUDGEMENTS_FILE
+    graded = current_grades(read_checkpoint(path), gens)
     records = []
-    for g in read_generations(run):
+    for g in gens:
         if g.status != "ok":
             status: Status = "parse_error" if g.status == "parse_error" else "model_error"
             rec = Record(id=g.id, status=status, error=f"generation failed: {g.error}")
         elif g.id not in graded:
-            error = "not graded (run 'wikicontradict judge')"
+            error = "not graded, or graded for another response (run 'wikicontradict judge')"
             rec = Record(id=g.id, status="model_error", error=error)
         elif graded[g.id].status != "ok":
             j = graded[g.id]

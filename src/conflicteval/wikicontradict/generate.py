@@ -175,8 +175,6 @@ async def generate(
         return row
 
     run_dir = Path(out)
-    if not restart:
-        _check_finished_prompts(run_dir, items)
     run_dir.mkdir(parents=True, exist_ok=True)
     _write_plan(run_dir, items)
     models_identity = {m.name: describe(m) for m in model_list}
@@ -209,7 +207,15 @@ async def generate(
         identity=identity,
         restart=restart,
         executor=executor,
+        inputs=generation_inputs,
     )
+
+
+def generation_inputs(item: GenerationItem) -> GenerationItem:
+    """What one row is made from: the whole planned row (rendered prompt, template version,
+    question, gold answers, contradiction type), which the row also copies. A row whose
+    planned inputs changed (a corrected gold answer, an edited template) is made again."""
+    return item
 
 
 def generate_sync(*args: Any, **kwargs: Any) -> BatchResult:
@@ -236,9 +242,15 @@ def dry_run_generation(
     items = plan(instances, templates, model_list, template_set=template_set)
     done: set[str] = set()
     if out is not None:
-        _check_finished_prompts(Path(out), items)
+        from conflicteval.identity import input_fingerprint
+
         records = read_checkpoint(Path(out) / GENERATIONS_FILE)
-        done = {k for k, r in records.items() if r.status != "model_error" or not retry_failed}
+        current = {it.id: input_fingerprint(generation_inputs(it)) for it in items}
+        done = {
+            k
+            for k, r in records.items()
+            if (r.status != "model_error" or not retry_failed) and r.inputs == current.get(k)
+        }
     decoding = dict(PAPER_SETTINGS if settings is None else settings)
     reports = []
     for model in model_list:
@@ -268,32 +280,6 @@ class GenerationRow(BaseModel):
     prompt: str = ""
     response: str | None = None
     usage: Usage = Field(default_factory=Usage)
-
-
-def _check_finished_prompts(run_dir: Path, items: Sequence[GenerationItem]) -> None:
-    """Refuse to resume a run whose finished rows were made from other prompts.
-
-    A row is resumed by its id (model, template, instance); when the template
-    text (an override) or the instance text has changed since, the finished
-    response answers another prompt and would be silently mixed in.
-
-    Raises:
-        ConflictEvalError: Some finished rows hold a different prompt.
-    """
-    records = read_checkpoint(run_dir / GENERATIONS_FILE)
-    stale = [
-        it.id
-        for it in items
-        if it.id in records
-        and isinstance(records[it.id].result, dict)
-        and records[it.id].result.get("prompt") != it.prompt
-    ]
-    if stale:
-        raise ConflictEvalError(
-            f"{run_dir / GENERATIONS_FILE}: {len(stale)} finished rows were generated from "
-            f"other prompts (changed template text or data; first: {stale[0]}); write to "
-            "another run directory (--out) or remove those rows"
-        )
 
 
 def _write_plan(run_dir: Path, items: Sequence[GenerationItem]) -> None:

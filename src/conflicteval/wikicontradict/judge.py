@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
-from conflicteval.runner import BatchResult, read_checkpoint, run_batch
+from conflicteval.runner import BatchResult, Record, read_checkpoint, run_batch
 from conflicteval.types import CUT_OFF
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
 from conflicteval.wikicontradict.lexical import LEXICAL_VERSION, lexical_judge
@@ -124,6 +124,41 @@ def judgement_from_reply(
         raw=reply,
         judge=judge,
     )
+
+
+def judge_inputs(row: GenerationRow) -> dict[str, Any]:
+    """What one grade is made from: the exact response text it graded, the question, the
+    gold answers and the template (for the label mapping), and the row facts it copies.
+
+    A grade whose response was regenerated since (``generate --restart``) no longer
+    matches and is graded again; :func:`current_grades` leaves it out of a report.
+    """
+    return {
+        "question": row.question,
+        "answers": row.answers,
+        "response": row.response,
+        "template": row.template,
+        "model": row.model,
+        "instance_id": row.instance_id,
+        "contradiction_type": row.contradiction_type,
+    }
+
+
+def current_grades(graded: dict[str, Record], rows: Sequence[GenerationRow]) -> dict[str, Record]:
+    """The grades in ``graded`` made for the responses ``rows`` hold now (by id).
+
+    A grade recorded for another response text (or question, answers, template)
+    than its row's current one, or recorded without the fingerprint of what it
+    graded, is left out: its row counts as not graded.
+    """
+    from conflicteval.identity import input_fingerprint
+
+    out: dict[str, Record] = {}
+    for row in rows:
+        rec = graded.get(row.id)
+        if rec is not None and rec.inputs == input_fingerprint(judge_inputs(row)):
+            out[row.id] = rec
+    return out
 
 
 class Judge:
@@ -273,6 +308,7 @@ class Judge:
             identity={"task": "wikicontradict-judge", **self.identity()},
             restart=restart,
             executor=executor,
+            inputs=judge_inputs,
         )
 
     def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:

@@ -23,7 +23,7 @@ from conflicteval.errors import require
 from conflicteval.runner import read_checkpoint
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.generate import read_generations
-from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
+from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
 from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES, TEMPLATE_NAMES
 from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
@@ -333,7 +333,7 @@ def build_report(run: str | Path, judgements: str | Path | None = None) -> WikiC
     """
     gens = read_generations(run)
     jpath = Path(judgements) if judgements is not None else Path(run) / JUDGEMENTS_FILE
-    graded = read_checkpoint(jpath)
+    graded = current_grades(read_checkpoint(jpath), gens)  # grades of these very responses
     judge_usage = Usage()
     judges: list[str] = []
     for rec in graded.values():

@@ -1,0 +1,101 @@
+"""Telling a dead endpoint from a passing failure: a bad base URL, a server not there, a model
+the server does not know.
+
+A connection refused, a host name that does not resolve or an HTTP 404 on the
+very first calls to an endpoint will not get better by retrying call after
+call: the server is not running, ``--base-url`` is wrong, or the model name
+is. The model layer asks :func:`dead_endpoint` about a failed call; while no
+call to that (base URL, model) has been answered in this process, such a
+failure is not retried and stops the batch (like a refused API key) with one
+line that says what to check. Once the endpoint has answered, the same
+failures count as passing (a server restarting) and are retried as before.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["base_url_problem", "dead_endpoint", "note_answered"]
+
+_answered: set[tuple[str, str]] = set()
+_lock = threading.Lock()
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an OpenAI-compatible server's base URL (None: it can be)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "not an http:// or https:// URL"
+    if not parts.hostname:
+        return "no host name"
+    if port == 0:
+        return "port 0"
+    return None
+
+
+def note_answered(base_url: str, model: str) -> None:
+    """Record that ``(base_url, model)`` answered a call: later failures there are passing."""
+    key = (base_url, model)
+    if key not in _answered:
+        with _lock:
+            _answered.add(key)
+
+
+def dead_endpoint(base_url: str, model: str, error: BaseException) -> str | None:
+    """One line saying what to check, when ``error`` shows the endpoint is not usable.
+
+    Only before ``(base_url, model)`` has answered any call in this process;
+    afterwards (and for any other failure) None.
+    """
+    if (base_url, model) in _answered:
+        return None
+    kind = _kind(error)
+    if kind == "refused":
+        return (
+            f"connection refused at {base_url}: is the server running there? "
+            "Check --base-url (base_url=...)"
+        )
+    if kind == "dns":
+        return f"host of {base_url} not found (DNS lookup failed): check --base-url (base_url=...)"
+    if kind == "not_found":
+        return (
+            f"HTTP 404 from {base_url} for model {model!r}: check the model name (--model) and "
+            "that --base-url is the server's API root (often ending in /v1)"
+        )
+    return None
+
+
+def _kind(error: BaseException) -> str | None:
+    if getattr(error, "status", None) == 404:
+        return "not_found"
+    seen: set[int] = set()
+    current: Any = error
+    while current is not None and id(current) not in seen:  # the exception and its causes
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return "refused"
+        if isinstance(current, socket.gaierror):
+            return "dns"
+        text = str(current)
+        if "Connection refused" in text or "[Errno 111]" in text:
+            return "refused"
+        if any(s in text for s in _DNS_TEXTS):
+            return "dns"
+        current = current.__cause__ or current.__context__
+    return None
+
+
+_DNS_TEXTS = (
+    "Name or service not known",
+    "nodename nor servname provided",
+    "Temporary failure in name resolution",
+    "getaddrinfo failed",
+    "No address associated with hostname",
+)

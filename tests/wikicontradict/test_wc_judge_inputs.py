@@ -1,0 +1,54 @@
+"""Grades are tied to the response text they graded: after ``generate --restart`` made new
+responses, the report shows no stale grade and ``judge`` grades the new responses (issue 24,
+item 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflicteval.cli import main
+from conflicteval.testing import OpenAICompatServer
+from conflicteval.wikicontradict import load_wikicontradict
+
+
+def _cells(capsys: pytest.CaptureFixture[str], run: Path) -> list[dict[str, Any]]:
+    capsys.readouterr()
+    main(["wikicontradict", "report", "--run", str(run), "--format", "json"])
+    return json.loads(capsys.readouterr().out)["cells"]
+
+
+def test_judge_grades_again_after_generate_restart_and_the_report_never_shows_stale_grades(
+    wc_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    instances = load_wikicontradict(wc_csv)[:3]
+
+    def right(body: dict[str, Any]) -> str:  # both gold answers, and the conflict named
+        prompt = body["messages"][-1]["content"]
+        inst = next(i for i in instances if i.question in prompt)
+        return f"The sources conflict: {inst.answer_1}; however, another says {inst.answer_2}."
+
+    run, fresh = tmp_path / "run", tmp_path / "fresh"
+    with OpenAICompatServer(replies=right) as server:
+        gen = ["wikicontradict", "generate", "--data", str(wc_csv), "--model", "openai/t"]
+        gen += ["--base-url", server.base_url, "--templates", "5", "--limit", "3", "--quiet"]
+        assert main([*gen, "--out", str(run)]) == 0
+        assert main(["wikicontradict", "judge", "--run", str(run), "--judge", "lexical"]) == 0
+        graded = _cells(capsys, run)
+        assert graded[0]["correct"] == 3
+        # new responses: the same rows, other text (not from the cache)
+        server.set_replies(lambda body: "I do not know.")
+        assert main([*gen, "--out", str(run), "--restart", "--no-cache"]) == 0
+        assert main([*gen, "--out", str(fresh), "--no-cache"]) == 0
+    # the old grades belong to the old responses: none is shown for the new ones
+    stale = _cells(capsys, run)
+    assert stale[0]["correct"] == 0 and stale[0]["failed"] == 3
+    capsys.readouterr()
+    assert main(["wikicontradict", "judge", "--run", str(run), "--judge", "lexical"]) == 0
+    assert "3 recomputed because their inputs changed" in capsys.readouterr().err
+    assert main(["wikicontradict", "judge", "--run", str(fresh), "--judge", "lexical"]) == 0
+    regraded, expected = _cells(capsys, run), _cells(capsys, fresh)
+    assert regraded == expected and regraded[0]["incorrect"] == 3
