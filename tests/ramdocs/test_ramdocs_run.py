@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,20 @@ def test_run_resumes_without_repeating_a_call(
     assert rep["published"]["figures"]["GPT-4o-mini"] == 28.00
     with pytest.raises(CheckpointMismatch):  # another method into the same run is refused
         asyncio.run(run_method(items, "rag", model, tmp_path / "run", progress=False))
+
+
+def test_an_edited_item_is_answered_again_and_only_that_item(
+    tmp_path: Path, data: Path, madam_replies: Any
+) -> None:
+    replies = madam_replies()
+    model = get_model("scripted", replies=replies)
+    items = questions(load_ramdocs(data))
+    asyncio.run(run_method(items, "rag", model, tmp_path / "run", progress=False))
+    assert len(replies.prompts) == 2
+    edited = [items[0], dataclasses.replace(items[1], rag_prompt=items[1].rag_prompt + " ")]
+    again = asyncio.run(run_method(edited, "rag", model, tmp_path / "run", progress=False))
+    assert again.resumed == 1 and again.changed == 1
+    assert len(replies.prompts) == 3 and replies.prompts[-1] == edited[1].rag_prompt
 
 
 def test_baselines_send_one_prompt_each(tmp_path: Path, data: Path, madam_replies: Any) -> None:

@@ -10,6 +10,7 @@ run on Ray (``executor="ray"``) or be exported as batch requests round by round.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -99,6 +100,7 @@ async def run_method(
         functools.partial(_work, method, model, rounds),
         items,
         key=lambda q: q.id,
+        inputs=_inputs,
         checkpoint=run_dir / ANSWERS_FILE,
         concurrency=concurrency,
         progress=progress,
@@ -119,6 +121,12 @@ async def run_method(
     }
     atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
     return result
+
+
+def _inputs(question: Question) -> dict[str, Any]:
+    """Exactly what a question's answer is made from: its text, documents, both prompts and
+    what scoring copies (gold and wrong answers); an edited item is answered again on resume."""
+    return dataclasses.asdict(question)
 
 
 def run_method_sync(
