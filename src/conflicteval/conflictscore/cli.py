@@ -32,6 +32,7 @@ from conflicteval.cli_common import (
     run_options,
 )
 from conflicteval.errors import DataError, UsageError
+from conflicteval.data.cli import record_input
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.jsonio import iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text
@@ -319,6 +320,7 @@ def _score_batch(args: argparse.Namespace) -> int:
         "executor": result.executor,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    record_input(out, args.input)  # data.json: the input and its sha256 (the report reads it)
 
     def fmt(v: float | None) -> str:
         return "undefined" if v is None else f"{v:.4f}"
@@ -332,4 +334,4 @@ def _score_batch(args: argparse.Namespace) -> int:
     if (out / "checkpoint.jsonl").exists():  # not yet when every item waits for batch results
         written.append(out / "checkpoint.jsonl")
     print(f"wrote {', '.join(map(str, written[:-1]))} and {written[-1]}")
-    return finish(result, "responses", stream=sys.stdout)
+    return finish(result, "responses", stream=sys.stdout, run_dir=out)
