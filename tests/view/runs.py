@@ -139,3 +139,61 @@ def feverous_run(tmp: Path, claims: Path) -> Path:
     argv = ["feverous", "verify", "--claims", str(claims), "--labeler", "lexical"]
     assert main([*argv, "--out", str(out), "--quiet"]) in (0, 1)
     return out
+
+
+def regenerate_run(tmp: Path, server: Any) -> Path:
+    """``conflicteval regenerate`` (binary choice) on one TruthfulQA-style question."""
+    import csv
+
+    questions = tmp / "tqa.csv"
+    with questions.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(
+            [
+                "Type",
+                "Category",
+                "Question",
+                "Best Answer",
+                "Best Incorrect Answer",
+                "Correct Answers",
+                "Incorrect Answers",
+                "Source",
+            ]
+        )
+        w.writerow(
+            [
+                "Adversarial",
+                "Misconceptions",
+                "Do ostriches hide their heads in the sand?",
+                "No, they do not",
+                "Yes, they bury their heads",
+                "No, they do not",
+                "Yes, they bury their heads",
+                "https://example.org",
+            ]
+        )
+    docs = tmp / "tqa_docs.jsonl"
+    docs.write_text(
+        json.dumps({"index": 0, "documents": ["Ostriches do not bury their heads."]}) + "\n",
+        encoding="utf-8",
+    )
+    server.set_replies(["(A)"])
+    out = tmp / "regen"
+    argv = [
+        "regenerate",
+        "--questions",
+        str(questions),
+        "--documents",
+        str(docs),
+        "--model",
+        "openai/m",
+        "--mode",
+        "choice",
+        "--out",
+        str(out),
+        "--base-url",
+        server.base_url,
+        "--quiet",
+    ]
+    assert main(argv) in (0, 1)
+    return out

@@ -23,7 +23,7 @@ from conflicteval import __version__
 
 from .model import Headline, RunView
 
-__all__ = ["json_for_script", "render_page"]
+__all__ = ["compare_rows", "fmt_number", "json_for_script", "render_page", "script_hash"]
 
 
 def _e(value: object) -> str:
@@ -45,6 +45,11 @@ def json_for_script(value: Any) -> str:
         .replace("\u2028", "\\u2028")
         .replace("\u2029", "\\u2029")
     )
+
+
+def script_hash(script: str) -> str:
+    """The Content-Security-Policy source that allows exactly this inline script."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode() + "'"
 
 
 def fmt_number(value: float | None, percent: bool = False) -> str:
@@ -261,9 +266,8 @@ def _compare_html(runs: Sequence[RunView]) -> str:
 def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
     """The whole report page for ``runs`` (one or more), as HTML text."""
     script = _asset("viewer.js")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     csp = (
-        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        f"default-src 'none'; script-src {script_hash(script)}; style-src 'unsafe-inline'; "
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
     title = title or "conflicteval report: " + ", ".join(r.name for r in runs)

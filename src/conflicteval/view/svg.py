@@ -26,14 +26,33 @@ def _fmt(value: float, digits: int = 1) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    """Split a subtitle at its `` \u00b7 `` separators into lines that fit ``width`` pixels."""
+    limit = max(20, int((width - 24) / 6.0))
+    lines: list[str] = []
+    for part in text.split(" \u00b7 "):
+        if lines and len(lines[-1]) + 3 + len(part) <= limit:
+            lines[-1] += " \u00b7 " + part
+        else:
+            lines.append(part)
+    return lines or [""]
+
+
 def _head(width: int, height: int, title: str, subtitle: str) -> list[str]:
-    return [
+    """The opening of a chart: title, subtitle (wrapped; the rest moves down to make room)."""
+    lines = _wrap(subtitle, width)
+    extra = 14 * (len(lines) - 1)
+    out = [
         f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' "
-        f"viewBox='0 0 {width} {height}' width='{width}' height='{height}' {_FONT}>",
+        f"viewBox='0 0 {width} {height + extra}' width='{width}' height='{height + extra}' "
+        f"{_FONT}>",
         f"<title>{_t(title)}</title>",
         f"<text x='12' y='20' font-size='14' font-weight='600' fill='#1d2330'>{_t(title)}</text>",
-        f"<text x='12' y='37' font-size='11' fill='#5b6270'>{_t(subtitle)}</text>",
     ]
+    for i, line in enumerate(lines):
+        out.append(f"<text x='12' y='{37 + 14 * i}' font-size='11' fill='#5b6270'>{_t(line)}</text>")
+    out.append(f"<g transform='translate(0,{extra})'>")
+    return out
 
 
 def _legend(x: int, y: int, names: Sequence[str], colors: Sequence[str]) -> list[str]:
@@ -70,7 +89,7 @@ def stacked_hbar_svg(
         x_max: Full scale of the value axis.
         gaps_after: Row indexes after which a little space separates groups.
     """
-    label_w, bar_w, row_h = 190, 460, 18
+    label_w, bar_w, row_h = 240, 440, 18
     gap = 8
     top = 66
     height = top + len(rows) * (row_h + 4) + gap * len(gaps_after) + 52
@@ -101,7 +120,7 @@ def stacked_hbar_svg(
         y += row_h + 4 + (gap if i in gaps_after else 0)
     out += _x_axis(label_w, y + 2, bar_w, x_max, x_label)
     out.append(_y_label(12, top + (y - top) / 2, y_label))
-    out.append("</svg>")
+    out.append("</g></svg>")
     return "".join(out)
 
 
@@ -180,7 +199,7 @@ def hbar_svg(
         y += row_h + 5
     out += _x_axis(label_w, y + 2, bar_w, x_max, x_label)
     out.append(_y_label(12, top + (y - top) / 2, y_label))
-    out.append("</svg>")
+    out.append("</g></svg>")
     return "".join(out)
 
 
@@ -253,7 +272,7 @@ def histogram_svg(
         f"text-anchor='middle' fill='#1d2330'>{_t(x_label)}</text>"
     )
     out.append(_y_label(10, top + plot_h / 2, y_label))
-    out.append("</svg>")
+    out.append("</g></svg>")
     return "".join(out)
 
 
@@ -265,21 +284,24 @@ def confusion_svg(
     *,
     x_label: str = "predicted",
     y_label: str = "gold",
+    columns: Sequence[str] | None = None,
 ) -> str:
-    """A confusion matrix as a shaded grid with counts (rows gold, columns predicted)."""
+    """A confusion matrix as a shaded grid with counts (rows gold, columns predicted;
+    ``columns`` when they differ from the rows, e.g. an extra "failed" column)."""
     cell = 64
     left, top = 150, 80
-    k = len(labels)
-    width, height = left + k * cell + 30, top + k * cell + 40
+    cols = list(columns) if columns is not None else list(labels)
+    k, m = len(labels), len(cols)
+    width, height = max(420, left + m * cell + 30), top + k * cell + 40
     out = _head(width, height, title, subtitle)
     peak = max([v for row in matrix for v in row] + [1])
-    for j, name in enumerate(labels):
+    for j, name in enumerate(cols):
         out.append(
-            f"<text x='{left + j * cell + cell / 2}' y='{top - 8}' font-size='11' "
+            f"<text x='{left + j * cell + cell / 2}' y='{top - 8}' font-size='10' "
             f"text-anchor='middle' fill='#1d2330'>{_t(name)}</text>"
         )
     out.append(
-        f"<text x='{left + k * cell / 2}' y='{top - 26}' font-size='11' font-weight='600' "
+        f"<text x='{left + m * cell / 2}' y='{top - 26}' font-size='11' font-weight='600' "
         f"text-anchor='middle' fill='#1d2330'>{_t(x_label)}</text>"
     )
     for i, name in enumerate(labels):
@@ -288,18 +310,18 @@ def confusion_svg(
             f"<text x='{left - 8}' y='{y + cell / 2 + 4}' font-size='11' text-anchor='end' "
             f"fill='#1d2330'>{_t(name)}</text>"
         )
-        for j in range(k):
+        for j in range(m):
             v = matrix[i][j] if i < len(matrix) and j < len(matrix[i]) else 0
             alpha = 0.08 + 0.85 * v / peak
             ink = "#fff" if alpha > 0.5 else "#1d2330"
-            color = "47,111,176" if i == j else "200,69,60"
+            color = "47,111,176" if cols[j] == name else "200,69,60"
             out.append(
                 f"<rect x='{left + j * cell}' y='{y}' width='{cell - 2}' height='{cell - 2}' "
                 f"fill='rgba({color},{alpha:.2f})'><title>gold {_t(name)}, predicted "
-                f"{_t(labels[j])}: {v}</title></rect><text x='{left + j * cell + cell / 2 - 1}' "
+                f"{_t(cols[j])}: {v}</title></rect><text x='{left + j * cell + cell / 2 - 1}' "
                 f"y='{y + cell / 2 + 4}' font-size='13' text-anchor='middle' "
                 f"fill='{ink}'>{v}</text>"
             )
     out.append(_y_label(left - 110, top + k * cell / 2, y_label))
-    out.append("</svg>")
+    out.append("</g></svg>")
     return "".join(out)

@@ -106,8 +106,7 @@ def _published(model: str, template: str) -> tuple[str, list[float]] | None:
     for verdict in VERDICTS:
         found = table.select(model=ref, template=template, subset="all", label=verdict)
         values.append(float(found[0]["value"]) if found and found[0]["value"] is not None else 0.0)
-    tname = "App. B" if template.startswith("5.") else "Table 2"
-    return f"paper {ref}{'' if name else ' (reference)'}, {tname}", values + [0.0]
+    return f"paper: {ref}{'' if name else ' (ref.)'}", values + [0.0]
 
 
 def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
@@ -130,7 +129,10 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
             rows.append((f"T{template} {pub[0]}", pub[1]))
         gaps.append(len(rows) - 1)
     models = sorted({m for _, m in groups})
-    sub = f"n = {len(items)} responses \u00b7 models {', '.join(models)} \u00b7 judge {judge} \u00b7 {dataset}"
+    sub = (
+        f"n = {len(items)} responses \u00b7 models {', '.join(models)} \u00b7 judge {judge} "
+        f"\u00b7 {dataset} \u00b7 paper: human-graded, Table 2 / App. B"
+    )
     svg = stacked_hbar_svg(
         "WikiContradict verdicts per template, measured beside published",
         sub,
