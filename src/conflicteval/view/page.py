@@ -204,6 +204,21 @@ def compare_rows(runs: Sequence[RunView]) -> dict[str, Any]:
     return {"runs": [r.name for r in runs], "rows": rows}
 
 
+def _trim_cells(cells: list[list[list[Any]]]) -> list[list[list[Any]]]:
+    """Grid cells without their trailing None values (``[label, snippet, reasoning, error,
+    raw]`` of a labelled pair without snippet is just ``[label]``)."""
+    out = []
+    for row in cells:
+        new_row = []
+        for cell in row:
+            cell = list(cell)
+            while cell and cell[-1] is None:
+                cell.pop()
+            new_row.append(cell or [None])
+        out.append(new_row)
+    return out
+
+
 def _items_data(runs: Sequence[RunView]) -> dict[str, Any]:
     """The JSON blob: items per run, documents' texts stored once (benchmarks repeat them)."""
     texts: list[str] = []
@@ -212,9 +227,11 @@ def _items_data(runs: Sequence[RunView]) -> dict[str, Any]:
     for run in runs:
         items = []
         for it in run.items:
+            it = {k: v for k, v in it.items() if v is not None}  # absent keys: less to load
+            if it.get("grid"):
+                it["grid"] = {**it["grid"], "cells": _trim_cells(it["grid"]["cells"])}
             docs = it.get("documents")
             if docs:
-                it = dict(it)
                 slim = []
                 for d in docs:
                     d = dict(d)

@@ -262,6 +262,7 @@
     showTab(state.tab);
     drawItems();
     root.setAttribute("data-ready", "1");
+    if (window.performance) root.setAttribute("data-ready-ms", String(Math.round(performance.now())));
   }
   init();
 })();
