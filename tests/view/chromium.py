@@ -7,6 +7,7 @@ script ran and whether it failed.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,6 +29,8 @@ def find_chromium() -> str | None:
 def require_chromium() -> str:
     """The browser, or skip the test with the reason."""
     path = find_chromium()
+    if path is None and os.environ.get("CONFLICTEVAL_REQUIRE_BROWSER"):
+        pytest.fail("CONFLICTEVAL_REQUIRE_BROWSER is set but no Chromium is installed")
     if path is None:
         pytest.skip(
             "no Chromium installed (apt-get install chromium): the browser tests need the "

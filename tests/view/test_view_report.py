@@ -100,7 +100,8 @@ def test_wikicontradict_run(tmp_path: Path, wc_csv: Path, openai_server: Any) ->
     html = render_report(rv)
     assert "WikiContradict verdicts per template, measured beside published" in html
     assert "paper: GPT-4 (ref.)" in html  # the measured model is unknown to the paper
-    assert any(h.name.startswith("correct, T5") and h.n == 3 for h in rv.headlines)
+    assert any(h.name == "correct, T5" and h.n == 3 for h in rv.headlines)
+    assert item["key"] == "t2|" + item["id"].rsplit("|", 1)[1]
 
 
 @pytest.mark.parametrize("which", ["detect", "feverous", "reports", "regenerate"])

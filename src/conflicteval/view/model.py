@@ -9,6 +9,8 @@ as one JSON blob and are drawn by its script), with these keys, all optional but
 * ``facets``: ``{name: value}`` to filter on (template, source, verdict, model, ...)
 * ``conflicted``: True / False / None (the "conflicted only" filter)
 * ``value``: a short text compared across runs (a verdict, a score)
+* ``key``: what matches the item across runs (default: ``id``; WikiContradict: template and
+  instance, so runs of different models compare)
 * ``title``, ``question``, ``response``, ``gold`` (list of answers), ``prompt``
 * ``documents``: ``[{"id", "title", "text"}]``
 * ``judge``: ``{"verdict", "comment"}`` (WikiContradict's judge)

@@ -94,7 +94,7 @@ def _summary(run: RunView, index: int) -> str:
     rows += [(k.replace("_", " "), v) for k, v in c.items() if k in ("parse_error", "model_error")]
     rows += [(k, v) for k, v in c.items() if k not in ("ok", "parse_error", "model_error", "total")]
     parts += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows]
-    parts.append("</table>")
+    parts.append("</table></div><div>")
     if run.failures:
         parts.append("<h3>Top failure reasons</h3><table class='kv'>")
         for reason, n, example in run.failures:
@@ -103,7 +103,7 @@ def _summary(run: RunView, index: int) -> str:
                 f"{_e(example)})</span></td></tr>"
             )
         parts.append("</table>")
-    parts.append("</div><div><h3>Tokens and money</h3><table class='kv'>")
+    parts.append("<h3>Tokens and money</h3><table class='kv'>")
     u = run.usage
     for key, label in (
         ("calls", "model calls"),
@@ -117,14 +117,14 @@ def _summary(run: RunView, index: int) -> str:
         if key in u:
             value = f"{u[key]:,}" if isinstance(u[key], int) else u[key]
             parts.append(f"<tr><th>{_e(label)}</th><td>{_e(value)}</td></tr>")
-    parts.append("</table><h3>What produced it</h3><table class='kv'>")
+    parts.append("</table></div></div><h3>What produced it</h3><div class='prov'>")
     for key, value in run.provenance:
-        parts.append(f"<tr><th>{_e(key)}</th><td>{_e(value)}</td></tr>")
+        parts.append(f"<div><span class='k'>{_e(key)}</span> <span>{_e(value)}</span></div>")
     if not run.provenance:
-        parts.append("<tr><td class='muted'>not recorded in this run directory</td></tr>")
-    parts.append("</table>")
+        parts.append("<div class='muted'>not recorded in this run directory</div>")
+    parts.append("</div>")
     parts += [f"<p class='muted'>{_e(n)}</p>" for n in run.notes]
-    parts.append("</div></div></div>")
+    parts.append("</div>")
     return "".join(parts)
 
 
@@ -182,14 +182,15 @@ def _compare_headlines(runs: Sequence[RunView]) -> str:
 
 
 def compare_rows(runs: Sequence[RunView]) -> dict[str, Any]:
-    """Items matched by id across runs: ``[id, [value per run or None], differs]``."""
+    """Items matched across runs by ``key`` (default: the id): ``[key, [value per run or
+    None], differs]``."""
     per_run: list[dict[str, str]] = []
     order: list[str] = []
     seen: set[str] = set()
     for run in runs:
         values: dict[str, str] = {}
         for it in run.items:
-            item_id = str(it["id"])
+            item_id = str(it.get("key") or it["id"])
             value = it.get("value") if it.get("status") == "ok" else it.get("status")
             values[item_id] = "" if value is None else str(value)
             if item_id not in seen:
@@ -271,7 +272,7 @@ def _compare_html(runs: Sequence[RunView]) -> str:
         + _compare_headlines(runs)
         + "</div><div class='card'><h2>The same items in each run</h2>"
         "<p class='muted'>Each item's short result (verdict, score or status) in every run, "
-        "matched by item id; rows that differ are highlighted.</p>"
+        "matched across the runs (by id; WikiContradict runs by template and instance); rows that differ are highlighted.</p>"
         "<div class='toolbar'><label><input type='checkbox' id='diff' checked> differences "
         "only</label><button id='cprev'>&larr; previous</button><button id='cnext'>next "
         "&rarr;</button><span id='ccount' class='muted'></span></div>"

@@ -13,7 +13,7 @@
   var data = JSON.parse(document.getElementById("ce-data").textContent);
   var texts = data.texts || [];
   var state = { tab: "summary", run: 0, q: "", failed: false, conflicted: false, f: {}, page: 0,
-                item: null, diff: true, cpage: 0 };
+                item: null, cell: "", diff: true, cpage: 0 };
 
   function el(tag, attrs, kids) {
     var node = document.createElement(tag);
@@ -43,6 +43,7 @@
       else if (k === "conflicted") state.conflicted = v === "1";
       else if (k === "page") state.page = Math.max(0, (parseInt(v, 10) || 1) - 1);
       else if (k === "item") state.item = v;
+      else if (k === "cell") state.cell = v;
       else if (k === "diff") state.diff = v !== "0";
       else if (k.slice(0, 2) === "f.") state.f[k.slice(2)] = v;
     });
@@ -56,6 +57,7 @@
     for (var k in state.f) if (state.f[k]) parts.push("f." + encodeURIComponent(k) + "=" + encodeURIComponent(state.f[k]));
     if (state.page) parts.push("page=" + (state.page + 1));
     if (state.item !== null) parts.push("item=" + encodeURIComponent(state.item));
+    if (state.item !== null && state.cell) parts.push("cell=" + state.cell);
     if (!state.diff) parts.push("diff=0");
     try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* file: URLs in some browsers */ }
   }
@@ -125,13 +127,15 @@
          el("td", null, [el("span", { cls: "badge " + it.status, text: it.status })])]
           .concat(r.facets.map(function (k) { var v = (it.facets || {})[k]; return el("td", { text: v === undefined || v === null ? "" : String(v) }); }))
           .concat([el("td", { text: it.value === undefined || it.value === null ? "" : String(it.value) })]));
-      var toggle = function () { state.item = state.item === it.id ? null : it.id; drawItems(); };
+      var toggle = function () { state.item = state.item === it.id ? null : it.id; state.cell = ""; drawItems(); };
       tr.addEventListener("click", toggle);
       tr.addEventListener("keydown", function (e) { if (e.key === "Enter") toggle(); });
       body.appendChild(tr);
       if (state.item === it.id) {
         tr.classList.add("open");
         body.appendChild(el("tr", { cls: "detail-row" }, [el("td", { colspan: String(cols.length) }, [detail(it)])]));
+        var cell = state.cell && body.querySelector('td[data-cell="' + state.cell.replace(/[^0-9.]/g, "") + '"]');
+        if (cell) cell.click();
       }
     });
     $("prev").disabled = state.page === 0;
@@ -171,7 +175,9 @@
     if (it.grid) out.appendChild(grid(it));
     if (it.fields && it.fields.length) {
       out.appendChild(block("details", [el("table", { cls: "kv" }, it.fields.map(function (f) {
-        return el("tr", null, [el("th", { text: f[0] }), el("td", { text: f[1] === null ? "undefined" : String(f[1]) })]);
+        var v = f[1] === null || f[1] === undefined ? "undefined"
+          : typeof f[1] === "number" && !Number.isInteger(f[1]) ? f[1].toFixed(3) : String(f[1]);
+        return el("tr", null, [el("th", { text: f[0] }), el("td", { text: v })]);
       }))]));
     }
     if (it.prompt) out.appendChild(el("details", null, [el("summary", { text: "prompt sent" }), para(it.prompt, "raw")]));
@@ -190,11 +196,14 @@
       var row = el("tr", null, [el("td", { cls: "claim", text: (i + 1) + ". " + claim })]);
       (g.cells[i] || []).forEach(function (c, j) {
         var label = c[0], cls = label ? "cell " + label : "cell fail";
-        var td = el("td", { cls: cls, tabindex: "0", title: label ? NAMES[label] : "failed: " + (c[3] || "") , text: label || "!" });
+        var td = el("td", { cls: cls, tabindex: "0", "data-cell": (i + 1) + "." + (j + 1),
+                            title: label ? NAMES[label] : "failed: " + (c[3] || ""), text: label || "!" });
         td.addEventListener("click", function (e) {
           e.stopPropagation();
           table.querySelectorAll("td.sel").forEach(function (x) { x.classList.remove("sel"); });
           td.classList.add("sel");
+          state.cell = (i + 1) + "." + (j + 1);
+          writeHash();
           info.textContent = "";
           info.appendChild(el("div", { cls: "cell-title" }, [el("b", { text: "claim " + (i + 1) + " \u00d7 D" + (j + 1) + ": " }), label ? NAMES[label] : "no label (failed)"]));
           if (c[3]) info.appendChild(el("div", { cls: "failure", text: c[3] }));

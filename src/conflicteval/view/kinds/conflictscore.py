@@ -47,6 +47,13 @@ def grid_of(result: dict[str, Any]) -> dict[str, Any]:
     return {"claims": list(result.get("claims") or []), "docs": result.get("document_ids") or [], "cells": cells}
 
 
+def grid_signature(grid: dict[str, Any], limit: int = 48) -> str:
+    """The grid's labels row by row (``SCC/SSI/IIS``; ``!`` a failed pair), for comparing
+    runs cell by cell."""
+    text = "/".join("".join(c[0] or "!" for c in row) for row in grid["cells"])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _input_rows(run: RunView, path: Path) -> dict[str, dict[str, Any]]:
     """The input rows by id (documents with titles, questions), when the input is readable."""
     from conflicteval.jsonio import iter_json_lines
@@ -100,11 +107,12 @@ def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
         },
         "value": "failed" if rec.status != "ok" else f"CS-C {_f(cs_c)} \u00b7 CS-R {_f(cs_r)}",
     }
+    if res.get("labels"):
+        item["grid"] = grid_of(res)
+        item["value"] += " \u00b7 " + grid_signature(item["grid"])
     if row:
         item["question"] = row.get("question")
         item["title"] = row.get("title")
-    if res.get("labels"):
-        item["grid"] = grid_of(res)
     if agg:
         item["fields"] = [
             ["CS-C", cs_c],

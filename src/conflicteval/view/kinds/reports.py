@@ -28,7 +28,7 @@ from ..common import (
 from ..model import Chart, RunView
 from ..registry import RunKind
 from ..svg import histogram_svg
-from .conflictscore import grid_of
+from .conflictscore import grid_of, grid_signature
 
 
 def _detect(path: Path) -> bool:
@@ -81,6 +81,8 @@ def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
         item["documents"] = [{"id": d.id, "title": d.title, "text": d.text} for d in it.documents]
     if score.get("labels"):
         item["grid"] = grid_of(score)
+        if ok:
+            item["value"] += " \u00b7 " + grid_signature(item["grid"])
     return item
 
 

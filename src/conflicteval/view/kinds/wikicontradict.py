@@ -18,6 +18,7 @@ from ..common import (
     data_provenance,
     failure_reasons,
     identity_provenance,
+    interval,
     read_json,
     read_records,
     usage_view,
@@ -155,13 +156,17 @@ def _read(path: Path) -> RunView:
     instances = _instances(run, path)
     run.items = [_item(g, judged.get(g.id), instances.get(g.instance_id)) for g in gens]
     run.facets = ["model", "template", "verdict", "type"]
+    one_model = len({g.model for g in gens}) == 1
+    if one_model:  # runs of different models compare item by item: template and instance
+        for g, it in zip(gens, run.items, strict=True):
+            it["key"] = f"t{g.template}|{g.instance_id}"
     run.provenance = (
         [("generation." + k, v) for k, v in identity_provenance(path / "generations.jsonl")]
         + [("judge." + k, v) for k, v in identity_provenance(path / "judgements.jsonl")]
         + data_provenance(path)
     )
     files = [v for k, v in run.provenance if k == "data"]
-    run.dataset = "WikiContradict " + (Path(files[0].split("  ")[0]).name if files else "")
+    run.dataset = Path(files[0].split("  ")[0]).name if files else "WikiContradict"
     recs = [r for r in read_records(path / "generations.jsonl")]
     run.counts = counts_of(recs)
     run.counts["judged ok"] = sum(1 for r in judged.values() if r.status == "ok")
@@ -183,11 +188,11 @@ def _read(path: Path) -> RunView:
             cell = [it for it in run.items if it["facets"]["model"] == model and it["facets"]["template"] == template]
             n = len(cell)
             share = 100.0 * sum(1 for it in cell if it["value"] == "correct") / n
-            ci = report.get((model, template), {})
-            low, high = ci.get("correct_ci", (None, None)) if isinstance(ci.get("correct_ci"), (list, tuple)) else (None, None)
-            run.headlines.append(
-                Headline(f"correct, T{template}, {model}", share, low, high, n=n, percent=True)
-            )
+            low, high = interval(report.get((model, template)), "correct")
+            if low is not None and high is not None and max(low, high) <= 1.0 < share:
+                low, high = 100 * low, 100 * high  # recorded as a fraction, shown in percent
+            name = f"correct, T{template}" + ("" if one_model else f", {model}")
+            run.headlines.append(Headline(name, share, low, high, n=n, percent=True))
     if run.items:
         run.charts.append(_chart(run.items, judge, run.dataset))
     return run
