@@ -69,9 +69,7 @@ def dump_dom(page: Path, fragment: str, profile: Path, timeout: float = 120.0) -
     return proc.stdout
 
 
-def screenshot(
-    page: Path, fragment: str, out: Path, profile: Path, size: str = "1280,900"
-) -> Path:
+def screenshot(page: Path, fragment: str, out: Path, profile: Path, size: str = "1280,900") -> Path:
     """A PNG of the page at ``size`` (width,height)."""
     browser = require_chromium()
     url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")

@@ -102,7 +102,9 @@ def detect_run(tmp: Path) -> Path:
     """``conflicteval conflictbench detect`` with the offline lexical labeler."""
     items = bench_items(tmp / "bench.jsonl")
     out = tmp / "detect"
-    assert main(["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]) in (0, 1)
+    assert main(
+        ["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]
+    ) in (0, 1)
     return out
 
 

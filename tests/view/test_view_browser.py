@@ -42,7 +42,7 @@ def test_score_report_items_grid_charts_and_filters(tmp_path: Path, profile: Pat
     assert "Bridge history" in dom  # document titles
     # the hostile reply and title are text: escaped in the DOM, no element made from them
     assert "&lt;/script&gt;&lt;script&gt;document.title='pwned'" in dom
-    assert "<img src=\"x\"" not in dom and "<title>pwned</title>" not in dom
+    assert '<img src="x"' not in dom and "<title>pwned</title>" not in dom
     screenshot(page, "tab=items&item=r1", tmp_path / "items.png", profile, "1280,1100")
 
     dom = dump_dom(page, "tab=items&f.conflicted=yes", profile)

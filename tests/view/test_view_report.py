@@ -184,5 +184,5 @@ def test_python_api_and_notebook_display(tmp_path: Path) -> None:
     report = view(run)
     assert isinstance(report, Report) and report.html.startswith("<!DOCTYPE html>")
     shown = report._repr_html_()
-    assert shown.startswith("<iframe srcdoc=\"") and "<script>" not in shown
+    assert shown.startswith('<iframe srcdoc="') and "<script>" not in shown
     assert 'sandbox="allow-scripts"' in shown

@@ -31,8 +31,8 @@ from conflicteval.cli_common import (
     model_from_args,
     run_options,
 )
-from conflicteval.errors import DataError, UsageError
 from conflicteval.data.cli import record_input
+from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.jsonio import iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
-from typing import Union
 
 from conflicteval._atomic import atomic_write_text
 
@@ -38,7 +37,7 @@ __all__ = [
     "write_report",
 ]
 
-RunLike = Union[RunView, str, Path]
+RunLike = RunView | str | Path
 REPORT_FILE = "report.html"
 
 
@@ -96,8 +95,8 @@ class Report:
         # An iframe keeps the page's script, styles and security policy apart from the
         # notebook's own page.
         return (
-            f"<iframe srcdoc=\"{escape(self.html, quote=True)}\" sandbox=\"allow-scripts\" "
-            "style=\"width:100%;height:760px;border:1px solid #dde1e7;border-radius:6px\">"
+            f'<iframe srcdoc="{escape(self.html, quote=True)}" sandbox="allow-scripts" '
+            'style="width:100%;height:760px;border:1px solid #dde1e7;border-radius:6px">'
             "</iframe>"
         )
 

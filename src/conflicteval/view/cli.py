@@ -40,7 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--title", default=None, help="the page title")
     p.add_argument(
-        "--kind", default=None, metavar="KIND", help="read the runs as this kind (default: detected)"
+        "--kind",
+        default=None,
+        metavar="KIND",
+        help="read the runs as this kind (default: detected)",
     )
     p.add_argument(
         "--demo",

@@ -17,7 +17,7 @@ def write_demo_run(out: Path) -> Path:
     from conflicteval.conflictscore.demo import load_demo_items
     from conflicteval.conflictscore.lexical import LexicalLabeler
     from conflicteval.conflictscore.scorer import ConflictScorer
-    from conflicteval.data.cli import record_input
+    from conflicteval.data.fetch import DataSource, sha256_file
     from conflicteval.types import Document
 
     out.mkdir(parents=True, exist_ok=True)
@@ -37,9 +37,12 @@ def write_demo_run(out: Path) -> Path:
     scores = []
     for rec in result.records:
         res = rec.result if isinstance(rec.result, dict) else {}
-        scores.append({"id": rec.id, "status": rec.status, "cs_c": res.get("cs_c"), "cs_r": res.get("cs_r")})
+        scores.append(
+            {"id": rec.id, "status": rec.status, "cs_c": res.get("cs_c"), "cs_r": res.get("cs_r")}
+        )
     atomic_write_text(out / "scores.jsonl", "".join(json.dumps(s) + "\n" for s in scores))
     summary = {"decomposer": scorer.decomposer.name, "labeler": scorer.labeler.name}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    record_input(out, items_path)
+    source = DataSource(items_path.resolve(), sha256_file(items_path))
+    atomic_write_text(out / "data.json", json.dumps({"files": [source.to_dict()]}) + "\n")
     return out

@@ -31,7 +31,7 @@ def _e(value: object) -> str:
 
 
 def _asset(name: str) -> str:
-    return resources.files("conflicteval.view").joinpath("assets", name).read_text("utf-8")
+    return resources.files("conflicteval.view").joinpath("assets").joinpath(name).read_text("utf-8")
 
 
 def json_for_script(value: Any) -> str:
@@ -49,7 +49,11 @@ def json_for_script(value: Any) -> str:
 
 def script_hash(script: str) -> str:
     """The Content-Security-Policy source that allows exactly this inline script."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode() + "'"
+    return (
+        "'sha256-"
+        + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+        + "'"
+    )
 
 
 def fmt_number(value: float | None, percent: bool = False) -> str:
@@ -88,7 +92,9 @@ def _summary(run: RunView, index: int) -> str:
     if not run.headlines:
         parts.append("<tr><td class='muted'>no headline numbers in this run</td></tr>")
     if any(h.low is not None for h in run.headlines):
-        parts.append("<tr><td colspan='2' class='ci'>[low, high]: the interval the run recorded</td></tr>")
+        parts.append(
+            "<tr><td colspan='2' class='ci'>[low, high]: the interval the run recorded</td></tr>"
+        )
     parts.append("</table><h3>Items</h3><table class='kv'>")
     rows = [("total", c.get("total", 0)), ("ok", c.get("ok", 0)), ("failed", failed)]
     rows += [(k.replace("_", " "), v) for k, v in c.items() if k in ("parse_error", "model_error")]
@@ -131,7 +137,9 @@ def _summary(run: RunView, index: int) -> str:
 def _charts(runs: Sequence[RunView]) -> str:
     out = []
     for run in runs:
-        out.append(f"<div class='card'><h2>{_e(run.kind_title)}: {_e(run.name)}</h2><div class='charts'>")
+        out.append(
+            f"<div class='card'><h2>{_e(run.kind_title)}: {_e(run.name)}</h2><div class='charts'>"
+        )
         out += [chart.svg for chart in run.charts]
         if not run.charts:
             out.append("<p class='muted'>no charts for this run</p>")
@@ -254,7 +262,8 @@ def _items_data(runs: Sequence[RunView]) -> dict[str, Any]:
 _ITEMS_HTML = """
 <div class='toolbar'>
 <label id='run-box'>run <select id='run'></select></label>
-<input type='search' id='q' placeholder='search ids, questions, responses, errors' aria-label='search'>
+<input type='search' id='q' aria-label='search'
+ placeholder='search ids, questions, responses, errors'>
 <label><input type='checkbox' id='failed'> failed only</label>
 <label id='conflicted-box'><input type='checkbox' id='conflicted'> conflicted only</label>
 <span id='facets'></span><button id='clear'>clear filters</button>
@@ -272,7 +281,8 @@ def _compare_html(runs: Sequence[RunView]) -> str:
         + _compare_headlines(runs)
         + "</div><div class='card'><h2>The same items in each run</h2>"
         "<p class='muted'>Each item's short result (verdict, score or status) in every run, "
-        "matched across the runs (by id; WikiContradict runs by template and instance); rows that differ are highlighted.</p>"
+        "matched across the runs (by id; WikiContradict runs by template and instance); "
+        "rows that differ are highlighted.</p>"
         "<div class='toolbar'><label><input type='checkbox' id='diff' checked> differences "
         "only</label><button id='cprev'>&larr; previous</button><button id='cnext'>next "
         "&rarr;</button><span id='ccount' class='muted'></span></div>"
@@ -303,7 +313,9 @@ def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
         f"<section class='view' id='view-items' hidden>{_ITEMS_HTML}</section>",
     ]
     if len(runs) > 1:
-        sections.append(f"<section class='view' id='view-compare' hidden>{_compare_html(runs)}</section>")
+        sections.append(
+            f"<section class='view' id='view-compare' hidden>{_compare_html(runs)}</section>"
+        )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{csp}\">"
@@ -314,6 +326,7 @@ def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
         f"<main>{''.join(sections)}</main>"
         "<footer>One self-contained file: no server, no network. Click an item to open it; "
         "click a grid cell for the labeler's snippet and reasoning.</footer>"
-        f"<script type='application/json' id='ce-data'>{json_for_script(_items_data(runs))}</script>"
+        "<script type='application/json' id='ce-data'>"
+        f"{json_for_script(_items_data(runs))}</script>"
         f"<script>{script}</script></body></html>"
     )

@@ -50,7 +50,9 @@ def _head(width: int, height: int, title: str, subtitle: str) -> list[str]:
         f"<text x='12' y='20' font-size='14' font-weight='600' fill='#1d2330'>{_t(title)}</text>",
     ]
     for i, line in enumerate(lines):
-        out.append(f"<text x='12' y='{37 + 14 * i}' font-size='11' fill='#5b6270'>{_t(line)}</text>")
+        out.append(
+            f"<text x='12' y='{37 + 14 * i}' font-size='11' fill='#5b6270'>{_t(line)}</text>"
+        )
     out.append(f"<g transform='translate(0,{extra})'>")
     return out
 
@@ -177,7 +179,9 @@ def hbar_svg(
             f"fill='#1d2330'>{_t(label)}</text>"
         )
         if value is None:
-            out.append(f"<text x='{label_w + 4}' y='{y + 13}' font-size='11' fill='#8a8f98'>n/a</text>")
+            out.append(
+                f"<text x='{label_w + 4}' y='{y + 13}' font-size='11' fill='#8a8f98'>n/a</text>"
+            )
         else:
             w = bar_w * max(0.0, min(value, x_max)) / x_max
             out.append(

@@ -44,7 +44,11 @@ def grid_of(result: dict[str, Any]) -> dict[str, Any]:
             raw = p.get("raw") if label is None else None
             out_row.append([label, p.get("snippet"), p.get("reasoning"), p.get("error"), raw])
         cells.append(out_row)
-    return {"claims": list(result.get("claims") or []), "docs": result.get("document_ids") or [], "cells": cells}
+    return {
+        "claims": list(result.get("claims") or []),
+        "docs": result.get("document_ids") or [],
+        "cells": cells,
+    }
 
 
 def grid_signature(grid: dict[str, Any], limit: int = 48) -> str:
@@ -76,7 +80,10 @@ def _input_rows(run: RunView, path: Path) -> dict[str, dict[str, Any]]:
 def _documents(row: dict[str, Any] | None, ids: list[str]) -> list[dict[str, Any]]:
     docs = row.get("documents") if row else None
     if not isinstance(docs, list):
-        return [{"id": i, "title": None, "text": "(document text not in the run directory)"} for i in ids]
+        return [
+            {"id": i, "title": None, "text": "(document text not in the run directory)"}
+            for i in ids
+        ]
     out = []
     for j, d in enumerate(docs):
         if isinstance(d, dict):
@@ -151,8 +158,9 @@ def _read(path: Path) -> RunView:
     rows = _input_rows(run, path)
     run.items = [score_item(r, rows.get(r.id)) for r in records]
     run.facets = ["conflicted", "failed pairs"]
-    cs_c = [float(i["fields"][0][1]) for i in run.items if i.get("fields") and i["fields"][0][1] is not None]
-    cs_r = [float(i["fields"][1][1]) for i in run.items if i.get("fields") and i["fields"][1][1] is not None]
+    results = [r.result for r in records if r.status == "ok" and isinstance(r.result, dict)]
+    cs_c = [float(x["cs_c"]) for x in results if x.get("cs_c") is not None]
+    cs_r = [float(x["cs_r"]) for x in results if x.get("cs_r") is not None]
     if "mean_cs_c" not in summary and cs_c:
         summary["mean_cs_c"] = sum(cs_c) / len(cs_c)
     if "mean_cs_r" not in summary and cs_r:

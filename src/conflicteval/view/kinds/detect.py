@@ -28,9 +28,11 @@ from ..svg import confusion_svg, hbar_svg
 
 
 def _detect(path: Path) -> bool:
-    return (path / "checkpoint.jsonl").exists() and (path / "metrics.json").exists() and (
-        path / "table2.md"
-    ).exists()
+    return (
+        (path / "checkpoint.jsonl").exists()
+        and (path / "metrics.json").exists()
+        and (path / "table2.md").exists()
+    )
 
 
 def _bench_items(run: RunView, path: Path) -> dict[str, Any]:
@@ -79,7 +81,15 @@ def _item(rec: Any, bench: Any) -> dict[str, Any]:
             label = labels[j] if j < len(labels) else None
             g = golds[j] if j < len(golds) else None
             note = f"gold: {g}" if g else None
-            cells.append([LABEL_LETTER.get(str(label)) if label else None, None, note, None if label else (errors[j] if j < len(errors) else None), None])
+            cells.append(
+                [
+                    LABEL_LETTER.get(str(label)) if label else None,
+                    None,
+                    note,
+                    None if label else (errors[j] if j < len(errors) else None),
+                    None,
+                ]
+            )
         item["grid"] = {"claims": [bench.claim], "docs": [d.id for d in docs], "cells": [cells]}
     return item
 
@@ -117,9 +127,17 @@ def _read(path: Path) -> RunView:
     run.usage = usage_view({models[0] if models else "offline": usage})
     overall = metrics.get("overall") or {}
     n = overall.get("tp", 0) + overall.get("fp", 0) + overall.get("fn", 0) + overall.get("tn", 0)
-    for key, name in (("f1", "F1"), ("precision", "precision"), ("recall", "recall"), ("accuracy", "accuracy")):
+    for key, name in (
+        ("f1", "F1"),
+        ("precision", "precision"),
+        ("recall", "recall"),
+        ("accuracy", "accuracy"),
+    ):
         run.headlines.append(headline(f"{name} (overall)", overall, key, n=n))
-    labeler = next((v for k, v in run.provenance if k.endswith("labeler") or k.endswith("labeler.name")), "labeler")
+    labeler = next(
+        (v for k, v in run.provenance if k.endswith("labeler") or k.endswith("labeler.name")),
+        "labeler",
+    )
     who = ", ".join(models) or labeler
     sub = f"n = {n} scored items \u00b7 {who} \u00b7 {run.dataset}"
     run.charts.append(
@@ -129,7 +147,10 @@ def _read(path: Path) -> RunView:
                 "Conflict detection: gold vs predicted (overall)",
                 sub,
                 ["conflict", "no conflict"],
-                [[overall.get("tp", 0), overall.get("fn", 0)], [overall.get("fp", 0), overall.get("tn", 0)]],
+                [
+                    [overall.get("tp", 0), overall.get("fn", 0)],
+                    [overall.get("fp", 0), overall.get("tn", 0)],
+                ],
             ),
         )
     )

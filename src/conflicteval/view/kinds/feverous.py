@@ -92,7 +92,8 @@ def _read(path: Path) -> RunView:
     cols = [*CLASSES, "FAILED"]
     matrix = [[int((confusion.get(g) or {}).get(p, 0)) for p in cols] for g in CLASSES]
     labeler = next((v for k, v in run.provenance if k == "labeler.labeler"), "labeler")
-    sub = f"n = {n} claims \u00b7 labeler {labeler} \u00b7 mode {metrics_file.get('mode', '?')} \u00b7 {run.dataset}"
+    mode = metrics_file.get("mode", "?")
+    sub = f"n = {n} claims \u00b7 labeler {labeler} \u00b7 mode {mode} \u00b7 {run.dataset}"
     run.charts.append(
         Chart(
             "FEVEROUS confusion",
@@ -109,4 +110,6 @@ def _read(path: Path) -> RunView:
     return run
 
 
-KIND = RunKind("feverous", "FEVEROUS verification run (feverous verify)", _detect, _read, priority=20)
+KIND = RunKind(
+    "feverous", "FEVEROUS verification run (feverous verify)", _detect, _read, priority=20
+)

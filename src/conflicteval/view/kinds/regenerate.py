@@ -42,7 +42,7 @@ def _answer(part: Any) -> str:
 
 def _item(rec: Any) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
-    final = res.get("final") if isinstance(res.get("final"), dict) else {}
+    final: dict[str, Any] = res["final"] if isinstance(res.get("final"), dict) else {}
     correct = final.get("correct", final.get("truthful"))
     return {
         "id": rec.id,
@@ -56,7 +56,13 @@ def _item(rec: Any) -> dict[str, Any]:
         "facets": {
             "format": res.get("mode", rec.id.split(":")[0]),
             "conflicted": "yes" if res.get("conflicted") else "no",
-            "final": "failed" if rec.status != "ok" else "unjudged" if correct is None else "correct" if correct else "wrong",
+            "final": "failed"
+            if rec.status != "ok"
+            else "unjudged"
+            if correct is None
+            else "correct"
+            if correct
+            else "wrong",
         },
         "value": "failed" if rec.status != "ok" else _answer(final),
         "fields": [
@@ -97,12 +103,20 @@ def _read(path: Path) -> RunView:
                     run.headlines.append(headline(name, row, key, n=row["n"], percent=True))
                     bars.append((f"{row['method']} {key} (n={row['n']})", row[key]))
         if bars:
-            sub = f"n = {rows[0]['n']} questions \u00b7 model {', '.join(models) or '?'} \u00b7 {run.dataset}"
+            who = ", ".join(models) or "?"
+            sub = f"n = {rows[0]['n']} questions \u00b7 model {who} \u00b7 {run.dataset}"
             title = f"{'Free-form' if mode == 'free' else 'Binary choice'} ({table} layout)"
             run.charts.append(
-                Chart(title, hbar_svg(title, sub, bars, x_label="% of questions", y_label="method", x_max=100.0))
+                Chart(
+                    title,
+                    hbar_svg(
+                        title, sub, bars, x_label="% of questions", y_label="method", x_max=100.0
+                    ),
+                )
             )
     return run
 
 
-KIND = RunKind("regenerate", "Regeneration run (conflicteval regenerate)", _detect, _read, priority=20)
+KIND = RunKind(
+    "regenerate", "Regeneration run (conflicteval regenerate)", _detect, _read, priority=20
+)

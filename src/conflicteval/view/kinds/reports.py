@@ -50,7 +50,7 @@ def _bench(run: RunView, path: Path) -> dict[str, Any]:
 
 def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
-    model, setting, item_id = (rec.id.split("|") + ["", "", ""])[:3]
+    model, setting, item_id = ([*rec.id.split("|"), "", "", ""])[:3]
     score = res.get("score") or {}
     agg = score.get("aggregate") or {}
     ok = rec.status == "ok" and not res.get("score_error")
@@ -101,7 +101,11 @@ def _read(path: Path) -> RunView:
     run.counts = counts_of(records)
     run.failures = failure_reasons((i["id"], i["error"]) for i in run.items if i["error"])
     per_model: dict[str, Usage] = {}
-    models = {k.split(".")[1]: v for k, v in run.provenance if k.startswith("models.") and k.endswith(".model")}
+    models = {
+        k.split(".")[1]: v
+        for k, v in run.provenance
+        if k.startswith("models.") and k.endswith(".model")
+    }
     for r in records:
         name = r.id.split("|")[0]
         per_model.setdefault(models.get(name, name), Usage()).add(r.usage)
@@ -113,19 +117,45 @@ def _read(path: Path) -> RunView:
         label = f"{row.get('model')} / {row.get('setting')}"
         run.headlines.append(headline(f"CS-C, {label}", row, "cs_c", n=row.get("scored")))
         run.headlines.append(headline(f"CS-R, {label}", row, "cs_r", n=row.get("scored")))
-        cell = [i for i in run.items if i["facets"] == {"model": row.get("model"), "setting": row.get("setting")}]
-        series.append((label, [float(i["fields"][0][1]) for i in cell if i["fields"][0][1] is not None]))
-        series_r.append((label, [float(i["fields"][1][1]) for i in cell if i["fields"][1][1] is not None]))
+        cell = [
+            i
+            for i in run.items
+            if i["facets"] == {"model": row.get("model"), "setting": row.get("setting")}
+        ]
+        series.append(
+            (label, [float(i["fields"][0][1]) for i in cell if i["fields"][0][1] is not None])
+        )
+        series_r.append(
+            (label, [float(i["fields"][1][1]) for i in cell if i["fields"][1][1] is not None])
+        )
     labeler = next((v for k, v in run.provenance if k == "scorer.labeler.labeler"), "labeler")
     sub = (
         f"n = {len(run.items)} reports \u00b7 models {', '.join(models_in(run.provenance))} "
         f"\u00b7 labeler {labeler} \u00b7 {run.dataset}"
     )
     run.charts = [
-        Chart("CS-C per model and setting", histogram_svg("CS-C per report, by model and setting", sub, series, x_label="CS-C (lower is better)")),
-        Chart("CS-R per model and setting", histogram_svg("CS-R per report, by model and setting", sub, series_r, x_label="CS-R (lower is better)")),
+        Chart(
+            "CS-C per model and setting",
+            histogram_svg(
+                "CS-C per report, by model and setting",
+                sub,
+                series,
+                x_label="CS-C (lower is better)",
+            ),
+        ),
+        Chart(
+            "CS-R per model and setting",
+            histogram_svg(
+                "CS-R per report, by model and setting",
+                sub,
+                series_r,
+                x_label="CS-R (lower is better)",
+            ),
+        ),
     ]
     return run
 
 
-KIND = RunKind("reports", "ConflictBench reports run (conflicteval reports)", _detect, _read, priority=20)
+KIND = RunKind(
+    "reports", "ConflictBench reports run (conflicteval reports)", _detect, _read, priority=20
+)

@@ -107,7 +107,7 @@ def _published(model: str, template: str) -> tuple[str, list[float]] | None:
     for verdict in VERDICTS:
         found = table.select(model=ref, template=template, subset="all", label=verdict)
         values.append(float(found[0]["value"]) if found and found[0]["value"] is not None else 0.0)
-    return f"paper: {ref}{'' if name else ' (ref.)'}", values + [0.0]
+    return f"paper: {ref}{'' if name else ' (ref.)'}", [*values, 0.0]
 
 
 def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
@@ -117,14 +117,16 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
     for it in items:
         f = it["facets"]
         groups.setdefault((f["template"], f["model"]), []).append(f["verdict"])
-    order = sorted(groups, key=lambda k: (TEMPLATE_NAMES.index(k[0]) if k[0] in TEMPLATE_NAMES else 99, k))
+    order = sorted(
+        groups, key=lambda k: (TEMPLATE_NAMES.index(k[0]) if k[0] in TEMPLATE_NAMES else 99, k)
+    )
     rows: list[tuple[str, list[float]]] = []
     gaps: list[int] = []
     for template, model in order:
         outcomes = groups[(template, model)]
         n = len(outcomes)
         shares = [100.0 * outcomes.count(v) / n for v in VERDICTS]
-        rows.append((f"T{template} {model.split('/')[-1]} (n={n})", shares + [100.0 - sum(shares)]))
+        rows.append((f"T{template} {model.split('/')[-1]} (n={n})", [*shares, 100.0 - sum(shares)]))
         pub = _published(model, template)
         if pub is not None:
             rows.append((f"T{template} {pub[0]}", pub[1]))
@@ -176,16 +178,31 @@ def _read(path: Path) -> RunView:
     per_model: dict[str, Usage] = {}
     for g in gens:
         per_model.setdefault(g.model, Usage()).add(g.usage)
-    judge_names = sorted({str((r.result or {}).get("judge", "")) for r in judged.values() if isinstance(r.result, dict)} - {""})
+    judge_names = sorted(
+        {
+            str((r.result or {}).get("judge", ""))
+            for r in judged.values()
+            if isinstance(r.result, dict)
+        }
+        - {""}
+    )
     for r in judged.values():
-        name = str((r.result or {}).get("judge", "judge")) if isinstance(r.result, dict) else "judge"
+        name = (
+            str((r.result or {}).get("judge", "judge")) if isinstance(r.result, dict) else "judge"
+        )
         per_model.setdefault(name, Usage()).add(r.usage)
     run.usage = usage_view(per_model)
     judge = ", ".join(judge_names) or "none yet"
     report = _report_json(path)
     for model in sorted({it["facets"]["model"] for it in run.items}):
-        for template in sorted({it["facets"]["template"] for it in run.items if it["facets"]["model"] == model}):
-            cell = [it for it in run.items if it["facets"]["model"] == model and it["facets"]["template"] == template]
+        for template in sorted(
+            {it["facets"]["template"] for it in run.items if it["facets"]["model"] == model}
+        ):
+            cell = [
+                it
+                for it in run.items
+                if it["facets"]["model"] == model and it["facets"]["template"] == template
+            ]
             n = len(cell)
             share = 100.0 * sum(1 for it in cell if it["value"] == "correct") / n
             low, high = interval(report.get((model, template)), "correct")
