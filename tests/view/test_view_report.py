@@ -186,3 +186,28 @@ def test_python_api_and_notebook_display(tmp_path: Path) -> None:
     shown = report._repr_html_()
     assert shown.startswith('<iframe srcdoc="') and "<script>" not in shown
     assert 'sandbox="allow-scripts"' in shown
+
+
+def test_a_new_kind_is_one_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import conflicteval.view.kinds as kinds_package
+    from conflicteval.view import known_kinds
+
+    plugin = tmp_path / "plugins"
+    plugin.mkdir()
+    (plugin / "bench.py").write_text(
+        "from conflicteval.view.model import RunView\n"
+        "from conflicteval.view.registry import RunKind\n"
+        "KIND = RunKind('bench', 'Labeler bench', lambda p: (p / 'bench.json').exists(),\n"
+        "               lambda p: RunView('bench', 'Labeler bench', str(p)), priority=30)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(kinds_package, "__path__", [*kinds_package.__path__, str(plugin)])
+    monkeypatch.delitem(sys.modules, "conflicteval.view.kinds.bench", raising=False)
+    run = tmp_path / "b"
+    run.mkdir()
+    (run / "bench.json").write_text("{}", encoding="utf-8")
+    assert "bench" in [k.name for k in known_kinds()]
+    assert detect_kind(run).name == "bench" and load_run(run).kind_title == "Labeler bench"
+    assert "Labeler bench" in render_report(run)

@@ -21,7 +21,7 @@ from conflicteval._atomic import atomic_write_text
 
 from .model import Chart, Headline, RunView
 from .page import render_page
-from .registry import RunKind, detect_kind, kinds, load_run
+from .registry import RunKind, detect_kind, known_kinds, load_run
 
 __all__ = [
     "Chart",
@@ -30,7 +30,7 @@ __all__ = [
     "RunKind",
     "RunView",
     "detect_kind",
-    "kinds",
+    "known_kinds",
     "load_run",
     "render_report",
     "view",

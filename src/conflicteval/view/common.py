@@ -94,8 +94,7 @@ def usage_view(per_model: Mapping[str, Usage]) -> dict[str, Any]:
     for model, u in per_model.items():
         total.add(u)
         if not u.calls or u.calls == u.cached_calls:
-            continue
-        # calls answered from the cache cost nothing; the rest are estimated at list prices
+            continue  # nothing was sent: nothing to pay
         dollars = estimate(model, u.prompt_tokens, u.completion_tokens)
         if dollars is None:
             unpriced.append(model)
@@ -105,6 +104,11 @@ def usage_view(per_model: Mapping[str, Usage]) -> dict[str, Any]:
     view: dict[str, Any] = total.model_dump()
     if priced:
         view["cost"] = f"{format_usd(cost)} ({source_note()})"
+        if total.cached_calls:  # a cached call's tokens are recorded, but cost nothing
+            view["cost"] += (
+                f"; an upper bound: it counts the tokens of the {total.cached_calls} calls "
+                "answered from the cache"
+            )
     if unpriced:
         view["unpriced"] = ", ".join(unpriced)
     return view

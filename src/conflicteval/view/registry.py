@@ -19,7 +19,7 @@ from conflicteval.errors import ConflictEvalError
 
 from .model import RunView
 
-__all__ = ["RunKind", "detect_kind", "kinds", "load_run"]
+__all__ = ["RunKind", "detect_kind", "known_kinds", "load_run"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class RunKind:
     priority: int = 0
 
 
-def kinds() -> list[RunKind]:
+def known_kinds() -> list[RunKind]:
     """Every registered kind, highest priority first."""
     package = importlib.import_module(f"{__package__}.kinds")
     found: list[RunKind] = []
@@ -62,10 +62,10 @@ def detect_kind(path: str | Path) -> RunKind:
     p = Path(path)
     if not p.is_dir():
         raise ConflictEvalError(f"{p}: not a run directory")
-    for kind in kinds():
+    for kind in known_kinds():
         if kind.detect(p):
             return kind
-    names = ", ".join(k.name for k in kinds())
+    names = ", ".join(k.name for k in known_kinds())
     raise ConflictEvalError(
         f"{p}: not a run directory of a known kind (known: {names}); "
         "expected e.g. checkpoint.jsonl or generations.jsonl"
@@ -86,7 +86,7 @@ def load_run(path: str | Path, kind: str | None = None) -> RunView:
     if kind is None:
         chosen = detect_kind(p)
     else:
-        by_name = {k.name: k for k in kinds()}
+        by_name = {k.name: k for k in known_kinds()}
         if kind not in by_name:
             raise ConflictEvalError(f"unknown run kind {kind!r}; known: {', '.join(by_name)}")
         chosen = by_name[kind]

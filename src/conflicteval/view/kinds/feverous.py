@@ -102,7 +102,7 @@ def _read(path: Path) -> RunView:
                 sub,
                 ["SUPPORTS", "REFUTES", "NEI"],
                 matrix,
-                columns=["SUPPORTS", "REFUTES", "NEI", "failed"],
+                columns=["SUPPORTS", "REFUTES", "NEI", "no verdict"],
             ),
         )
     )
