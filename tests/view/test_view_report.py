@@ -126,6 +126,8 @@ def test_other_protocol_runs(
         assert "<title>" in chart.svg and "n = " in chart.svg
     if which == "detect":
         assert rv.items[0]["grid"]["claims"] == ["The Steelers have the most titles."]
+        noconf = next(it for it in rv.items if it["id"] == "macnoise-nq:1:noconf")
+        assert noconf["grid"]["gold"] == [["S", "I"]]  # gold beside the labels, per cell
         assert "paper, GPT-4.1 (Table 2)" in html
     if which == "reports":
         assert rv.items[0]["grid"]["cells"] and rv.items[0]["documents"]

@@ -15,7 +15,8 @@ as one JSON blob and are drawn by its script), with these keys, all optional but
 * ``documents``: ``[{"id", "title", "text"}]``
 * ``judge``: ``{"verdict", "comment"}`` (WikiContradict's judge)
 * ``grid``: ``{"claims": [...], "docs": [ids], "cells": [[[label, snippet, reasoning,
-  error], ...], ...]}`` with label ``S`` / ``C`` / ``I`` or None for a failed pair
+  error], ...], ...]}`` with label ``S`` / ``C`` / ``I`` or None for a failed pair, and
+  optionally ``"gold"``: the gold labels in the same shape (a cell that differs is marked)
 * ``fields``: ``[[name, value], ...]`` further numbers and facts shown with the item
 """
 

@@ -165,7 +165,7 @@ def hbar_svg(
 
     ``reference`` holds one value per row (e.g. the paper's number), drawn as a dark tick.
     """
-    label_w, bar_w, row_h = 170, 440, 18
+    label_w, bar_w, row_h = 240, 400, 18
     top = 52 + (14 if reference else 0)
     height = top + len(rows) * (row_h + 5) + 50
     width = label_w + bar_w + 70

@@ -196,6 +196,8 @@
       var row = el("tr", null, [el("td", { cls: "claim", text: (i + 1) + ". " + claim })]);
       (g.cells[i] || []).forEach(function (c, j) {
         var label = c[0], cls = label ? "cell " + label : "cell fail";
+        var gold = g.gold && g.gold[i] ? g.gold[i][j] : null;
+        if (gold && gold !== label) cls += " miss";
         var td = el("td", { cls: cls, tabindex: "0", "data-cell": (i + 1) + "." + (j + 1),
                             title: label ? NAMES[label] : "failed: " + (c[3] || ""), text: label || "!" });
         td.addEventListener("click", function (e) {
@@ -206,11 +208,12 @@
           writeHash();
           info.textContent = "";
           info.appendChild(el("div", { cls: "cell-title" }, [el("b", { text: "claim " + (i + 1) + " \u00d7 D" + (j + 1) + ": " }), label ? NAMES[label] : "no label (failed)"]));
+          if (gold) info.appendChild(el("div", null, [el("b", { text: "gold: " }), NAMES[gold] + (gold === label ? "" : " (the label differs)")]));
           if (c[3]) info.appendChild(el("div", { cls: "failure", text: c[3] }));
           if (c[1]) info.appendChild(el("div", null, [el("b", { text: "snippet: " }), c[1]]));
           if (c[2]) info.appendChild(el("div", null, [el("b", { text: "reasoning: " }), c[2]]));
           if (c[4]) info.appendChild(el("div", { cls: "raw" }, [el("b", { text: "raw reply: " }), c[4]]));
-          if (!c[1] && !c[2] && !c[3]) info.appendChild(el("div", { cls: "muted", text: "the labeler gave no snippet or reasoning" }));
+          if (!c[1] && !c[2] && !c[3] && !gold) info.appendChild(el("div", { cls: "muted", text: "the labeler gave no snippet or reasoning" }));
         });
         row.appendChild(td);
       });
@@ -218,7 +221,8 @@
     });
     var legend = el("div", { cls: "legend" }, [el("span", { cls: "cell S", text: "S" }), " supports ",
       el("span", { cls: "cell C", text: "C" }), " contradicts ", el("span", { cls: "cell I", text: "I" }), " irrelevant ",
-      el("span", { cls: "cell fail", text: "!" }), " failed pair"]);
+      el("span", { cls: "cell fail", text: "!" }), " failed pair",
+      g.gold ? el("span", null, [" \u00b7 ", el("span", { cls: "cell I miss", text: "I" }), " differs from gold"]) : null]);
     return block("claims \u00d7 documents", [legend, el("div", { cls: "grid-wrap" }, [table]), info]);
   }
 

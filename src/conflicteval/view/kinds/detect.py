@@ -75,22 +75,18 @@ def _item(rec: Any, bench: Any) -> dict[str, Any]:
         item["question"] = bench.question
         docs = bench.to_documents()
         item["documents"] = [{"id": d.id, "title": d.title, "text": d.text} for d in docs]
-        golds = res.get("gold") or getattr(bench, "gold_relations", None) or []
+        golds = res.get("gold") or [d.gold for d in bench.documents]
         cells = []
         for j, _ in enumerate(docs):
             label = labels[j] if j < len(labels) else None
-            g = golds[j] if j < len(golds) else None
-            note = f"gold: {g}" if g else None
-            cells.append(
-                [
-                    LABEL_LETTER.get(str(label)) if label else None,
-                    None,
-                    note,
-                    None if label else (errors[j] if j < len(errors) else None),
-                    None,
-                ]
-            )
-        item["grid"] = {"claims": [bench.claim], "docs": [d.id for d in docs], "cells": [cells]}
+            error = None if label else (errors[j] if j < len(errors) else None)
+            cells.append([LABEL_LETTER.get(str(label)) if label else None, None, None, error])
+        item["grid"] = {
+            "claims": [bench.claim],
+            "docs": [d.id for d in docs],
+            "cells": [cells],
+            "gold": [[LABEL_LETTER.get(str(g)) for g in golds]],
+        }
     return item
 
 

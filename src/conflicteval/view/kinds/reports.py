@@ -141,6 +141,7 @@ def _read(path: Path) -> RunView:
                 sub,
                 series,
                 x_label="CS-C (lower is better)",
+                y_label="share of reports (%)",
             ),
         ),
         Chart(
@@ -150,6 +151,7 @@ def _read(path: Path) -> RunView:
                 sub,
                 series_r,
                 x_label="CS-R (lower is better)",
+                y_label="share of reports (%)",
             ),
         ),
     ]
