@@ -142,3 +142,12 @@ def test_ten_thousand_items(tmp_path: Path, profile: Path) -> None:
     ready = re.search(r'data-ready-ms="(\d+)"', dom)
     assert ready is not None
     print(f"10,000 items: {size_mb:.1f} MB, written in {render_s:.1f} s, drawn {ready.group(1)} ms")
+
+
+def test_a_link_to_an_item_opens_its_page(tmp_path: Path, profile: Path) -> None:
+    run = score_run(tmp_path, n=120)
+    page = write_report(run, tmp_path / "report.html")
+    dom = dump_dom(page, "tab=items&item=r117", profile)
+    check_ran(dom)
+    assert ROW.findall(dom)[0] == "r100" and "page 3 of 3" in dom
+    assert '<tr class="detail-row">' in dom and "When was the bridge opened? (117)" in dom

@@ -273,6 +273,11 @@
     }
     buildFilters();
     showTab(state.tab);
+    if (state.item !== null && !/(^|&)page=/.test(location.hash)) {
+      // a link to an item opens the page of the list that holds it
+      var at = run().items.filter(matches).map(function (it) { return String(it.id); }).indexOf(state.item);
+      if (at >= 0) state.page = Math.floor(at / PAGE);
+    }
     drawItems();
     root.setAttribute("data-ready", "1");
     if (window.performance) root.setAttribute("data-ready-ms", String(Math.round(performance.now())));

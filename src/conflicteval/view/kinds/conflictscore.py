@@ -133,13 +133,27 @@ def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
     return item
 
 
+def _in_input_order(records: list[Any], scores: Path) -> list[Any]:
+    """The records in the order of ``scores.jsonl`` (the input's; the checkpoint holds them in
+    the order they finished)."""
+    from conflicteval.jsonio import iter_json_lines
+
+    try:
+        order = {
+            str(row.get("id")): n for n, row in iter_json_lines(scores) if isinstance(row, dict)
+        }
+    except Exception:  # no usable order: the checkpoint's
+        return records
+    return sorted(records, key=lambda r: order.get(r.id, len(order)))
+
+
 def _f(v: Any) -> str:
     return "undefined" if v is None else f"{float(v):.2f}"
 
 
 def _read(path: Path) -> RunView:
     run = RunView("conflictscore", "ConflictScore run", str(path), dataset="")
-    records = read_records(path / "checkpoint.jsonl")
+    records = _in_input_order(read_records(path / "checkpoint.jsonl"), path / "scores.jsonl")
     summary = read_json(path / "summary.json")
     summary = summary if isinstance(summary, dict) else {}
     run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
