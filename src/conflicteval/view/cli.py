@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write one self-contained HTML report of one or more run directories",
         description=(
             "Write one self-contained HTML report (no server, no network) of run directories "
-            "written by score, wikicontradict generate/judge, conflictbench detect/reports/"
+            "written by score, wikicontradict generate/judge, conflictbench detect, reports, "
             "regenerate or feverous verify: summary, charts, every item, and with several runs "
             "a side-by-side comparison. See docs/viewer.md."
         ),
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--kind",
         default=None,
         metavar="KIND",
-        help="read the runs as this kind (default: detected)",
+        help="read the runs as this kind (default: detected; kinds: docs/viewer.md)",
     )
     p.add_argument(
         "--demo",
