@@ -51,6 +51,9 @@ def test_score_report_items_grid_charts_and_filters(tmp_path: Path, profile: Pat
     assert conflicted and ROW.findall(dom) == conflicted  # the filter really filters
     assert "of 4 items" in dom
 
+    dom = dump_dom(page, "tab=items&q=%E0%A4%A&x=%", profile)  # a malformed fragment
+    check_ran(dom)
+
     dom = dump_dom(page, "tab=items&q=sources+disagree", profile)
     check_ran(dom)
     assert ROW.findall(dom) == ["r1", "r3"]  # search over the responses

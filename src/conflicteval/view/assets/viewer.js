@@ -30,12 +30,15 @@
   }
   function $(id) { return document.getElementById(id); }
 
+  function decode(text) {
+    try { return decodeURIComponent(text.replace(/\+/g, " ")); } catch (e) { return text; }
+  }
   function readHash() {
     var h = location.hash.replace(/^#/, "");
     if (!h) return;
     h.split("&").forEach(function (part) {
-      var i = part.indexOf("="), k = decodeURIComponent(i < 0 ? part : part.slice(0, i));
-      var v = i < 0 ? "1" : decodeURIComponent(part.slice(i + 1).replace(/\+/g, " "));
+      var i = part.indexOf("="), k = decode(i < 0 ? part : part.slice(0, i));
+      var v = i < 0 ? "1" : decode(part.slice(i + 1));
       if (k === "tab") state.tab = v;
       else if (k === "run") state.run = Math.max(0, Math.min(data.runs.length - 1, parseInt(v, 10) || 0));
       else if (k === "q") state.q = v;
