@@ -213,3 +213,16 @@ def test_a_new_kind_is_one_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "bench" in [k.name for k in known_kinds()]
     assert detect_kind(run).name == "bench" and load_run(run).kind_title == "Labeler bench"
     assert "Labeler bench" in render_report(run)
+
+
+def test_headline_reads_both_interval_forms() -> None:
+    from conflicteval.view.common import headline
+
+    h = headline("F1", {"f1": 0.5, "f1_ci": {"low": 0.4, "high": 0.6}}, "f1", n=9)
+    assert (h.value, h.low, h.high, h.n) == (0.5, 0.4, 0.6, 9)
+    h = headline("EM", {"em": {"value": 40.0, "ci": [30.0, 50.0], "n": 12}}, "em", percent=True)
+    assert (h.value, h.low, h.high, h.n, h.percent) == (40.0, 30.0, 50.0, 12, True)
+    h = headline("CS-C", {"cs_c": {"value": None, "ci": None, "n": 0}}, "cs_c")
+    assert (h.value, h.low, h.n) == (None, None, 0)
+    h = headline("acc", {"acc": 0.7}, "acc", n=3)
+    assert (h.low, h.high, h.n) == (None, None, 3)  # no interval recorded: its n

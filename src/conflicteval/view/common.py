@@ -144,10 +144,19 @@ def headline(
     percent: bool = False,
     note: str = "",
 ) -> Headline:
-    """A headline number read from ``obj[key]``, with ``obj[key + "_ci"]`` when present."""
-    value = _num(obj.get(key)) if obj else None
+    """A headline number read from ``obj[key]``, with ``obj[key + "_ci"]`` when present.
+
+    ``obj[key]`` may also be a metric object ``{"value", "ci": [low, high], "n"}`` (the form
+    the library's bootstrap intervals take in a run's JSON).
+    """
+    raw = obj.get(key) if obj else None
+    if isinstance(raw, Mapping):
+        low, high = interval({"v_ci": raw.get("ci")}, "v")
+        count = raw.get("n")
+        n = int(count) if isinstance(count, int) and not isinstance(count, bool) else n
+        return Headline(name, _num(raw.get("value")), low, high, n=n, percent=percent, note=note)
     low, high = interval(obj, key)
-    return Headline(name, value, low, high, n=n, percent=percent, note=note)
+    return Headline(name, _num(raw), low, high, n=n, percent=percent, note=note)
 
 
 def flatten(value: Any, prefix: str = "", depth: int = 4) -> list[tuple[str, str]]:
