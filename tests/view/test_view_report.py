@@ -226,3 +226,26 @@ def test_headline_reads_both_interval_forms() -> None:
     assert (h.value, h.low, h.n) == (None, None, 0)
     h = headline("acc", {"acc": 0.7}, "acc", n=3)
     assert (h.low, h.high, h.n) == (None, None, 3)  # no interval recorded: its n
+
+
+def test_ramdocs_run(
+    tmp_path: Path, shared_data: Path, openai_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("conflicteval.ramdocs", reason="the RAMDocs protocol is not installed")
+    data = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
+    if not data.exists():
+        pytest.skip(f"{data} not found")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    openai_server.set_replies(lambda body: f"The answer is Paris. {HOSTILE}")
+    out = tmp_path / "rd"
+    argv = ["ramdocs", "run", "--data", str(data), "--method", "rag", "--model", "openai/m"]
+    argv += ["--base-url", openai_server.base_url, "--limit", "4", "--out", str(out), "--quiet"]
+    assert main(argv) in (0, 1)
+    rv = load_run(out)
+    assert rv.kind == "ramdocs" and len(rv.items) == 4 and rv.counts["ok"] == 4
+    em = rv.headlines[0]
+    assert em.name == "exact match" and em.n == 4 and em.low is not None and em.percent
+    assert rv.items[0]["facets"]["outcome"] == "wrong" and rv.items[0]["gold"]
+    assert rv.items[0]["documents"] and HOSTILE in rv.items[0]["response"]
+    html = render_report(rv)
+    assert HOSTILE not in html and "paper: GPT-4o-mini" in html
