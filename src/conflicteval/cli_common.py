@@ -22,6 +22,7 @@ To add an option to every command, add it here (and read it in
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from typing import Any, TextIO
 
@@ -330,7 +331,12 @@ def exit_status(counts: dict[str, int]) -> int:
 
 
 def finish(
-    result: Any, what: str = "items", *, stream: TextIO | None = None, limit: int = 5
+    result: Any,
+    what: str = "items",
+    *,
+    stream: TextIO | None = None,
+    limit: int = 5,
+    run_dir: Any = None,
 ) -> int:
     """Print the closing lines of a batch command and return its exit status.
 
@@ -339,6 +345,7 @@ def finish(
         what: What the items are ("responses", "claims", ...).
         stream: Where to print (default: standard error).
         limit: How many failure reasons to show.
+        run_dir: The run directory written, if any: the last line says how to open its report.
 
     Returns:
         :func:`exit_status` of the result's counts.
@@ -348,6 +355,8 @@ def finish(
     counts = result.counts
     if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
+    if run_dir is not None:
+        print(f"open the report: conflicteval view {shlex.quote(str(run_dir))}", file=out)
     return exit_status(counts)
 
 

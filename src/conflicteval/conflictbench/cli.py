@@ -40,7 +40,7 @@ from conflicteval.cli_common import (
     positive_int,
     run_options,
 )
-from conflicteval.data.cli import add_data_option, resolve_data_arg
+from conflicteval.data.cli import add_data_option, record_input, resolve_data_arg
 from conflicteval.errors import UsageError
 from conflicteval.executors.batch_cli import batch_command
 
@@ -508,11 +508,12 @@ def _detect(args: argparse.Namespace) -> int:
     )
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
+    record_input(out, args.items)  # data.json: the items file and its sha256
     text = table2(run.metrics, paper=args.paper)
     atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
     print(run.pairs_line())  # the item counts and usage: finish's closing lines, not twice
-    return finish(run.batch, "items", stream=sys.stdout)
+    return finish(run.batch, "items", stream=sys.stdout, run_dir=out)
 
 
 @_handled
@@ -625,9 +626,10 @@ def _reports(args: argparse.Namespace) -> int:
         json.dumps([r.model_dump() for r in run.rows], indent=2),
         encoding="utf-8",
     )
+    record_input(out, args.items)  # data.json: the items file and its sha256
     print(text)
     print(run.entity_line())  # the report counts and usage: finish's closing lines, not twice
-    return finish(run.batch, "reports", stream=sys.stdout)
+    return finish(run.batch, "reports", stream=sys.stdout, run_dir=out)
 
 
 @_handled
@@ -705,6 +707,8 @@ def _regenerate(args: argparse.Namespace) -> int:
     text = run.tables(paper=args.paper)
     atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
     atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
+    record_input(out, questions_path)  # data.json: the questions and documents with sha256
+    record_input(out, args.documents)
     print(text)
     print(run.modes_line())  # the item counts and usage: finish's closing lines, not twice
-    return finish(run.batch, "question-format items", stream=sys.stdout)
+    return finish(run.batch, "question-format items", stream=sys.stdout, run_dir=out)

@@ -31,6 +31,7 @@ from conflicteval.cli_common import (
     model_from_args,
     run_options,
 )
+from conflicteval.data.cli import record_input
 from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.jsonio import iter_json_lines, parse_json
@@ -333,6 +334,7 @@ def _score_batch(args: argparse.Namespace) -> int:
         "executor": result.executor,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    record_input(out, args.input)  # data.json: the input and its sha256 (the report reads it)
 
     def fmt(v: float | None) -> str:
         return "undefined" if v is None else f"{v:.4f}"
@@ -346,4 +348,4 @@ def _score_batch(args: argparse.Namespace) -> int:
     if (out / "checkpoint.jsonl").exists():  # not yet when every item waits for batch results
         written.append(out / "checkpoint.jsonl")
     print(f"wrote {', '.join(map(str, written[:-1]))} and {written[-1]}")
-    return finish(result, "responses", stream=sys.stdout)
+    return finish(result, "responses", stream=sys.stdout, run_dir=out)

@@ -117,4 +117,5 @@ def run_demo(
             f"{total.prompt_tokens} prompt + {total.completion_tokens} completion tokens",
             file=out,
         )
+    print("See the offline demo as an HTML report: conflicteval view --demo", file=out)
     return status

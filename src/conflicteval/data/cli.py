@@ -154,3 +154,10 @@ def record_data_source(run_dir: str | Path, source: Any) -> Path:
     files = [f for f in files if f.get("path") != entry["path"]] + [entry]
     atomic_write_text(path, json.dumps({"files": files}, indent=2) + "\n")
     return path
+
+
+def record_input(run_dir: str | Path, path: str | Path) -> Path:
+    """Record a user's input file (its absolute path and sha256) in ``<run_dir>/data.json``."""
+    from conflicteval.data.fetch import DataSource, sha256_file
+
+    return record_data_source(run_dir, DataSource(Path(path).resolve(), sha256_file(path)))

@@ -159,7 +159,7 @@ def _verify(args: argparse.Namespace) -> int:
         for key, value in summary.items():
             print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
-    status = finish(result.batch, "claims") if result.batch is not None else 0
+    status = finish(result.batch, "claims", run_dir=out) if result.batch is not None else 0
     return 0 if result.counts["ok"] == result.counts["total"] else max(status, 1)
 
 

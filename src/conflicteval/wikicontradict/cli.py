@@ -248,9 +248,9 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _finish(result: BatchResult, what: str, path: Path) -> int:
+def _finish(result: BatchResult, what: str, path: Path, run_dir: str) -> int:
     _err(f"written: {path}")
-    return finish(result, what)
+    return finish(result, what, run_dir=run_dir)
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -289,7 +289,7 @@ def _generate(args: argparse.Namespace) -> int:
         )
     )
     record_data_source(args.out, args.data_source)
-    return _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE)
+    return _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE, args.out)
 
 
 def _judge(args: argparse.Namespace) -> int:
@@ -331,7 +331,7 @@ def _judge(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
-    return _finish(result, f"rows graded by {judge.name}", output)
+    return _finish(result, f"rows graded by {judge.name}", output, args.run)
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -1,0 +1,109 @@
+"""One self-contained HTML report per run (or several runs side by side).
+
+``conflicteval view RUN [RUN ...] [-o report.html]`` on the command line, or from Python::
+
+    from conflicteval.view import view, write_report
+    write_report("runs/cs")                   # runs/cs/report.html
+    view("runs/cs", "runs/cs-gpt")            # in a notebook: shown inline
+
+The page needs no server and no network: CSS, script, charts (inline SVG) and the items (an
+inline JSON blob) are all in the one file. Run directories are read by kind
+(:mod:`conflicteval.view.registry`; one module per kind in :mod:`conflicteval.view.kinds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+
+from conflicteval._atomic import atomic_write_text
+
+from .model import Chart, Headline, RunView
+from .page import render_page
+from .registry import RunKind, detect_kind, known_kinds, load_run
+
+__all__ = [
+    "Chart",
+    "Headline",
+    "Report",
+    "RunKind",
+    "RunView",
+    "detect_kind",
+    "known_kinds",
+    "load_run",
+    "render_report",
+    "view",
+    "write_report",
+]
+
+RunLike = RunView | str | Path
+REPORT_FILE = "report.html"
+
+
+def _views(runs: RunLike | Sequence[RunLike]) -> list[RunView]:
+    items = [runs] if isinstance(runs, (RunView, str, Path)) else list(runs)
+    if not items:
+        raise ValueError("no run to show")
+    return [r if isinstance(r, RunView) else load_run(r) for r in items]
+
+
+def render_report(runs: RunLike | Sequence[RunLike], *, title: str | None = None) -> str:
+    """The HTML report of one run directory (or several, with a Compare view) as text.
+
+    Args:
+        runs: Run directories (or :class:`RunView` objects already read).
+        title: The page title (default: names the runs).
+
+    Raises:
+        ConflictEvalError: A directory that is not a run of a known kind.
+    """
+    return render_page(_views(runs), title)
+
+
+def write_report(
+    runs: RunLike | Sequence[RunLike],
+    out: str | Path | None = None,
+    *,
+    title: str | None = None,
+) -> Path:
+    """Write the report to ``out`` (default: ``report.html`` in the first run directory).
+
+    Returns:
+        The path written.
+    """
+    views = _views(runs)
+    path = Path(out) if out is not None else Path(views[0].path) / REPORT_FILE
+    atomic_write_text(path, render_page(views, title), encoding="utf-8")
+    return path
+
+
+class Report:
+    """A rendered report: ``.html`` text, ``.save(path)``, and shown inline in a notebook."""
+
+    def __init__(self, runs: Sequence[RunView], title: str | None = None) -> None:
+        self.runs = list(runs)
+        self.html = render_page(self.runs, title)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the page to ``path``; returns it."""
+        p = Path(path)
+        atomic_write_text(p, self.html, encoding="utf-8")
+        return p
+
+    def _repr_html_(self) -> str:
+        # An iframe keeps the page's script, styles and security policy apart from the
+        # notebook's own page.
+        return (
+            f'<iframe srcdoc="{escape(self.html, quote=True)}" sandbox="allow-scripts" '
+            'style="width:100%;height:760px;border:1px solid #dde1e7;border-radius:6px">'
+            "</iframe>"
+        )
+
+    def __repr__(self) -> str:
+        return f"Report({', '.join(r.path for r in self.runs)})"
+
+
+def view(*runs: RunLike, title: str | None = None) -> Report:
+    """A :class:`Report` of one or more runs (shown inline when it is a cell's value)."""
+    return Report(_views(list(runs)), title)

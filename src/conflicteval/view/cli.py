@@ -1,0 +1,82 @@
+"""``conflicteval view RUN [RUN ...] [-o report.html]``: write a run's HTML report.
+
+``conflicteval view --demo`` scores the bundled demo responses offline (as
+``conflicteval demo`` does) into a temporary run and writes its report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from conflicteval.errors import UsageError
+
+__all__ = ["register"]
+
+DEMO_REPORT = "conflicteval-demo.html"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``view`` command."""
+    p = subparsers.add_parser(
+        "view",
+        help="write one self-contained HTML report of one or more run directories",
+        description=(
+            "Write one self-contained HTML report (no server, no network) of run directories "
+            "written by score, wikicontradict generate/judge, conflictbench detect, reports, "
+            "regenerate or feverous verify: summary, charts, every item, and with several runs "
+            "a side-by-side comparison. See docs/viewer.md."
+        ),
+    )
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run directories")
+    p.add_argument(
+        "-o",
+        "--out",
+        metavar="FILE.html",
+        default=None,
+        help=f"where to write (default: report.html in the first run directory; "
+        f"with --demo: {DEMO_REPORT})",
+    )
+    p.add_argument("--title", default=None, help="the page title")
+    p.add_argument(
+        "--kind",
+        default=None,
+        metavar="KIND",
+        help="read the runs as this kind (default: detected; kinds: docs/viewer.md)",
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="score the bundled demo responses offline and write their report",
+    )
+    p.add_argument("--open", action="store_true", help="open the report in the web browser")
+    p.set_defaults(func=_view)
+
+
+def _view(args: argparse.Namespace) -> int:
+    from . import load_run, write_report
+
+    if args.demo:
+        if args.runs:
+            raise UsageError("--demo takes no run directories")
+        with tempfile.TemporaryDirectory(prefix="conflicteval-demo-") as tmp:
+            from .demo import write_demo_run
+
+            run = load_run(write_demo_run(Path(tmp) / "demo"))
+            run.path = "bundled demo (conflicteval demo)"
+            run.provenance = [(k, v) for k, v in run.provenance if k != "data"]
+            run.provenance.append(("data", "the bundled demo responses (conflicteval/demo)"))
+            path = write_report([run], args.out or DEMO_REPORT, title=args.title)
+    else:
+        if not args.runs:
+            raise UsageError("give one or more run directories (or --demo)")
+        views = [load_run(r, args.kind) for r in args.runs]
+        path = write_report(views, args.out, title=args.title)
+    size = path.stat().st_size
+    print(f"wrote {path} ({size / 1024:,.0f} KiB); open it in any web browser")
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(path.resolve().as_uri())
+    return 0

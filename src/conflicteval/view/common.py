@@ -1,0 +1,218 @@
+"""Helpers every kind's reader shares: records, counts, failure reasons, usage and money,
+provenance (the checkpoint's identity and the data record), intervals."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from conflicteval.runner import Record, read_checkpoint, read_identity
+from conflicteval.types import Usage
+
+from .model import Headline
+
+__all__ = [
+    "add_usage",
+    "counts_of",
+    "data_provenance",
+    "failure_reasons",
+    "flatten",
+    "headline",
+    "identity_provenance",
+    "input_file",
+    "interval",
+    "models_in",
+    "read_json",
+    "read_records",
+]
+
+LABEL_LETTER = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
+
+
+def read_records(path: Path) -> list[Record]:
+    """A checkpoint's records in file order (an absent file: none)."""
+    if not path.exists():
+        return []
+    return list(read_checkpoint(path).values())
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content, or None when it is absent or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def counts_of(records: Iterable[Record]) -> dict[str, int]:
+    """Items per status, ``total`` and ``truncated`` (replies cut off by max_tokens)."""
+    counts: Counter[str] = Counter()
+    truncated = 0
+    n = 0
+    for r in records:
+        counts[r.status] += 1
+        truncated += r.usage.truncated
+        n += 1
+    out = {"ok": counts.get("ok", 0), "parse_error": 0, "model_error": 0}
+    out.update(counts)
+    out["total"] = n
+    out["truncated"] = truncated
+    return out
+
+
+def failure_reasons(
+    failed: Iterable[tuple[str, str | None]], limit: int = 5
+) -> list[tuple[str, int, str]]:
+    """``[(reason, count, example id)]`` of ``(id, error)`` pairs, most common first."""
+    groups: dict[str, list[str]] = {}
+    for item_id, error in failed:
+        key = " ".join((error or "no reason recorded").split())[:200]
+        groups.setdefault(key, []).append(item_id)
+    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:limit]
+    return [(reason, len(ids), ids[0]) for reason, ids in ranked]
+
+
+def add_usage(records: Iterable[Record], usage: Usage | None = None) -> Usage:
+    """The summed usage of ``records`` (added into ``usage`` when given)."""
+    total = usage if usage is not None else Usage()
+    for r in records:
+        total.add(r.usage)
+    return total
+
+
+def usage_view(per_model: Mapping[str, Usage]) -> dict[str, Any]:
+    """Tokens and calls summed over models, and the estimated money of the priced ones."""
+    from conflicteval.pricing import estimate, format_usd, source_note
+
+    total = Usage()
+    cost = 0.0
+    priced: list[str] = []
+    unpriced: list[str] = []
+    for model, u in per_model.items():
+        total.add(u)
+        if not u.calls or u.calls == u.cached_calls:
+            continue  # nothing was sent: nothing to pay
+        dollars = estimate(model, u.prompt_tokens, u.completion_tokens)
+        if dollars is None:
+            unpriced.append(model)
+        else:
+            cost += dollars
+            priced.append(model)
+    view: dict[str, Any] = total.model_dump()
+    if priced:
+        view["cost"] = f"{format_usd(cost)} ({source_note()})"
+        if total.cached_calls:  # a cached call's tokens are recorded, but cost nothing
+            view["cost"] += (
+                f"; an upper bound: it counts the tokens of the {total.cached_calls} calls "
+                "answered from the cache"
+            )
+    if unpriced:
+        view["unpriced"] = ", ".join(unpriced)
+    return view
+
+
+def interval(obj: Mapping[str, Any] | None, key: str) -> tuple[float | None, float | None]:
+    """The interval recorded beside ``obj[key]`` as ``<key>_ci``, or ``(None, None)``.
+
+    Accepts ``[low, high]`` and ``{"low", "high"}`` (or ``lo``/``hi``, ``lower``/``upper``).
+    """
+    if not obj:
+        return None, None
+    ci = obj.get(f"{key}_ci")
+    if isinstance(ci, (list, tuple)) and len(ci) == 2:
+        return _num(ci[0]), _num(ci[1])
+    if isinstance(ci, Mapping):
+        for lo, hi in (("low", "high"), ("lo", "hi"), ("lower", "upper")):
+            if lo in ci and hi in ci:
+                return _num(ci[lo]), _num(ci[hi])
+    return None, None
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def headline(
+    name: str,
+    obj: Mapping[str, Any] | None,
+    key: str,
+    *,
+    n: int | None = None,
+    percent: bool = False,
+    note: str = "",
+) -> Headline:
+    """A headline number read from ``obj[key]``, with ``obj[key + "_ci"]`` when present.
+
+    ``obj[key]`` may also be a metric object ``{"value", "ci": [low, high], "n"}`` (the form
+    the library's bootstrap intervals take in a run's JSON).
+    """
+    raw = obj.get(key) if obj else None
+    if isinstance(raw, Mapping):
+        low, high = interval({"v_ci": raw.get("ci")}, "v")
+        count = raw.get("n")
+        n = int(count) if isinstance(count, int) and not isinstance(count, bool) else n
+        return Headline(name, _num(raw.get("value")), low, high, n=n, percent=percent, note=note)
+    low, high = interval(obj, key)
+    return Headline(name, _num(raw), low, high, n=n, percent=percent, note=note)
+
+
+def flatten(value: Any, prefix: str = "", depth: int = 4) -> list[tuple[str, str]]:
+    """``[(dotted key, text)]`` of a nested JSON value, for the provenance table."""
+    if isinstance(value, Mapping) and depth > 0:
+        out: list[tuple[str, str]] = []
+        for k, v in value.items():
+            out += flatten(v, f"{prefix}.{k}" if prefix else str(k), depth - 1)
+        return out
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return [(prefix, ", ".join(str(v) for v in value))]
+    if value is None or value == "":
+        return []
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return [(prefix, text if len(text) <= 300 else text[:297] + "...")]
+
+
+def identity_provenance(checkpoint: Path) -> list[tuple[str, str]]:
+    """What produced a checkpoint (its recorded identity), flattened; none recorded: []."""
+    try:
+        ident = read_identity(checkpoint)
+    except Exception:  # an unreadable identity file is shown as such, not fatal to the view
+        return [("identity", f"unreadable: {checkpoint}.meta.json")]
+    return flatten(ident) if ident else []
+
+
+def data_provenance(run_dir: Path) -> list[tuple[str, str]]:
+    """The run's data files with their sha256 (``data.json``, written by the data commands)."""
+    record = read_json(run_dir / "data.json")
+    out: list[tuple[str, str]] = []
+    files = record.get("files", []) if isinstance(record, dict) else []
+    for f in files if isinstance(files, list) else []:
+        if isinstance(f, dict):
+            text = str(f.get("path", "?"))
+            if f.get("sha256"):
+                text += f"  sha256 {f['sha256']}"
+            if f.get("name"):
+                text = f"{f['name']}: {text}"
+            out.append(("data", text))
+    return out
+
+
+def input_file(run_dir: Path) -> Path | None:
+    """The first data file ``data.json`` records that is still there (None: none)."""
+    record = read_json(run_dir / "data.json")
+    files = record.get("files", []) if isinstance(record, dict) else []
+    for f in files if isinstance(files, list) else []:
+        if isinstance(f, dict) and f.get("path") and Path(str(f["path"])).is_file():
+            return Path(str(f["path"]))
+    return None
+
+
+def models_in(provenance: Sequence[tuple[str, str]]) -> list[str]:
+    """Model names mentioned in a flattened identity (keys ending in ``model``)."""
+    seen: list[str] = []
+    for key, value in provenance:
+        if key.split(".")[-1] == "model" and value not in seen and "/" in value:
+            seen.append(value)
+    return seen

@@ -1,0 +1,48 @@
+"""The bundled demo as a run directory, for ``conflicteval view --demo``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conflicteval._atomic import atomic_write_text
+
+__all__ = ["write_demo_run"]
+
+
+def write_demo_run(out: Path) -> Path:
+    """Score the bundled demo responses offline (sentence decomposer, lexical labeler) into
+    the run directory ``out``, as ``conflicteval score --input ... --out`` would; returns it."""
+    from conflicteval.conflictscore.decompose import SentenceDecomposer
+    from conflicteval.conflictscore.demo import load_demo_items
+    from conflicteval.conflictscore.lexical import LexicalLabeler
+    from conflicteval.conflictscore.scorer import ConflictScorer
+    from conflicteval.data.fetch import DataSource, sha256_file
+    from conflicteval.types import Document
+
+    out.mkdir(parents=True, exist_ok=True)
+    demo = load_demo_items()
+    items_path = out / "demo_items.jsonl"
+    atomic_write_text(items_path, "".join(json.dumps(it) + "\n" for it in demo))
+    items = [
+        {
+            "id": str(it.get("id", n)),
+            "response": it["response"],
+            "documents": [Document.coerce(d, j) for j, d in enumerate(it["documents"])],
+        }
+        for n, it in enumerate(demo, start=1)
+    ]
+    scorer = ConflictScorer(SentenceDecomposer(), LexicalLabeler())
+    result = scorer.score_many(items, checkpoint=out / "checkpoint.jsonl", progress=False)
+    scores = []
+    for rec in result.records:
+        res = rec.result if isinstance(rec.result, dict) else {}
+        scores.append(
+            {"id": rec.id, "status": rec.status, "cs_c": res.get("cs_c"), "cs_r": res.get("cs_r")}
+        )
+    atomic_write_text(out / "scores.jsonl", "".join(json.dumps(s) + "\n" for s in scores))
+    summary = {"decomposer": scorer.decomposer.name, "labeler": scorer.labeler.name}
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    source = DataSource(items_path.resolve(), sha256_file(items_path))
+    atomic_write_text(out / "data.json", json.dumps({"files": [source.to_dict()]}) + "\n")
+    return out

@@ -1,0 +1,219 @@
+"""``conflicteval score --input ... --out DIR`` runs: CS-C / CS-R per response, the grid.
+
+The directory holds ``checkpoint.jsonl`` (one ScoreResult per response), ``scores.jsonl``
+``summary.json`` and ``data.json`` (the input file and its sha256). Documents (with titles)
+and questions come from that input file, when it is still there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conflicteval.types import Usage
+
+from ..common import (
+    LABEL_LETTER,
+    counts_of,
+    data_provenance,
+    failure_reasons,
+    headline,
+    identity_provenance,
+    input_file,
+    read_json,
+    read_records,
+    usage_view,
+)
+from ..model import Chart, RunView
+from ..registry import RunKind
+from ..svg import histogram_svg
+
+
+def _detect(path: Path) -> bool:
+    return (path / "checkpoint.jsonl").exists() and (path / "scores.jsonl").exists()
+
+
+def grid_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The claims x documents grid of a ScoreResult dict: cells ``[S|C|I|None, snippet,
+    reasoning, error, raw]``."""
+    cells = []
+    for row in result.get("labels") or []:
+        out_row = []
+        for p in row:
+            label = LABEL_LETTER.get(str(p.get("label"))) if p.get("label") else None
+            raw = p.get("raw") if label is None else None
+            out_row.append([label, p.get("snippet"), p.get("reasoning"), p.get("error"), raw])
+        cells.append(out_row)
+    return {
+        "claims": list(result.get("claims") or []),
+        "docs": result.get("document_ids") or [],
+        "cells": cells,
+    }
+
+
+def grid_signature(grid: dict[str, Any], limit: int = 48) -> str:
+    """The grid's labels row by row (``SCC/SSI/IIS``; ``!`` a failed pair), for comparing
+    runs cell by cell."""
+    text = "/".join("".join(c[0] or "!" for c in row) for row in grid["cells"])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _input_rows(run: RunView, path: Path) -> dict[str, dict[str, Any]]:
+    """The input rows by id (documents with titles, questions), when the input is readable."""
+    from conflicteval.jsonio import iter_json_lines
+
+    name = input_file(path)
+    if name is None:
+        run.notes.append("the input file is not recorded or gone: documents are shown by id only")
+        return {}
+    rows: dict[str, dict[str, Any]] = {}
+    try:
+        for lineno, row in iter_json_lines(name):
+            if isinstance(row, dict):
+                rows[str(row.get("id", lineno))] = row
+    except Exception as exc:  # the report still shows the run, without the input's texts
+        run.notes.append(f"input {name} unreadable ({exc}): documents are shown by id only")
+        return {}
+    return rows
+
+
+def _documents(row: dict[str, Any] | None, ids: list[str]) -> list[dict[str, Any]]:
+    docs = row.get("documents") if row else None
+    if not isinstance(docs, list):
+        return [
+            {"id": i, "title": None, "text": "(document text not in the run directory)"}
+            for i in ids
+        ]
+    out = []
+    for j, d in enumerate(docs):
+        if isinstance(d, dict):
+            text = d.get("text") or d.get("contents") or d.get("content") or d.get("passage") or ""
+            out.append({"id": str(d.get("id", j)), "title": d.get("title"), "text": str(text)})
+        else:
+            out.append({"id": str(j), "title": None, "text": str(d)})
+    return out
+
+
+def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
+    """One response as a viewer item (its grid, scores, documents and failures)."""
+    res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
+    agg = res.get("aggregate") or {}
+    cs_c, cs_r = res.get("cs_c"), res.get("cs_r")
+    n_failed = agg.get("n_failed_pairs")
+    item: dict[str, Any] = {
+        "id": rec.id,
+        "status": rec.status,
+        "error": rec.error or res.get("error"),
+        "raw": rec.raw,
+        "response": res.get("response", (row or {}).get("response")),
+        "documents": _documents(row, list(res.get("document_ids") or [])),
+        "conflicted": (agg.get("n_conflicted") or 0) > 0 if agg else None,
+        "facets": {
+            "conflicted": "undefined" if not agg else "yes" if agg.get("n_conflicted") else "no",
+            "failed pairs": "some" if n_failed else "none",
+        },
+        "value": "failed" if rec.status != "ok" else f"CS-C {_f(cs_c)} \u00b7 CS-R {_f(cs_r)}",
+    }
+    if res.get("labels"):
+        item["grid"] = grid_of(res)
+        item["value"] += " \u00b7 " + grid_signature(item["grid"])
+    if row:
+        item["question"] = row.get("question")
+        item["title"] = row.get("title")
+    if agg:
+        item["fields"] = [
+            ["CS-C", cs_c],
+            ["CS-R", cs_r],
+            ["claims", agg.get("n_claims")],
+            ["conflicted claims", agg.get("n_conflicted")],
+            ["claims without evidence", agg.get("n_no_evidence")],
+            ["failed pairs", n_failed],
+            ["model calls", res.get("calls")],
+        ]
+    return item
+
+
+def _in_input_order(records: list[Any], scores: Path) -> list[Any]:
+    """The records in the order of ``scores.jsonl`` (the input's; the checkpoint holds them in
+    the order they finished)."""
+    from conflicteval.jsonio import iter_json_lines
+
+    try:
+        order = {
+            str(row.get("id")): n for n, row in iter_json_lines(scores) if isinstance(row, dict)
+        }
+    except Exception:  # no usable order: the checkpoint's
+        return records
+    return sorted(records, key=lambda r: order.get(r.id, len(order)))
+
+
+def _f(v: Any) -> str:
+    return "undefined" if v is None else f"{float(v):.2f}"
+
+
+def _read(path: Path) -> RunView:
+    run = RunView("conflictscore", "ConflictScore run", str(path), dataset="")
+    records = _in_input_order(read_records(path / "checkpoint.jsonl"), path / "scores.jsonl")
+    summary = read_json(path / "summary.json")
+    summary = summary if isinstance(summary, dict) else {}
+    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    for key in ("decomposer", "labeler", "executor"):
+        if summary.get(key) and not any(k.startswith(key) for k, _ in run.provenance):
+            run.provenance.append((key, str(summary[key])))
+    source = input_file(path)
+    run.dataset = source.name if source is not None else path.name
+    run.counts = counts_of(records)
+    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
+    usage = Usage()
+    for r in records:
+        usage.add(r.usage)
+    model = next((v for k, v in run.provenance if k.endswith(".model") and "/" in v), "")
+    run.usage = usage_view({model or "offline": usage})
+    rows = _input_rows(run, path)
+    run.items = [score_item(r, rows.get(r.id)) for r in records]
+    run.facets = ["conflicted", "failed pairs"]
+    results = [r.result for r in records if r.status == "ok" and isinstance(r.result, dict)]
+    cs_c = [float(x["cs_c"]) for x in results if x.get("cs_c") is not None]
+    cs_r = [float(x["cs_r"]) for x in results if x.get("cs_r") is not None]
+    if "mean_cs_c" not in summary and cs_c:
+        summary["mean_cs_c"] = sum(cs_c) / len(cs_c)
+    if "mean_cs_r" not in summary and cs_r:
+        summary["mean_cs_r"] = sum(cs_r) / len(cs_r)
+    run.headlines = [
+        headline("mean CS-C", summary, "mean_cs_c", n=len(cs_c)),
+        headline("mean CS-R", summary, "mean_cs_r", n=len(cs_r)),
+    ]
+    who = str(summary.get("labeler") or model or "labeler")
+    sub = f"n = {{n}} responses \u00b7 labeler {who} \u00b7 data {run.dataset}"
+    run.charts = [
+        Chart(
+            "CS-C distribution",
+            histogram_svg(
+                "CS-C per response (conflicted claims / claims)",
+                sub.format(n=len(cs_c)),
+                [(who, cs_c)],
+                x_label="CS-C (lower is better)",
+            ),
+        ),
+        Chart(
+            "CS-R distribution",
+            histogram_svg(
+                "CS-R per response (mean |D-| / (|D+| + |D-|))",
+                sub.format(n=len(cs_r)),
+                [(who, cs_r)],
+                x_label="CS-R (lower is better)",
+            ),
+        ),
+    ]
+    undefined = summary.get("cs_c_undefined"), summary.get("cs_r_undefined")
+    if any(undefined):
+        run.notes.append(
+            f"CS-C undefined for {undefined[0] or 0} scored responses, CS-R for "
+            f"{undefined[1] or 0} (no scored claim / no claim with evidence): left out of the means"
+        )
+    return run
+
+
+KIND = RunKind(
+    "conflictscore", "ConflictScore run (conflicteval score)", _detect, _read, priority=10
+)

@@ -1,0 +1,177 @@
+"""``conflicteval conflictbench detect`` runs: conflict detection per source (paper Table 2).
+
+The directory holds ``checkpoint.jsonl`` (per item: gold and predicted conflict, the
+labels), ``metrics.json`` (per source and overall) and ``data.json`` (the items file and
+its sha256). Claims and documents come from that items file when it is still there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..common import (
+    LABEL_LETTER,
+    counts_of,
+    data_provenance,
+    failure_reasons,
+    headline,
+    identity_provenance,
+    models_in,
+    read_json,
+    read_records,
+    usage_view,
+)
+from ..model import Chart, RunView
+from ..registry import RunKind
+from ..svg import confusion_svg, hbar_svg
+
+
+def _detect(path: Path) -> bool:
+    return (
+        (path / "checkpoint.jsonl").exists()
+        and (path / "metrics.json").exists()
+        and (path / "table2.md").exists()
+    )
+
+
+def _bench_items(run: RunView, path: Path) -> dict[str, Any]:
+    record = read_json(path / "data.json")
+    files = record.get("files", []) if isinstance(record, dict) else []
+    for f in files if isinstance(files, list) else []:
+        p = Path(str(f.get("path", ""))) if isinstance(f, dict) else None
+        if p is not None and p.exists():
+            from conflicteval.conflictbench import read_items
+
+            try:
+                return {it.id: it for it in read_items(p)}
+            except Exception as exc:  # the run is still shown, without texts
+                run.notes.append(f"items file {p} unreadable ({exc}): claims not shown")
+    return {}
+
+
+def _item(rec: Any, bench: Any) -> dict[str, Any]:
+    res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
+    gold = res.get("gold_conflict", getattr(bench, "conflict", None))
+    pred = res.get("pred_conflict")
+    source = res.get("source") or getattr(bench, "source", "?")
+    labels = res.get("labels") or []
+    errors = res.get("pair_errors") or []
+    item: dict[str, Any] = {
+        "id": rec.id,
+        "status": rec.status,
+        "error": rec.error,
+        "raw": rec.raw,
+        "conflicted": gold,
+        "facets": {
+            "source": source,
+            "gold": _yn(gold),
+            "predicted": "failed" if rec.status != "ok" else _yn(pred),
+            "outcome": _outcome(gold, pred) if rec.status == "ok" else "failed",
+        },
+        "value": "failed" if rec.status != "ok" else f"predicted {_yn(pred)}",
+    }
+    if bench is not None:
+        item["question"] = bench.question
+        docs = bench.to_documents()
+        item["documents"] = [{"id": d.id, "title": d.title, "text": d.text} for d in docs]
+        golds = res.get("gold") or [d.gold for d in bench.documents]
+        cells = []
+        for j, _ in enumerate(docs):
+            label = labels[j] if j < len(labels) else None
+            error = None if label else (errors[j] if j < len(errors) else None)
+            cells.append([LABEL_LETTER.get(str(label)) if label else None, None, None, error])
+        item["grid"] = {
+            "claims": [bench.claim],
+            "docs": [d.id for d in docs],
+            "cells": [cells],
+            "gold": [[LABEL_LETTER.get(str(g)) for g in golds]],
+        }
+    return item
+
+
+def _yn(v: Any) -> str:
+    return "undetermined" if v is None else "conflict" if v else "no conflict"
+
+
+def _outcome(gold: Any, pred: Any) -> str:
+    if pred is None or gold is None:
+        return "undetermined"
+    return ("true " if gold == pred else "false ") + ("positive" if pred else "negative")
+
+
+def _read(path: Path) -> RunView:
+    from conflicteval.conflictbench.metrics import PAPER_TABLE2
+
+    run = RunView("detect", "ConflictBench detection run", str(path))
+    records = read_records(path / "checkpoint.jsonl")
+    metrics = read_json(path / "metrics.json") or {}
+    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    files = [v for k, v in run.provenance if k == "data"]
+    run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
+    bench = _bench_items(run, path)
+    run.items = [_item(r, bench.get(r.id)) for r in records]
+    run.facets = ["source", "gold", "predicted", "outcome"]
+    run.counts = counts_of(records)
+    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
+    models = models_in(run.provenance)
+    from conflicteval.types import Usage
+
+    usage = Usage()
+    for r in records:
+        usage.add(r.usage)
+    run.usage = usage_view({models[0] if models else "offline": usage})
+    overall = metrics.get("overall") or {}
+    n = overall.get("tp", 0) + overall.get("fp", 0) + overall.get("fn", 0) + overall.get("tn", 0)
+    for key, name in (
+        ("f1", "F1"),
+        ("precision", "precision"),
+        ("recall", "recall"),
+        ("accuracy", "accuracy"),
+    ):
+        run.headlines.append(headline(f"{name} (overall)", overall, key, n=n))
+    labeler = next(
+        (v for k, v in run.provenance if k.endswith("labeler") or k.endswith("labeler.name")),
+        "labeler",
+    )
+    who = ", ".join(models) or labeler
+    sub = f"n = {n} scored items \u00b7 {who} \u00b7 {run.dataset}"
+    run.charts.append(
+        Chart(
+            "Detection confusion",
+            confusion_svg(
+                "Conflict detection: gold vs predicted (overall)",
+                sub,
+                ["conflict", "no conflict"],
+                [
+                    [overall.get("tp", 0), overall.get("fn", 0)],
+                    [overall.get("fp", 0), overall.get("tn", 0)],
+                ],
+            ),
+        )
+    )
+    sources = [k for k in metrics if k != "overall"] + (["overall"] if "overall" in metrics else [])
+    rows = [(f"{s} (n={_n(metrics[s])})", metrics[s].get("f1")) for s in sources]
+    paper = [PAPER_TABLE2[s][2] if s in PAPER_TABLE2 else None for s in sources]
+    run.charts.append(
+        Chart(
+            "F1 per source",
+            hbar_svg(
+                "Conflict-detection F1 per source, paper (GPT-4.1) beside measured",
+                sub,
+                rows,
+                x_label="F1 (conflict is the positive class)",
+                y_label="source",
+                reference=paper if any(p is not None for p in paper) else None,
+                reference_name="paper, GPT-4.1 (Table 2)",
+            ),
+        )
+    )
+    return run
+
+
+def _n(m: dict[str, Any]) -> int:
+    return int(m.get("tp", 0) + m.get("fp", 0) + m.get("fn", 0) + m.get("tn", 0))
+
+
+KIND = RunKind("detect", "ConflictBench detection run", _detect, _read, priority=20)

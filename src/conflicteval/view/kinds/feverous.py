@@ -1,0 +1,115 @@
+"""``conflicteval feverous verify --out DIR`` runs: claim verdicts against gold labels.
+
+The directory holds ``checkpoint.jsonl`` (per claim: the pair labels), ``records.jsonl``
+(gold and predicted label per claim) and ``metrics.json`` (accuracy, macro-F1, the
+confusion matrix, counts and usage).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conflicteval.jsonio import iter_json_lines
+from conflicteval.types import Usage
+
+from ..common import (
+    LABEL_LETTER,
+    counts_of,
+    data_provenance,
+    failure_reasons,
+    headline,
+    identity_provenance,
+    models_in,
+    read_json,
+    read_records,
+    usage_view,
+)
+from ..model import Chart, RunView
+from ..registry import RunKind
+from ..svg import confusion_svg
+
+CLASSES = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+
+
+def _detect(path: Path) -> bool:
+    return (path / "records.jsonl").exists() and (path / "metrics.json").exists()
+
+
+def _item(row: dict[str, Any]) -> dict[str, Any]:
+    status = str(row.get("status", "ok"))
+    pred = row.get("predicted_label")
+    gold = row.get("label")
+    errors = [e for e in row.get("errors") or [] if e]
+    pairs = row.get("pair_labels") or []
+    return {
+        "id": str(row.get("id")),
+        "status": status,
+        "error": "; ".join(errors) if status != "ok" else None,
+        "facets": {
+            "gold": gold,
+            "predicted": pred or "undecided",
+            "outcome": "undecided" if pred is None else "right" if pred == gold else "wrong",
+        },
+        "value": pred or "undecided",
+        "fields": [
+            ["gold label", gold],
+            ["predicted label", pred],
+            ["relation", row.get("relation")],
+            ["pair labels", " ".join(LABEL_LETTER.get(str(p), "!") for p in pairs)],
+            ["failed pairs", row.get("failed_pairs")],
+            ["model calls", row.get("calls")],
+        ]
+        + [["pair error", e] for e in errors],
+    }
+
+
+def _read(path: Path) -> RunView:
+    run = RunView("feverous", "FEVEROUS verification run", str(path))
+    records = read_records(path / "checkpoint.jsonl")
+    metrics_file = read_json(path / "metrics.json") or {}
+    metrics = metrics_file.get("metrics") or {}
+    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    run.dataset = "FEVEROUS"
+    run.items = [_item(row) for _, row in iter_json_lines(path / "records.jsonl")]
+    run.facets = ["gold", "predicted", "outcome"]
+    run.counts = counts_of(records)
+    undecided = (metrics_file.get("counts") or {}).get("undecided")
+    if undecided is not None:
+        run.counts["undecided"] = undecided
+    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
+    usage = Usage()
+    for r in records:
+        usage.add(r.usage)
+    models = models_in(run.provenance)
+    run.usage = usage_view({models[0] if models else "offline": usage})
+    n = metrics.get("n")
+    run.headlines = [
+        headline("label accuracy", metrics, "label_accuracy", n=n),
+        headline("macro-F1", metrics, "macro_f1", n=n),
+    ]
+    confusion = metrics.get("confusion") or {}
+    cols = [*CLASSES, "FAILED"]
+    matrix = [[int((confusion.get(g) or {}).get(p, 0)) for p in cols] for g in CLASSES]
+    labeler = next((v for k, v in run.provenance if k == "labeler.labeler"), "labeler")
+    mode = metrics_file.get("mode", "?")
+    sub = f"n = {n} claims \u00b7 labeler {labeler} \u00b7 mode {mode} \u00b7 {run.dataset}"
+    run.charts.append(
+        Chart(
+            "FEVEROUS confusion",
+            confusion_svg(
+                "FEVEROUS verdicts: gold vs predicted",
+                sub,
+                ["SUPPORTS", "REFUTES", "NEI"],
+                matrix,
+                columns=["SUPPORTS", "REFUTES", "NEI", "no verdict"],
+            ),
+        )
+    )
+    run.notes.append("claim texts and evidence are in the claims file, not in the run directory")
+    return run
+
+
+KIND = RunKind(
+    "feverous", "FEVEROUS verification run (feverous verify)", _detect, _read, priority=20
+)

@@ -1,0 +1,68 @@
+"""Any other resumable run: a directory with a ``checkpoint.jsonl`` no other reader knows.
+
+Shows counts, failures, usage and provenance, and each item's result as plain fields, so
+a new kind of run is viewable before it has a reader of its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conflicteval.types import Usage
+
+from ..common import (
+    counts_of,
+    data_provenance,
+    failure_reasons,
+    flatten,
+    identity_provenance,
+    models_in,
+    read_records,
+    usage_view,
+)
+from ..model import RunView
+from ..registry import RunKind
+
+
+def _detect(path: Path) -> bool:
+    return (path / "checkpoint.jsonl").exists()
+
+
+def item_fields(result: Any, limit: int = 40) -> list[list[Any]]:
+    """A result as ``[[name, text]]`` rows (nested values flattened, long ones cut)."""
+    if not isinstance(result, dict):
+        return [] if result is None else [["result", str(result)[:2000]]]
+    return [[k, v] for k, v in flatten(result, depth=3)[:limit]]
+
+
+def generic_item(rec: Any) -> dict[str, Any]:
+    """A record as an item: status, error, raw reply and its result's fields."""
+    return {
+        "id": rec.id,
+        "status": rec.status,
+        "error": rec.error,
+        "raw": rec.raw,
+        "value": "failed" if rec.status != "ok" else None,
+        "fields": item_fields(rec.result),
+        "facets": {},
+    }
+
+
+def _read(path: Path) -> RunView:
+    run = RunView("run", "Run", str(path))
+    records = read_records(path / "checkpoint.jsonl")
+    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    run.counts = counts_of(records)
+    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
+    usage = Usage()
+    for r in records:
+        usage.add(r.usage)
+    models = models_in(run.provenance)
+    run.usage = usage_view({models[0] if len(models) == 1 else "unpriced": usage})
+    run.items = [generic_item(r) for r in records]
+    run.notes.append("a run of a kind without its own reader: items are shown as plain fields")
+    return run
+
+
+KIND = RunKind("run", "Run (generic checkpoint)", _detect, _read, priority=0)

@@ -1,0 +1,122 @@
+"""``conflicteval regenerate`` runs: conflict-feedback regeneration (paper Tables 4 and 5).
+
+The directory holds ``checkpoint.jsonl`` (per question and format: the RAG, control and
+final answers, the main claim's supporting / contradicting documents), ``summary.json``
+(the tables' rows: truthful / informative / accuracy per method) and ``tables.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conflicteval.types import Usage
+
+from ..common import (
+    counts_of,
+    data_provenance,
+    failure_reasons,
+    headline,
+    identity_provenance,
+    models_in,
+    read_json,
+    read_records,
+    usage_view,
+)
+from ..model import Chart, RunView
+from ..registry import RunKind
+from ..svg import hbar_svg
+
+
+def _detect(path: Path) -> bool:
+    return (path / "checkpoint.jsonl").exists() and (path / "tables.md").exists()
+
+
+def _answer(part: Any) -> str:
+    if not isinstance(part, dict):
+        return ""
+    verdict = part.get("correct", part.get("truthful"))
+    mark = "" if verdict is None else " (correct)" if verdict else " (wrong)"
+    return f"{part.get('answer', '')}{mark}"
+
+
+def _item(rec: Any) -> dict[str, Any]:
+    res = rec.result if isinstance(rec.result, dict) else {}
+    final: dict[str, Any] = res["final"] if isinstance(res.get("final"), dict) else {}
+    correct = final.get("correct", final.get("truthful"))
+    return {
+        "id": rec.id,
+        "status": rec.status,
+        "error": rec.error or res.get("score_error"),
+        "raw": rec.raw,
+        "question": res.get("question"),
+        "gold": [str(o) for o in res.get("options") or []] or None,
+        "response": final.get("answer"),
+        "conflicted": res.get("conflicted"),
+        "facets": {
+            "format": res.get("mode", rec.id.split(":")[0]),
+            "conflicted": "yes" if res.get("conflicted") else "no",
+            "final": "failed"
+            if rec.status != "ok"
+            else "unjudged"
+            if correct is None
+            else "correct"
+            if correct
+            else "wrong",
+        },
+        "value": "failed" if rec.status != "ok" else _answer(final),
+        "fields": [
+            ["gold", res.get("gold")],
+            ["RAG answer", _answer(res.get("rag"))],
+            ["control answer", _answer(res.get("control"))],
+            ["main claim", res.get("main_claim")],
+            ["supporting documents", ", ".join(map(str, res.get("supporting") or []))],
+            ["contradicting documents", ", ".join(map(str, res.get("contradicting") or []))],
+            ["regenerated", _answer(res.get("regenerated")) or "not regenerated"],
+            ["final answer", _answer(final)],
+        ],
+    }
+
+
+def _read(path: Path) -> RunView:
+    run = RunView("regenerate", "Regeneration run", str(path))
+    records = read_records(path / "checkpoint.jsonl")
+    summary = read_json(path / "summary.json") or {}
+    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    run.dataset = "TruthfulQA"
+    run.items = [_item(r) for r in records]
+    run.facets = ["format", "conflicted", "final"]
+    run.counts = counts_of(records)
+    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
+    usage = Usage()
+    for r in records:
+        usage.add(r.usage)
+    models = models_in(run.provenance)
+    run.usage = usage_view({models[0] if len(models) == 1 else "unpriced": usage})
+    for mode, table in (("free", "Table 4"), ("choice", "Table 5")):
+        rows = [r for r in summary.get(mode) or [] if isinstance(r, dict) and r.get("n")]
+        bars: list[tuple[str, float | None]] = []
+        for row in rows:
+            for key in ("truthful", "informative", "accuracy"):
+                if row.get(key) is not None:
+                    name = f"{key}, {row['method']} ({mode})"
+                    run.headlines.append(headline(name, row, key, n=row["n"], percent=True))
+                    bars.append((f"{row['method']} {key} (n={row['n']})", row[key]))
+        if bars:
+            who = ", ".join(models) or "?"
+            sub = f"n = {rows[0]['n']} questions \u00b7 model {who} \u00b7 {run.dataset}"
+            title = f"{'Free-form' if mode == 'free' else 'Binary choice'} ({table} layout)"
+            run.charts.append(
+                Chart(
+                    title,
+                    hbar_svg(
+                        title, sub, bars, x_label="% of questions", y_label="method", x_max=100.0
+                    ),
+                )
+            )
+    return run
+
+
+KIND = RunKind(
+    "regenerate", "Regeneration run (conflicteval regenerate)", _detect, _read, priority=20
+)

@@ -1,0 +1,163 @@
+"""``conflicteval reports`` runs: reports written per model x setting, scored by ConflictScore
+(paper Table 3).
+
+The directory holds ``checkpoint.jsonl`` (per report: the text and its ScoreResult),
+``rows.json`` (mean CS-C / CS-R per model x setting), ``table3.md`` and ``data.json`` (the
+items file and its sha256, read for the documents and questions when still there).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conflicteval.types import Usage
+
+from ..common import (
+    counts_of,
+    data_provenance,
+    failure_reasons,
+    headline,
+    identity_provenance,
+    input_file,
+    models_in,
+    read_json,
+    read_records,
+    usage_view,
+)
+from ..model import Chart, RunView
+from ..registry import RunKind
+from ..svg import histogram_svg
+from .conflictscore import grid_of, grid_signature
+
+
+def _detect(path: Path) -> bool:
+    return (path / "checkpoint.jsonl").exists() and (path / "rows.json").exists()
+
+
+def _bench(run: RunView, path: Path) -> dict[str, Any]:
+    source = input_file(path)
+    if source is None:
+        return {}
+    from conflicteval.conflictbench import read_items
+
+    try:
+        return {it.id: it for it in read_items(source)}
+    except Exception as exc:  # the run is still shown, without the documents' texts
+        run.notes.append(f"items file {source} unreadable ({exc}): documents not shown")
+        return {}
+
+
+def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
+    res = rec.result if isinstance(rec.result, dict) else {}
+    model, setting, item_id = ([*rec.id.split("|"), "", "", ""])[:3]
+    score = res.get("score") or {}
+    agg = score.get("aggregate") or {}
+    ok = rec.status == "ok" and not res.get("score_error")
+    item: dict[str, Any] = {
+        "id": rec.id,
+        "status": rec.status,
+        "error": rec.error or res.get("score_error"),
+        "raw": rec.raw,
+        "facets": {"model": res.get("model", model), "setting": res.get("setting", setting)},
+        "conflicted": (agg.get("n_conflicted") or 0) > 0 if agg else None,
+        "value": "failed"
+        if not ok
+        else f"CS-C {_f(res.get('cs_c'))} \u00b7 CS-R {_f(res.get('cs_r'))}",
+        "response": res.get("report"),
+        "fields": [
+            ["CS-C", res.get("cs_c")],
+            ["CS-R", res.get("cs_r")],
+            ["claims", res.get("n_claims")],
+            ["conflicted claims", res.get("n_conflicted")],
+            ["failed pairs", res.get("n_failed_pairs")],
+            ["main entity", res.get("main_entity")],
+            ["finish reason", res.get("finish_reason")],
+        ],
+    }
+    it = bench.get(res.get("item_id", item_id))
+    if it is not None:
+        item["question"] = it.question
+        item["documents"] = [{"id": d.id, "title": d.title, "text": d.text} for d in it.documents]
+    if score.get("labels"):
+        item["grid"] = grid_of(score)
+        if ok:
+            item["value"] += " \u00b7 " + grid_signature(item["grid"])
+    return item
+
+
+def _f(v: Any) -> str:
+    return "undefined" if v is None else f"{float(v):.2f}"
+
+
+def _read(path: Path) -> RunView:
+    run = RunView("reports", "ConflictBench reports run", str(path))
+    records = read_records(path / "checkpoint.jsonl")
+    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    source = input_file(path)
+    run.dataset = source.name if source is not None else "ConflictBench"
+    run.items = [_item(r, _bench(run, path)) for r in records]
+    run.facets = ["model", "setting"]
+    run.counts = counts_of(records)
+    run.failures = failure_reasons((i["id"], i["error"]) for i in run.items if i["error"])
+    per_model: dict[str, Usage] = {}
+    models = {
+        k.split(".")[1]: v
+        for k, v in run.provenance
+        if k.startswith("models.") and k.endswith(".model")
+    }
+    for r in records:
+        name = r.id.split("|")[0]
+        per_model.setdefault(models.get(name, name), Usage()).add(r.usage)
+    run.usage = usage_view(per_model)
+    rows = read_json(path / "rows.json") or []
+    series: list[tuple[str, list[float]]] = []
+    series_r: list[tuple[str, list[float]]] = []
+    for row in rows if isinstance(rows, list) else []:
+        label = f"{row.get('model')} / {row.get('setting')}"
+        run.headlines.append(headline(f"CS-C, {label}", row, "cs_c", n=row.get("scored")))
+        run.headlines.append(headline(f"CS-R, {label}", row, "cs_r", n=row.get("scored")))
+        cell = [
+            i
+            for i in run.items
+            if i["facets"] == {"model": row.get("model"), "setting": row.get("setting")}
+        ]
+        series.append(
+            (label, [float(i["fields"][0][1]) for i in cell if i["fields"][0][1] is not None])
+        )
+        series_r.append(
+            (label, [float(i["fields"][1][1]) for i in cell if i["fields"][1][1] is not None])
+        )
+    labeler = next((v for k, v in run.provenance if k == "scorer.labeler.labeler"), "labeler")
+    sub = (
+        f"n = {len(run.items)} reports \u00b7 models {', '.join(models_in(run.provenance))} "
+        f"\u00b7 labeler {labeler} \u00b7 {run.dataset}"
+    )
+    run.charts = [
+        Chart(
+            "CS-C per model and setting",
+            histogram_svg(
+                "CS-C per report, by model and setting",
+                sub,
+                series,
+                x_label="CS-C (lower is better)",
+                y_label="share of reports (%)",
+            ),
+        ),
+        Chart(
+            "CS-R per model and setting",
+            histogram_svg(
+                "CS-R per report, by model and setting",
+                sub,
+                series_r,
+                x_label="CS-R (lower is better)",
+                y_label="share of reports (%)",
+            ),
+        ),
+    ]
+    return run
+
+
+KIND = RunKind(
+    "reports", "ConflictBench reports run (conflicteval reports)", _detect, _read, priority=20
+)

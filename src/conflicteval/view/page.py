@@ -1,0 +1,332 @@
+"""The report page: one self-contained HTML file (inline CSS, inline script, inline SVG).
+
+The summary, charts and run comparison are drawn here in Python, every text escaped; the
+items (possibly tens of thousands) travel as one inline JSON blob that the page's small
+script draws a page at a time. The blob is escaped so that no text in it can end the
+``<script>`` element (``<``, ``>``, ``&``, U+2028 and U+2029 become ``\\uXXXX``), and the
+page's Content-Security-Policy allows only its own script (by hash): no network, and no
+other script even if one got in.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from html import escape
+from importlib import resources
+from typing import Any
+
+from conflicteval import __version__
+
+from .model import Headline, RunView
+
+__all__ = ["compare_rows", "fmt_number", "json_for_script", "render_page", "script_hash"]
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _asset(name: str) -> str:
+    return resources.files("conflicteval.view").joinpath("assets").joinpath(name).read_text("utf-8")
+
+
+def json_for_script(value: Any) -> str:
+    """JSON text safe inside ``<script type="application/json">``: no ``<``, ``>``, ``&``,
+    U+2028 or U+2029 left unescaped (so ``</script>`` in a reply stays text)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def script_hash(script: str) -> str:
+    """The Content-Security-Policy source that allows exactly this inline script."""
+    return (
+        "'sha256-"
+        + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+        + "'"
+    )
+
+
+def fmt_number(value: float | None, percent: bool = False) -> str:
+    """A headline value for people (``undefined`` for None)."""
+    if value is None:
+        return "undefined"
+    if percent:
+        return f"{value:.1f}%"
+    return f"{value:.3f}" if abs(value) < 100 else f"{value:,.0f}"
+
+
+def _headline_cell(h: Headline) -> str:
+    text = f"<span class='big'>{_e(fmt_number(h.value, h.percent))}</span>"
+    if h.low is not None and h.high is not None:
+        text += (
+            f" <span class='ci'>[{_e(fmt_number(h.low, h.percent))}, "
+            f"{_e(fmt_number(h.high, h.percent))}]</span>"
+        )
+    if h.n is not None:
+        text += f" <span class='ci'>n = {h.n}</span>"
+    if h.note:
+        text += f"<div class='ci'>{_e(h.note)}</div>"
+    return text
+
+
+def _summary(run: RunView, index: int) -> str:
+    c = run.counts
+    failed = c.get("parse_error", 0) + c.get("model_error", 0)
+    parts = [
+        f"<div class='card' id='run-{index}'><h2>{_e(run.kind_title)}: {_e(run.name)}</h2>",
+        f"<div class='path'>{_e(run.path)}</div><div class='cols'><div>",
+        "<h3>Headline numbers</h3><table class='nums'>",
+    ]
+    for h in run.headlines:
+        parts.append(f"<tr><th>{_e(h.name)}</th><td class='num'>{_headline_cell(h)}</td></tr>")
+    if not run.headlines:
+        parts.append("<tr><td class='muted'>no headline numbers in this run</td></tr>")
+    if any(h.low is not None for h in run.headlines):
+        parts.append(
+            "<tr><td colspan='2' class='ci'>[low, high]: the interval the run recorded</td></tr>"
+        )
+    parts.append("</table><h3>Items</h3><table class='kv'>")
+    rows = [("total", c.get("total", 0)), ("ok", c.get("ok", 0)), ("failed", failed)]
+    rows += [(k.replace("_", " "), v) for k, v in c.items() if k in ("parse_error", "model_error")]
+    rows += [(k, v) for k, v in c.items() if k not in ("ok", "parse_error", "model_error", "total")]
+    parts += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows]
+    parts.append("</table></div><div>")
+    if run.failures:
+        parts.append("<h3>Top failure reasons</h3><table class='kv'>")
+        for reason, n, example in run.failures:
+            parts.append(
+                f"<tr><th>{n} \u00d7</th><td>{_e(reason)} <span class='muted'>(e.g. "
+                f"{_e(example)})</span></td></tr>"
+            )
+        parts.append("</table>")
+    parts.append("<h3>Tokens and money</h3><table class='kv'>")
+    u = run.usage
+    for key, label in (
+        ("calls", "model calls"),
+        ("cached_calls", "from cache"),
+        ("prompt_tokens", "prompt tokens"),
+        ("completion_tokens", "completion tokens"),
+        ("truncated", "replies cut off"),
+        ("cost", "estimated cost"),
+        ("unpriced", "not priced"),
+    ):
+        if key in u:
+            value = f"{u[key]:,}" if isinstance(u[key], int) else u[key]
+            parts.append(f"<tr><th>{_e(label)}</th><td>{_e(value)}</td></tr>")
+    parts.append("</table></div></div><h3>What produced it</h3><div class='prov'>")
+    for key, value in run.provenance:
+        parts.append(f"<div><span class='k'>{_e(key)}</span> <span>{_e(value)}</span></div>")
+    if not run.provenance:
+        parts.append("<div class='muted'>not recorded in this run directory</div>")
+    parts.append("</div>")
+    parts += [f"<p class='muted'>{_e(n)}</p>" for n in run.notes]
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _charts(runs: Sequence[RunView]) -> str:
+    out = []
+    for run in runs:
+        out.append(
+            f"<div class='card'><h2>{_e(run.kind_title)}: {_e(run.name)}</h2><div class='charts'>"
+        )
+        out += [chart.svg for chart in run.charts]
+        if not run.charts:
+            out.append("<p class='muted'>no charts for this run</p>")
+        out.append("</div></div>")
+    return "".join(out)
+
+
+def _overlap(a: Headline, b: Headline) -> bool | None:
+    if None in (a.low, a.high, b.low, b.high):
+        return None
+    return not (a.high < b.low or b.high < a.low)  # type: ignore[operator]
+
+
+def _compare_headlines(runs: Sequence[RunView]) -> str:
+    names: list[str] = []
+    for run in runs:
+        names += [h.name for h in run.headlines if h.name not in names]
+    head = "".join(f"<th>{_e(r.name)}<div class='ci'>{_e(r.kind)}</div></th>" for r in runs)
+    out = [f"<table class='compare'><tr><th>headline</th>{head}<th></th></tr>"]
+    for name in names:
+        cells = [next((h for h in r.headlines if h.name == name), None) for r in runs]
+        present = [h for h in cells if h is not None]
+        values = {fmt_number(h.value, h.percent) for h in present}
+        differs = len(values) > 1 or len(present) < len(runs)
+        verdicts = [_overlap(present[0], h) for h in present[1:]]
+        beyond = any(v is False for v in verdicts)
+        note = (
+            "differs beyond the intervals"
+            if beyond
+            else "within the intervals"
+            if differs and verdicts and all(v is True for v in verdicts)
+            else "no interval recorded: the difference is not tested"
+            if differs
+            else ""
+        )
+        row = "".join(
+            f"<td class='{'beyond' if beyond else ''}'>{_headline_cell(h)}</td>"
+            if h is not None
+            else "<td class='muted'>absent</td>"
+            for h in cells
+        )
+        out.append(
+            f"<tr class='{'differs' if differs else ''}'><th>{_e(name)}</th>{row}"
+            f"<td class='ci'>{_e(note)}</td></tr>"
+        )
+    out.append("</table>")
+    return "".join(out)
+
+
+def compare_rows(runs: Sequence[RunView]) -> dict[str, Any]:
+    """Items matched across runs by ``key`` (default: the id): ``[key, [value per run or
+    None], differs]``."""
+    per_run: list[dict[str, str]] = []
+    order: list[str] = []
+    seen: set[str] = set()
+    for run in runs:
+        values: dict[str, str] = {}
+        for it in run.items:
+            item_id = str(it.get("key") or it["id"])
+            value = it.get("value") if it.get("status") == "ok" else it.get("status")
+            values[item_id] = "" if value is None else str(value)
+            if item_id not in seen:
+                seen.add(item_id)
+                order.append(item_id)
+        per_run.append(values)
+    rows = []
+    for item_id in order:
+        vals = [v.get(item_id) for v in per_run]
+        differs = len(set(vals)) > 1
+        rows.append([item_id, vals, differs])
+    return {"runs": [r.name for r in runs], "rows": rows}
+
+
+def _trim_cells(cells: list[list[list[Any]]]) -> list[list[list[Any]]]:
+    """Grid cells without their trailing None values (``[label, snippet, reasoning, error,
+    raw]`` of a labelled pair without snippet is just ``[label]``)."""
+    out = []
+    for row in cells:
+        new_row = []
+        for cell in row:
+            cell = list(cell)
+            while cell and cell[-1] is None:
+                cell.pop()
+            new_row.append(cell or [None])
+        out.append(new_row)
+    return out
+
+
+def _items_data(runs: Sequence[RunView]) -> dict[str, Any]:
+    """The JSON blob: items per run, documents' texts stored once (benchmarks repeat them)."""
+    texts: list[str] = []
+    index: dict[str, int] = {}
+    out_runs = []
+    for run in runs:
+        items = []
+        for it in run.items:
+            it = {k: v for k, v in it.items() if v is not None}  # absent keys: less to load
+            if it.get("grid"):
+                it["grid"] = {**it["grid"], "cells": _trim_cells(it["grid"]["cells"])}
+            docs = it.get("documents")
+            if docs:
+                slim = []
+                for d in docs:
+                    d = dict(d)
+                    text = str(d.pop("text", ""))
+                    if text not in index:
+                        index[text] = len(texts)
+                        texts.append(text)
+                    d["t"] = index[text]
+                    slim.append(d)
+                it["documents"] = slim
+            items.append(it)
+        out_runs.append({"name": run.name, "kind": run.kind, "facets": run.facets, "items": items})
+    data: dict[str, Any] = {"runs": out_runs, "texts": texts}
+    if len(runs) > 1:
+        data["compare"] = compare_rows(runs)
+    return data
+
+
+_ITEMS_HTML = """
+<div class='toolbar'>
+<label id='run-box'>run <select id='run'></select></label>
+<input type='search' id='q' aria-label='search'
+ placeholder='search ids, questions, responses, errors'>
+<label><input type='checkbox' id='failed'> failed only</label>
+<label id='conflicted-box'><input type='checkbox' id='conflicted'> conflicted only</label>
+<span id='facets'></span><button id='clear'>clear filters</button>
+</div>
+<div class='pager'><button id='prev'>&larr; previous</button><button id='next'>next &rarr;</button>
+<span id='count' class='muted'></span></div>
+<table class='items'><thead id='item-head'></thead><tbody id='item-rows'></tbody></table>
+"""
+
+
+def _compare_html(runs: Sequence[RunView]) -> str:
+    head = "".join(f"<th>{_e(r.name)}</th>" for r in runs)
+    return (
+        "<div class='card'><h2>Headline numbers side by side</h2>"
+        + _compare_headlines(runs)
+        + "</div><div class='card'><h2>The same items in each run</h2>"
+        "<p class='muted'>Each item's short result (verdict, score or status) in every run, "
+        "matched across the runs (by id; WikiContradict runs by template and instance); "
+        "rows that differ are highlighted.</p>"
+        "<div class='toolbar'><label><input type='checkbox' id='diff' checked> differences "
+        "only</label><button id='cprev'>&larr; previous</button><button id='cnext'>next "
+        "&rarr;</button><span id='ccount' class='muted'></span></div>"
+        f"<table class='compare items'><thead><tr><th>item</th>{head}</tr></thead>"
+        "<tbody id='compare-rows'></tbody></table></div>"
+    )
+
+
+def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
+    """The whole report page for ``runs`` (one or more), as HTML text."""
+    script = _asset("viewer.js")
+    csp = (
+        f"default-src 'none'; script-src {script_hash(script)}; style-src 'unsafe-inline'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    title = title or "conflicteval report: " + ", ".join(r.name for r in runs)
+    tabs = ["summary", "charts", "items"] + (["compare"] if len(runs) > 1 else [])
+    nav = "".join(
+        f"<button data-tab='{t}' class='{'active' if t == 'summary' else ''}'>{t.title()}</button>"
+        for t in tabs
+    )
+    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    sections = [
+        "<section class='view' id='view-summary'>"
+        + "".join(_summary(r, i) for i, r in enumerate(runs))
+        + "</section>",
+        f"<section class='view' id='view-charts' hidden>{_charts(runs)}</section>",
+        f"<section class='view' id='view-items' hidden>{_ITEMS_HTML}</section>",
+    ]
+    if len(runs) > 1:
+        sections.append(
+            f"<section class='view' id='view-compare' hidden>{_compare_html(runs)}</section>"
+        )
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{csp}\">"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
+        f"<header><h1>{_e(title)}</h1><nav>{nav}</nav>"
+        f"<span class='sub'>conflicteval {_e(__version__)} \u00b7 {made}</span></header>"
+        f"<main>{''.join(sections)}</main>"
+        "<footer>One self-contained file: no server, no network. Click an item to open it; "
+        "click a grid cell for the labeler's snippet and reasoning.</footer>"
+        "<script type='application/json' id='ce-data'>"
+        f"{json_for_script(_items_data(runs))}</script>"
+        f"<script>{script}</script></body></html>"
+    )

@@ -1,0 +1,331 @@
+"""Small hand-written SVG charts for the HTML report (no plotting library needed).
+
+Every chart has a title, axis labels and a subtitle line naming n, the model(s) and the
+dataset; every piece of text is escaped. The functions return an SVG element as a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+__all__ = ["PALETTE", "confusion_svg", "hbar_svg", "histogram_svg", "stacked_hbar_svg"]
+
+PALETTE = ("#2f6fb0", "#e0a030", "#c8453c", "#8a8f98", "#4aa36c", "#8a5cc2", "#3fa7b8")
+"""Series colours (blue, amber, red, grey, green, purple, teal)."""
+
+_FONT = "font-family='system-ui,-apple-system,Segoe UI,sans-serif'"
+
+
+def _t(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Split a subtitle at its `` \u00b7 `` separators into lines that fit ``width`` pixels."""
+    limit = max(20, int((width - 24) / 6.0))
+    lines: list[str] = []
+    for part in text.split(" \u00b7 "):
+        if lines and len(lines[-1]) + 3 + len(part) <= limit:
+            lines[-1] += " \u00b7 " + part
+        else:
+            lines.append(part)
+    return lines or [""]
+
+
+def _head(width: int, height: int, title: str, subtitle: str) -> list[str]:
+    """The opening of a chart: title, subtitle (wrapped; the rest moves down to make room)."""
+    lines = _wrap(subtitle, width)
+    extra = 14 * (len(lines) - 1)
+    out = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' "
+        f"viewBox='0 0 {width} {height + extra}' width='{width}' height='{height + extra}' "
+        f"{_FONT}>",
+        f"<title>{_t(title)}</title>",
+        f"<text x='12' y='20' font-size='14' font-weight='600' fill='#1d2330'>{_t(title)}</text>",
+    ]
+    for i, line in enumerate(lines):
+        out.append(
+            f"<text x='12' y='{37 + 14 * i}' font-size='11' fill='#5b6270'>{_t(line)}</text>"
+        )
+    out.append(f"<g transform='translate(0,{extra})'>")
+    return out
+
+
+def _legend(x: int, y: int, names: Sequence[str], colors: Sequence[str]) -> list[str]:
+    out = []
+    for name, color in zip(names, colors, strict=False):
+        out.append(f"<rect x='{x}' y='{y - 9}' width='10' height='10' fill='{color}'/>")
+        out.append(f"<text x='{x + 14}' y='{y}' font-size='11' fill='#1d2330'>{_t(name)}</text>")
+        x += 22 + 7 * len(str(name))
+    return out
+
+
+def stacked_hbar_svg(
+    title: str,
+    subtitle: str,
+    rows: Sequence[tuple[str, Sequence[float]]],
+    segments: Sequence[str],
+    *,
+    x_label: str,
+    y_label: str,
+    colors: Sequence[str] = PALETTE,
+    x_max: float = 100.0,
+    gaps_after: Sequence[int] = (),
+) -> str:
+    """Horizontal bars, each split into segments (e.g. verdict shares, published beside measured).
+
+    Args:
+        title: Chart title.
+        subtitle: n, model(s), dataset.
+        rows: ``(row label, segment values)``; values in the unit of ``x_max``.
+        segments: Segment names (legend), one per value.
+        x_label: Label of the value axis.
+        y_label: Label of the row axis.
+        colors: Segment colours.
+        x_max: Full scale of the value axis.
+        gaps_after: Row indexes after which a little space separates groups.
+    """
+    label_w, bar_w, row_h = 240, 440, 18
+    gap = 8
+    top = 66
+    height = top + len(rows) * (row_h + 4) + gap * len(gaps_after) + 52
+    width = label_w + bar_w + 30
+    out = _head(width, height, title, subtitle)
+    out += _legend(label_w, 56, segments, colors)
+    y = top
+    for i, (label, values) in enumerate(rows):
+        out.append(
+            f"<text x='{label_w - 6}' y='{y + 13}' font-size='11' text-anchor='end' "
+            f"fill='#1d2330'>{_t(label)}</text>"
+        )
+        x = float(label_w)
+        for seg, (value, color) in enumerate(zip(values, colors, strict=False)):
+            w = bar_w * max(0.0, value) / x_max if x_max else 0.0
+            if w <= 0:
+                continue
+            out.append(
+                f"<rect x='{x:.1f}' y='{y}' width='{w:.1f}' height='{row_h}' fill='{color}'>"
+                f"<title>{_t(label)}: {_t(segments[seg])} {_fmt(value)}</title></rect>"
+            )
+            if w > 26:
+                out.append(
+                    f"<text x='{x + w / 2:.1f}' y='{y + 13}' font-size='10' fill='#fff' "
+                    f"text-anchor='middle'>{_fmt(value, 0)}</text>"
+                )
+            x += w
+        y += row_h + 4 + (gap if i in gaps_after else 0)
+    out += _x_axis(label_w, y + 2, bar_w, x_max, x_label)
+    out.append(_y_label(12, top + (y - top) / 2, y_label))
+    out.append("</g></svg>")
+    return "".join(out)
+
+
+def _x_axis(x0: int, y: float, length: int, x_max: float, label: str) -> list[str]:
+    out = [f"<line x1='{x0}' y1='{y}' x2='{x0 + length}' y2='{y}' stroke='#9aa1ad'/>"]
+    for k in range(5):
+        v = x_max * k / 4
+        x = x0 + length * k / 4
+        out.append(f"<line x1='{x:.1f}' y1='{y}' x2='{x:.1f}' y2='{y + 4}' stroke='#9aa1ad'/>")
+        out.append(
+            f"<text x='{x:.1f}' y='{y + 15}' font-size='10' text-anchor='middle' "
+            f"fill='#5b6270'>{_fmt(v, 2)}</text>"
+        )
+    out.append(
+        f"<text x='{x0 + length / 2:.1f}' y='{y + 32}' font-size='11' text-anchor='middle' "
+        f"fill='#1d2330'>{_t(label)}</text>"
+    )
+    return out
+
+
+def _y_label(x: float, y: float, label: str) -> str:
+    return (
+        f"<text transform='translate({x + 4},{y:.1f}) rotate(-90)' font-size='11' "
+        f"text-anchor='middle' fill='#1d2330'>{_t(label)}</text>"
+    )
+
+
+def hbar_svg(
+    title: str,
+    subtitle: str,
+    rows: Sequence[tuple[str, float | None]],
+    *,
+    x_label: str,
+    y_label: str,
+    x_max: float = 1.0,
+    reference: Sequence[float | None] | None = None,
+    reference_name: str = "paper",
+) -> str:
+    """Horizontal bars with their value (None: drawn as "n/a"), and optional reference ticks.
+
+    ``reference`` holds one value per row (e.g. the paper's number), drawn as a dark tick.
+    """
+    label_w, bar_w, row_h = 240, 400, 18
+    top = 52 + (14 if reference else 0)
+    height = top + len(rows) * (row_h + 5) + 50
+    width = label_w + bar_w + 70
+    out = _head(width, height, title, subtitle)
+    if reference:
+        out += _legend(label_w, 56, ["measured", reference_name], [PALETTE[0], "#1d2330"])
+    y = top
+    for i, (label, value) in enumerate(rows):
+        out.append(
+            f"<text x='{label_w - 6}' y='{y + 13}' font-size='11' text-anchor='end' "
+            f"fill='#1d2330'>{_t(label)}</text>"
+        )
+        if value is None:
+            out.append(
+                f"<text x='{label_w + 4}' y='{y + 13}' font-size='11' fill='#8a8f98'>n/a</text>"
+            )
+        else:
+            w = bar_w * max(0.0, min(value, x_max)) / x_max
+            out.append(
+                f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{row_h}' fill='{PALETTE[0]}'>"
+                f"<title>{_t(label)}: {_fmt(value, 3)}</title></rect>"
+            )
+            out.append(
+                f"<text x='{label_w + w + 4:.1f}' y='{y + 13}' font-size='10' "
+                f"fill='#1d2330'>{_fmt(value, 3)}</text>"
+            )
+        ref = reference[i] if reference and i < len(reference) else None
+        if ref is not None:
+            x = label_w + bar_w * max(0.0, min(ref, x_max)) / x_max
+            out.append(
+                f"<line x1='{x:.1f}' y1='{y - 2}' x2='{x:.1f}' y2='{y + row_h + 2}' "
+                f"stroke='#1d2330' stroke-width='3'><title>{_t(reference_name)}: "
+                f"{_fmt(ref, 3)}</title></line>"
+            )
+        y += row_h + 5
+    out += _x_axis(label_w, y + 2, bar_w, x_max, x_label)
+    out.append(_y_label(12, top + (y - top) / 2, y_label))
+    out.append("</g></svg>")
+    return "".join(out)
+
+
+def histogram_svg(
+    title: str,
+    subtitle: str,
+    series: Sequence[tuple[str, Sequence[float]]],
+    *,
+    x_label: str,
+    y_label: str = "share of responses (%)",
+    bins: int = 10,
+    lo: float = 0.0,
+    hi: float = 1.0,
+) -> str:
+    """Distributions of values in [lo, hi] as grouped bars per bin, one colour per series.
+
+    Bars show the share (%) of each series' values in the bin, so series of different sizes
+    compare; the legend gives each series' n.
+    """
+    plot_w, plot_h, left = 490, 170, 56
+    top = 62
+    width, height = left + plot_w + 24, top + plot_h + 52
+    out = _head(width, height, title, subtitle)
+    names = [f"{name} (n={len(vals)})" for name, vals in series]
+    out += _legend(left, 54, names, PALETTE)
+    shares: list[list[float]] = []
+    for _, vals in series:
+        counts = [0] * bins
+        for v in vals:
+            k = int((v - lo) / (hi - lo) * bins) if hi > lo else 0
+            counts[min(max(k, 0), bins - 1)] += 1
+        total = len(vals) or 1
+        shares.append([100.0 * c / total for c in counts])
+    peak = max([s for row in shares for s in row] + [1.0])
+    y_max = min(100.0, 20.0 * -(-peak // 20))  # a multiple of 20: ticks every 5
+    base = top + plot_h
+    for k in range(5):
+        v = y_max * k / 4
+        y = base - plot_h * k / 4
+        out.append(
+            f"<line x1='{left}' y1='{y:.1f}' x2='{left + plot_w}' y2='{y:.1f}' "
+            f"stroke='#e3e6eb'/><text x='{left - 5}' y='{y + 4:.1f}' font-size='10' "
+            f"text-anchor='end' fill='#5b6270'>{_fmt(v)}</text>"
+        )
+    bin_w = plot_w / bins
+    bar_w = max(2.0, (bin_w - 6) / max(1, len(series)))
+    for b in range(bins):
+        for s, row in enumerate(shares):
+            h = plot_h * row[b] / y_max
+            x = left + b * bin_w + 3 + s * bar_w
+            edge_lo = lo + (hi - lo) * b / bins
+            edge_hi = lo + (hi - lo) * (b + 1) / bins
+            out.append(
+                f"<rect x='{x:.1f}' y='{base - h:.1f}' width='{bar_w:.1f}' height='{h:.1f}' "
+                f"fill='{PALETTE[s % len(PALETTE)]}'><title>{_t(names[s])}: "
+                f"{_fmt(row[b])}% in [{_fmt(edge_lo, 2)}, {_fmt(edge_hi, 2)}"
+                f"{']' if b == bins - 1 else ')'}</title></rect>"
+            )
+    out.append(f"<line x1='{left}' y1='{base}' x2='{left + plot_w}' y2='{base}' stroke='#9aa1ad'/>")
+    for b in range(bins + 1):
+        if b % 2 and bins > 6:
+            continue
+        x = left + b * bin_w
+        out.append(
+            f"<text x='{x:.1f}' y='{base + 14}' font-size='10' text-anchor='middle' "
+            f"fill='#5b6270'>{_fmt(lo + (hi - lo) * b / bins, 2)}</text>"
+        )
+    out.append(
+        f"<text x='{left + plot_w / 2:.1f}' y='{base + 32}' font-size='11' "
+        f"text-anchor='middle' fill='#1d2330'>{_t(x_label)}</text>"
+    )
+    out.append(_y_label(10, top + plot_h / 2, y_label))
+    out.append("</g></svg>")
+    return "".join(out)
+
+
+def confusion_svg(
+    title: str,
+    subtitle: str,
+    labels: Sequence[str],
+    matrix: Sequence[Sequence[int]],
+    *,
+    x_label: str = "predicted",
+    y_label: str = "gold",
+    columns: Sequence[str] | None = None,
+) -> str:
+    """A confusion matrix as a shaded grid with counts (rows gold, columns predicted;
+    ``columns`` when they differ from the rows, e.g. an extra "failed" column)."""
+    cell = 64
+    left, top = 150, 80
+    cols = list(columns) if columns is not None else list(labels)
+    k, m = len(labels), len(cols)
+    width, height = max(420, left + m * cell + 30), top + k * cell + 40
+    out = _head(width, height, title, subtitle)
+    peak = max([v for row in matrix for v in row] + [1])
+    for j, name in enumerate(cols):
+        out.append(
+            f"<text x='{left + j * cell + cell / 2}' y='{top - 8}' font-size='10' "
+            f"text-anchor='middle' fill='#1d2330'>{_t(name)}</text>"
+        )
+    out.append(
+        f"<text x='{left + m * cell / 2}' y='{top - 26}' font-size='11' font-weight='600' "
+        f"text-anchor='middle' fill='#1d2330'>{_t(x_label)}</text>"
+    )
+    for i, name in enumerate(labels):
+        y = top + i * cell
+        out.append(
+            f"<text x='{left - 8}' y='{y + cell / 2 + 4}' font-size='11' text-anchor='end' "
+            f"fill='#1d2330'>{_t(name)}</text>"
+        )
+        for j in range(m):
+            v = matrix[i][j] if i < len(matrix) and j < len(matrix[i]) else 0
+            alpha = 0.08 + 0.85 * v / peak
+            ink = "#fff" if alpha > 0.5 else "#1d2330"
+            color = "47,111,176" if cols[j] == name else "200,69,60"
+            out.append(
+                f"<rect x='{left + j * cell}' y='{y}' width='{cell - 2}' height='{cell - 2}' "
+                f"fill='rgba({color},{alpha:.2f})'><title>gold {_t(name)}, predicted "
+                f"{_t(cols[j])}: {v}</title></rect><text x='{left + j * cell + cell / 2 - 1}' "
+                f"y='{y + cell / 2 + 4}' font-size='13' text-anchor='middle' "
+                f"fill='{ink}'>{v}</text>"
+            )
+    out.append(_y_label(left - 110, top + k * cell / 2, y_label))
+    out.append("</g></svg>")
+    return "".join(out)

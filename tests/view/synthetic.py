@@ -1,0 +1,134 @@
+"""A large synthetic ConflictScore run directory (the layout ``conflicteval score --out``
+writes), for the size and responsiveness tests: n responses with 3-5 claims each, 3
+documents drawn from a pool of 400, a snippet and a reasoning on every cell, some failures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+WORDS = (
+    "bridge river opened year steel stone city council report census population museum "
+    "built engineer record found later source claims article states however according "
+    "village station railway company founded director season team championship won lost "
+    "election votes district court ruling appeal first second third largest oldest"
+).split()
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    words = [rng.choice(WORDS) for _ in range(n)]
+    return " ".join(words).capitalize() + f" in {rng.randint(1800, 2024)}."
+
+
+def write_large_score_run(out: Path, n: int = 10_000, seed: int = 7) -> Path:
+    """Write the run directory ``out`` with ``n`` responses; returns it."""
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    pool = [
+        {
+            "id": f"doc{k}",
+            "title": f"Article {k}",
+            "text": " ".join(_sentence(rng, 14) for _ in range(5)),
+        }
+        for k in range(400)
+    ]
+    labels = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
+    with (
+        (out / "checkpoint.jsonl").open("w", encoding="utf-8") as ck,
+        (out / "items.jsonl").open("w", encoding="utf-8") as inp,
+    ):
+        for i in range(n):
+            docs = rng.sample(pool, 3)
+            claims = [_sentence(rng, 9) for _ in range(rng.randint(3, 5))]
+            response = " ".join(claims)
+            inp.write(
+                json.dumps(
+                    {
+                        "id": f"q{i}",
+                        "question": _sentence(rng, 6),
+                        "response": response,
+                        "documents": docs,
+                    }
+                )
+                + "\n"
+            )
+            if i % 97 == 5:
+                rec = {
+                    "id": f"q{i}",
+                    "status": "model_error",
+                    "result": None,
+                    "error": "model error: HTTP 503 after 6 attempts",
+                    "raw": None,
+                }
+                ck.write(json.dumps(rec) + "\n")
+                continue
+            rows = []
+            for c in range(len(claims)):
+                row = []
+                for d in range(3):
+                    failed = (i + c + d) % 211 == 0
+                    row.append(
+                        {
+                            "claim_index": c,
+                            "doc_index": d,
+                            "label": None if failed else rng.choice(labels),
+                            "snippet": None if failed else _sentence(rng, 8),
+                            "reasoning": None if failed else _sentence(rng, 12),
+                            "error": "no label in reply" if failed else None,
+                            "raw": "I cannot tell." if failed else None,
+                        }
+                    )
+                rows.append(row)
+            conflicted = [
+                any(p["label"] == "SUPPORTS" for p in r)
+                and any(p["label"] == "CONTRADICTS" for p in r)
+                for r in rows
+            ]
+            cs_c = sum(conflicted) / len(rows)
+            result = {
+                "response": response,
+                "document_ids": [d["id"] for d in docs],
+                "claims": claims,
+                "labels": rows,
+                "cs_c": cs_c,
+                "cs_r": round(cs_c / 2, 4),
+                "aggregate": {
+                    "n_claims": len(rows),
+                    "n_conflicted": sum(conflicted),
+                    "n_no_evidence": 0,
+                    "n_failed_pairs": sum(p["label"] is None for r in rows for p in r),
+                },
+                "calls": 1 + len(rows) * 3,
+                "decomposer": "llm",
+                "labeler": "llm",
+            }
+            usage = {
+                "prompt_tokens": 900,
+                "completion_tokens": 300,
+                "calls": result["calls"],
+                "cached_calls": 0,
+                "truncated": 0,
+            }
+            ck.write(
+                json.dumps(
+                    {
+                        "id": f"q{i}",
+                        "status": "ok",
+                        "result": result,
+                        "error": None,
+                        "raw": None,
+                        "usage": usage,
+                    }
+                )
+                + "\n"
+            )
+    (out / "scores.jsonl").write_text("", encoding="utf-8")
+    (out / "summary.json").write_text(
+        json.dumps({"labeler": "llm", "decomposer": "llm"}), encoding="utf-8"
+    )
+    digest = hashlib.sha256((out / "items.jsonl").read_bytes()).hexdigest()
+    record = {"files": [{"path": str((out / "items.jsonl").resolve()), "sha256": digest}]}
+    (out / "data.json").write_text(json.dumps(record), encoding="utf-8")
+    return out

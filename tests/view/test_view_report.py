@@ -1,0 +1,251 @@
+"""The report page without a browser: readers of every run kind, escaping, intervals,
+comparison, the command line and the notebook display."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflicteval.cli import main
+from conflicteval.errors import ConflictEvalError
+from conflicteval.view import Report, detect_kind, load_run, render_report, view, write_report
+from conflicteval.view.page import json_for_script, script_hash
+
+from .runs import HOSTILE, detect_run, feverous_run, regenerate_run, reports_run, score_run
+
+BLOB = re.compile(r"<script type='application/json' id='ce-data'>(.*?)</script>", re.S)
+SCRIPTS = re.compile(r"<script>(.*?)</script>", re.S)
+
+
+def blob(html: str) -> dict[str, Any]:
+    """The page's item data, parsed back."""
+    m = BLOB.search(html)
+    assert m is not None
+    data: dict[str, Any] = json.loads(m.group(1))
+    return data
+
+
+def test_json_for_script_leaves_no_markup_and_round_trips() -> None:
+    value = {"t": f"a {HOSTILE} <!-- & \u2028\u2029 >", "n": [1, 2.5, None]}
+    text = json_for_script(value)
+    for bad in ("<", ">", "&", "\u2028", "\u2029"):
+        assert bad not in text
+    assert json.loads(text) == value
+
+
+def test_score_run_report_escapes_hostile_text(tmp_path: Path) -> None:
+    run = score_run(tmp_path)
+    assert detect_kind(run).name == "conflictscore"
+    html = render_report(run)
+    # the reply and a document title hold </script><script>...: never as markup
+    assert HOSTILE not in html and "<script>document" not in html
+    assert len(SCRIPTS.findall(html)) == 1  # the page's own script, and only it
+    assert script_hash(SCRIPTS.findall(html)[0]) in html  # allowed by hash, nothing else
+    data = blob(html)
+    items = data["runs"][0]["items"]
+    assert [it["id"] for it in items] == ["r0", "r1", "r2", "r3"]
+    hostile = next(it for it in items if HOSTILE in (it["response"] or ""))
+    assert "\u2028" in hostile["response"]  # kept as text, escaped in the blob only
+    titles = [d["title"] for d in hostile["documents"]]
+    assert titles == ["Bridge history", f"Bridge {HOSTILE}", "Steel"]
+    grid = items[0]["grid"]
+    assert grid["docs"] == ["a", "b", "c"] and len(grid["cells"]) == len(grid["claims"])
+    assert {c[0] for row in grid["cells"] for c in row} <= {"S", "C", "I"}
+    # documents are stored once: the same text in every item is one entry of "texts"
+    assert len(data["texts"]) == 3
+    assert "mean CS-C" in html and "n = 4" in html and "sha256" in html
+
+
+def test_interval_is_shown_when_the_run_records_one(tmp_path: Path) -> None:
+    run = score_run(tmp_path)
+    html = render_report(run)
+    assert "[0.100, 0.400]" not in html
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    summary["mean_cs_c_ci"] = [0.1, 0.4]
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    html = render_report(run)
+    assert "[0.100, 0.400]" in html and "the interval the run recorded" in html
+
+
+def test_failures_are_counted_and_shown_in_place(tmp_path: Path) -> None:
+    run = score_run(tmp_path)
+    lines = (run / "checkpoint.jsonl").read_text(encoding="utf-8").strip("\n").split("\n")
+    bad = json.loads(lines[1])
+    bad.update(status="parse_error", result=None, error="no label in reply <b>x</b>", raw="??")
+    lines[1] = json.dumps(bad)
+    (run / "checkpoint.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rv = load_run(run)
+    assert rv.counts["parse_error"] == 1 and rv.counts["ok"] == 3
+    assert rv.failures == [("no label in reply <b>x</b>", 1, "r1")]
+    html = render_report(rv)
+    assert "no label in reply &lt;b&gt;x&lt;/b&gt;" in html  # the summary's reasons, escaped
+    item = blob(html)["runs"][0]["items"][1]
+    assert item["status"] == "parse_error" and item["raw"] == "??"
+
+
+def test_wikicontradict_run(tmp_path: Path, wc_csv: Path, openai_server: Any) -> None:
+    from .runs import wikicontradict_run
+
+    run = wikicontradict_run(tmp_path, wc_csv, openai_server)
+    rv = load_run(run)
+    assert rv.kind == "wikicontradict" and rv.facets == ["model", "template", "verdict", "type"]
+    assert len(rv.items) == 6
+    item = rv.items[0]
+    assert item["judge"]["verdict"] in ("correct", "partially correct", "incorrect")
+    assert item["gold"] and item["documents"][0]["title"]  # passages from the recorded data
+    html = render_report(rv)
+    assert "WikiContradict verdicts per template, measured beside published" in html
+    assert "paper: GPT-4 (ref.)" in html  # the measured model is unknown to the paper
+    assert any(h.name == "correct, T5" and h.n == 3 for h in rv.headlines)
+    assert item["key"] == "t2|" + item["id"].rsplit("|", 1)[1]
+
+
+@pytest.mark.parametrize("which", ["detect", "feverous", "reports", "regenerate"])
+def test_other_protocol_runs(
+    which: str, tmp_path: Path, shared_data: Path, openai_server: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    if which == "detect":
+        run = detect_run(tmp_path)
+    elif which == "feverous":
+        run = feverous_run(tmp_path, shared_data / "feverous" / "feverous_s_dev_first5.json")
+    elif which == "reports":
+        run = reports_run(tmp_path, openai_server)
+    else:
+        run = regenerate_run(tmp_path, openai_server)
+    rv = load_run(run)
+    assert rv.kind == which
+    assert rv.items and rv.counts["total"] == len(rv.items) and rv.charts and rv.headlines
+    html = render_report(rv)
+    assert HOSTILE not in html
+    for chart in rv.charts:
+        assert "<title>" in chart.svg and "n = " in chart.svg
+    if which == "detect":
+        assert rv.items[0]["grid"]["claims"] == ["The Steelers have the most titles."]
+        noconf = next(it for it in rv.items if it["id"] == "macnoise-nq:1:noconf")
+        assert noconf["grid"]["gold"] == [["S", "I"]]  # gold beside the labels, per cell
+        assert "paper, GPT-4.1 (Table 2)" in html
+    if which == "reports":
+        assert rv.items[0]["grid"]["cells"] and rv.items[0]["documents"]
+
+
+def test_generic_reader_and_unknown_directories(tmp_path: Path) -> None:
+    run = score_run(tmp_path)
+    (run / "scores.jsonl").unlink()
+    assert detect_kind(run).name == "run"  # a checkpoint without its kind's files
+    assert load_run(run).items[0]["fields"]
+    with pytest.raises(ConflictEvalError, match="not a run directory of a known kind"):
+        detect_kind(tmp_path)
+    with pytest.raises(ConflictEvalError, match="unknown run kind"):
+        load_run(run, "nope")
+
+
+def test_compare_marks_differences(tmp_path: Path) -> None:
+    a = score_run(tmp_path, "a", n=4)
+    b = score_run(tmp_path, "b", n=3)
+    html = render_report([a, b])
+    rows = {r[0]: r for r in blob(html)["compare"]["rows"]}
+    assert rows["r0"][2] is False and rows["r3"] == ["r3", [rows["r3"][1][0], None], True]
+    assert "id='view-compare'" in html and "no interval recorded" in html
+
+
+def test_cli_writes_the_report_and_refuses_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = score_run(tmp_path)
+    out = capsys.readouterr().out
+    assert out.rstrip().splitlines()[-1] == f"open the report: conflicteval view {run}"
+    assert main(["view", str(run)]) == 0
+    assert (run / "report.html").is_file() and "report.html" in capsys.readouterr().out
+    assert main(["view", str(run), str(run), "-o", str(tmp_path / "two.html")]) == 0
+    assert "id='view-compare'" in (tmp_path / "two.html").read_text(encoding="utf-8")
+    assert main(["view", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "missing" in err and len(err.splitlines()) == 1
+    assert main(["view"]) == 2
+
+
+def test_demo_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.html"
+    assert main(["view", "--demo", "-o", str(out)]) == 0
+    items = blob(out.read_text(encoding="utf-8"))["runs"][0]["items"]
+    assert [it["id"] for it in items] == ["takes-a-side", "hedges", "documents-agree"]
+    assert all(it["title"] and it["question"] and it["grid"] for it in items)
+    assert main(["demo"]) == 0
+    assert "conflicteval view --demo" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_python_api_and_notebook_display(tmp_path: Path) -> None:
+    run = score_run(tmp_path)
+    path = write_report(run, tmp_path / "r.html", title="My <run>")
+    assert "<title>My &lt;run&gt;</title>" in path.read_text(encoding="utf-8")
+    report = view(run)
+    assert isinstance(report, Report) and report.html.startswith("<!DOCTYPE html>")
+    shown = report._repr_html_()
+    assert shown.startswith('<iframe srcdoc="') and "<script>" not in shown
+    assert 'sandbox="allow-scripts"' in shown
+
+
+def test_a_new_kind_is_one_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import conflicteval.view.kinds as kinds_package
+    from conflicteval.view import known_kinds
+
+    plugin = tmp_path / "plugins"
+    plugin.mkdir()
+    (plugin / "bench.py").write_text(
+        "from conflicteval.view.model import RunView\n"
+        "from conflicteval.view.registry import RunKind\n"
+        "KIND = RunKind('bench', 'Labeler bench', lambda p: (p / 'bench.json').exists(),\n"
+        "               lambda p: RunView('bench', 'Labeler bench', str(p)), priority=30)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(kinds_package, "__path__", [*kinds_package.__path__, str(plugin)])
+    monkeypatch.delitem(sys.modules, "conflicteval.view.kinds.bench", raising=False)
+    run = tmp_path / "b"
+    run.mkdir()
+    (run / "bench.json").write_text("{}", encoding="utf-8")
+    assert "bench" in [k.name for k in known_kinds()]
+    assert detect_kind(run).name == "bench" and load_run(run).kind_title == "Labeler bench"
+    assert "Labeler bench" in render_report(run)
+
+
+def test_headline_reads_both_interval_forms() -> None:
+    from conflicteval.view.common import headline
+
+    h = headline("F1", {"f1": 0.5, "f1_ci": {"low": 0.4, "high": 0.6}}, "f1", n=9)
+    assert (h.value, h.low, h.high, h.n) == (0.5, 0.4, 0.6, 9)
+    h = headline("EM", {"em": {"value": 40.0, "ci": [30.0, 50.0], "n": 12}}, "em", percent=True)
+    assert (h.value, h.low, h.high, h.n, h.percent) == (40.0, 30.0, 50.0, 12, True)
+    h = headline("CS-C", {"cs_c": {"value": None, "ci": None, "n": 0}}, "cs_c")
+    assert (h.value, h.low, h.n) == (None, None, 0)
+    h = headline("acc", {"acc": 0.7}, "acc", n=3)
+    assert (h.low, h.high, h.n) == (None, None, 3)  # no interval recorded: its n
+
+
+def test_ramdocs_run(
+    tmp_path: Path, shared_data: Path, openai_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("conflicteval.ramdocs", reason="the RAMDocs protocol is not installed")
+    data = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
+    if not data.exists():
+        pytest.skip(f"{data} not found")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    openai_server.set_replies(lambda body: f"The answer is Paris. {HOSTILE}")
+    out = tmp_path / "rd"
+    argv = ["ramdocs", "run", "--data", str(data), "--method", "rag", "--model", "openai/m"]
+    argv += ["--base-url", openai_server.base_url, "--limit", "4", "--out", str(out), "--quiet"]
+    assert main(argv) in (0, 1)
+    rv = load_run(out)
+    assert rv.kind == "ramdocs" and len(rv.items) == 4 and rv.counts["ok"] == 4
+    em = rv.headlines[0]
+    assert em.name == "exact match" and em.n == 4 and em.low is not None and em.percent
+    assert rv.items[0]["facets"]["outcome"] == "wrong" and rv.items[0]["gold"]
+    assert rv.items[0]["documents"] and HOSTILE in rv.items[0]["response"]
+    html = render_report(rv)
+    assert HOSTILE not in html and "paper: GPT-4o-mini" in html
