@@ -135,7 +135,7 @@ def run_questions(
     )
     record_data_source(args.out, args.data_source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
-    return finish(result, "questions")
+    return finish(result, "questions", run_dir=args.out)
 
 
 def _run(args: argparse.Namespace) -> int:
