@@ -26,6 +26,7 @@ AREAS = (
     "conflicteval.feverous.cli",
     "conflicteval.executors.batch_cli",
     "conflicteval.data.cli",
+    "conflicteval.bench.cli",
 )
 
 

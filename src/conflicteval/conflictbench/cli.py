@@ -456,7 +456,7 @@ def _build(args: argparse.Namespace) -> int:
 @_handled
 def _detect(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import adetect, read_items
-    from conflicteval.conflictbench.metrics import table2
+    from conflicteval.conflictbench.metrics import table2, table2_intervals
 
     items = read_items(args.items)
     if args.limit is not None:
@@ -491,8 +491,15 @@ def _detect(args: argparse.Namespace) -> int:
     metrics = {k: m.model_dump() for k, m in run.metrics.items()}
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
     text = table2(run.metrics, paper=args.paper)
+    text += "\n\n95% intervals (percentile bootstrap over items):\n\n" + table2_intervals(
+        run.metrics
+    )
     atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
+    from conflicteval.bench.store import measured_lines
+
+    for line in measured_lines(labeler):  # the instrument's measured accuracy, or how to get it
+        print(line)
     print(run.pairs_line())  # the item counts and usage: finish's closing lines, not twice
     return finish(run.batch, "items", stream=sys.stdout)
 
