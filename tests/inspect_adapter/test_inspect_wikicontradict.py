@@ -121,6 +121,10 @@ def test_verdicts_equal_the_library_runner(
             key = prefix + verdict.replace(" ", "_")
             if cell.n:
                 assert result.metrics[key].value == pytest.approx(cell.count(verdict) / cell.n)
+            if cell.n > 1:  # the standard error of the share, as Inspect's stderr() has it
+                share = cell.count(verdict) / cell.n
+                expected = (share * (1 - share) / (cell.n - 1)) ** 0.5
+                assert result.metrics[key + "_stderr"].value == pytest.approx(expected)
 
     # the paper's decoding for the evaluated model, the judge's settings for the grader
     for prompt, config, n_messages in mock_replies.calls:
