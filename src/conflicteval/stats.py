@@ -48,8 +48,8 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
-    "ClassificationMetrics",
     "ClassScore",
+    "ClassificationMetrics",
     "bootstrap_ci",
     "bootstrap_sums",
     "classification_metrics",
@@ -195,8 +195,8 @@ def _apply(stat: Callable[..., Any], samples: np.ndarray) -> np.ndarray:
 
 
 def compare_means(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -371,9 +371,9 @@ def classification_metrics(
     unit_index = {key: i for i, key in enumerate(dict.fromkeys(keys))}
     unit = np.asarray([unit_index[key] for key in keys], dtype=np.int64)
     n_units = len(unit_index)
-    per_unit = np.bincount(
-        unit * k * (k + 1) + cell, minlength=n_units * k * (k + 1)
-    ).reshape(n_units, k * (k + 1))
+    per_unit = np.bincount(unit * k * (k + 1) + cell, minlength=n_units * k * (k + 1)).reshape(
+        n_units, k * (k + 1)
+    )
     cis: dict[str, Any] = {}
     if n_units:
         boot = [

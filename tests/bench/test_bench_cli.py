@@ -51,9 +51,22 @@ def reply(body: dict[str, Any]) -> str:
 def _bench(srv: OpenAICompatServer, data: Path, out: Path, *extra: str) -> int:
     return main(
         [
-            "bench", "labeler", "--gold", "ramdocs", "--data", str(data), "--labeler", "llm",
-            "--model", "openai/test-model", "--base-url", srv.base_url, "--out", str(out),
-            "--quiet", *extra,
+            "bench",
+            "labeler",
+            "--gold",
+            "ramdocs",
+            "--data",
+            str(data),
+            "--labeler",
+            "llm",
+            "--model",
+            "openai/test-model",
+            "--base-url",
+            srv.base_url,
+            "--out",
+            str(out),
+            "--quiet",
+            *extra,
         ]
     )
 
@@ -166,13 +179,37 @@ def test_bad_input_is_one_line_and_exit_2(
 ) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q"}\n')
-    rc = main(["bench", "labeler", "--gold", "ramdocs", "--data", str(bad), "--labeler",
-               "lexical", "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "bench",
+            "labeler",
+            "--gold",
+            "ramdocs",
+            "--data",
+            str(bad),
+            "--labeler",
+            "lexical",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1
     assert "bad.jsonl" in err
-    rc = main(["bench", "labeler", "--gold", "ramdocs", "--data", str(bad), "--labeler",
-               "llm", "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "bench",
+            "labeler",
+            "--gold",
+            "ramdocs",
+            "--data",
+            str(bad),
+            "--labeler",
+            "llm",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2 and "needs --model" in capsys.readouterr().err
     rc = main(["bench", "compare", str(tmp_path)])
     assert rc == 2 and "no bench.json" in capsys.readouterr().err

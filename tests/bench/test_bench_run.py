@@ -63,7 +63,10 @@ def test_scripted_labeler_gives_the_exact_figures() -> None:
     assert data["accuracy_ci"][0] <= data["accuracy"] <= data["accuracy_ci"][1]
     assert data["per_class"]["SUPPORTS"]["f1_ci"] is not None
     assert data["confusion"]["CONTRADICTS"] == {
-        "SUPPORTS": 0, "CONTRADICTS": 1, "IRRELEVANT": 0, "failed": 1
+        "SUPPORTS": 0,
+        "CONTRADICTS": 1,
+        "IRRELEVANT": 0,
+        "failed": 1,
     }
     assert result.counts["failed_pairs"] == 1 and result.counts["ok"] == 3
     text = result.summary()
@@ -84,7 +87,14 @@ def test_pandas_rows_carry_intervals() -> None:
     df = run_labeler_bench(_gold(), TableLabeler(ANSWERS)).to_pandas()
     row = df[(df.figure == "f1") & (df.label == "IRRELEVANT")].iloc[0]
     assert row.value == pytest.approx(0.8) and row.ci_low <= 0.8 <= row.ci_high
-    assert set(df.figure) == {"accuracy", "answered_accuracy", "macro_f1", "precision", "recall", "f1"}
+    assert set(df.figure) == {
+        "accuracy",
+        "answered_accuracy",
+        "macro_f1",
+        "precision",
+        "recall",
+        "f1",
+    }
 
 
 def test_a_checkpointed_run_resumes_without_calls_and_refuses_another_labeler(
@@ -119,7 +129,9 @@ def test_lexical_labeler_on_the_ramdocs_sample(shared_data: Path) -> None:
     not all(importlib.util.find_spec(m) for m in ("ray", "pyarrow")),
     reason="ray is not installed (extra: pip install 'conflicteval[ray]')",
 )
-def test_the_ray_executor_gives_the_local_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_ray_executor_gives_the_local_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import ray
 
     from conflicteval.executors.ray import RayExecutor
@@ -131,7 +143,9 @@ def test_the_ray_executor_gives_the_local_result(tmp_path: Path, monkeypatch: py
     try:
         local = run_labeler_bench(_gold(), TableLabeler(ANSWERS))
         remote = run_labeler_bench(
-            _gold(), TableLabeler(ANSWERS), executor=RayExecutor(actors=1),
+            _gold(),
+            TableLabeler(ANSWERS),
+            executor=RayExecutor(actors=1),
             checkpoint=tmp_path / "ckpt.jsonl",
         )
     finally:

@@ -65,8 +65,12 @@ def test_ramdocs_multi_answer_and_entityless_questions_are_left_out_and_counted(
 
 
 def _train_db(train: Path, tmp_path: Path) -> Path:
-    ids = [e for line in train.read_text().splitlines() for s in json.loads(line)["evidence"]
-           for e in s["content"]]
+    ids = [
+        e
+        for line in train.read_text().splitlines()
+        for s in json.loads(line)["evidence"]
+        for e in s["content"]
+    ]
     return build_wiki_db(tmp_path / "wiki.db", pages_for(ids))
 
 
@@ -105,7 +109,8 @@ def test_conflictbench_gold_is_the_builders_labelling(shared_data: Path, tmp_pat
 
     out = tmp_path / "bench.jsonl"
     build_conflictbench(
-        [("macnoise", sample(shared_data, MACNOISE_SAMPLE), {"level": "25", "variant": "nq"})], output=out
+        [("macnoise", sample(shared_data, MACNOISE_SAMPLE), {"level": "25", "variant": "nq"})],
+        output=out,
     )
     built = read_items(out)
     gold = load_gold("conflictbench", out)

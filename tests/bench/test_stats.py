@@ -14,15 +14,15 @@ from conflicteval.stats import (
 )
 
 LABELS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
-S, C, I = LABELS
+S, C, IRR = LABELS
 
 
 def test_fixed_seed_gives_identical_intervals_and_another_seed_another() -> None:
     values = np.random.default_rng(7).normal(size=80)
     assert bootstrap_ci(values, seed=3) == bootstrap_ci(values, seed=3)
     assert bootstrap_ci(values, seed=3) != bootstrap_ci(values, seed=4)
-    gold = [S, C, I, S, C] * 8
-    pred = [S, S, I, None, C] * 8
+    gold = [S, C, IRR, S, C] * 8
+    pred = [S, S, IRR, None, C] * 8
     a = classification_metrics(gold, pred, LABELS, seed=5)
     b = classification_metrics(gold, pred, LABELS, seed=5)
     assert a == b
@@ -74,9 +74,9 @@ def test_bootstrap_sums_and_percentile_ci_drop_undefined_replicates() -> None:
 
 
 def test_exact_per_class_figures_of_a_known_confusion_matrix() -> None:
-    # gold S: 4 (3 S, 1 C); gold C: 3 (1 S, 2 C); gold I: 3 (1 C, 1 I, 1 failed)
-    gold = [S, S, S, S, C, C, C, I, I, I]
-    pred = [S, S, S, C, S, C, C, C, I, None]
+    # gold S: 4 (3 S, 1 C); gold C: 3 (1 S, 2 C); gold I: 3 (1 C, 1 IRR, 1 failed)
+    gold = [S, S, S, S, C, C, C, IRR, IRR, IRR]
+    pred = [S, S, S, C, S, C, C, C, IRR, None]
     m = classification_metrics(gold, pred, LABELS)
     assert m.confusion == [[3, 1, 0, 0], [1, 2, 0, 0], [0, 1, 1, 1]]
     assert (m.n, m.failed) == (10, 1)
@@ -94,7 +94,7 @@ def test_exact_per_class_figures_of_a_known_confusion_matrix() -> None:
     excluded = classification_metrics(gold, pred, LABELS, failures="excluded")
     assert (excluded.n, excluded.failed) == (9, 1)
     assert excluded.accuracy == pytest.approx(6 / 9)
-    assert excluded.per_class[I].recall == pytest.approx(1 / 2)
+    assert excluded.per_class[IRR].recall == pytest.approx(1 / 2)
 
 
 def test_groups_resample_pairs_together() -> None:

@@ -84,8 +84,12 @@ def test_report_compare_against_another_run(
     assert main(["wikicontradict", "report", "--run", runs[0], "--compare", runs[1]]) == 0
     out = capsys.readouterr().out
     assert "Comparison with the second run" in out and "difference [95% CI]" in out
-    assert main(["wikicontradict", "report", "--run", runs[0], "--compare", runs[1],
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            ["wikicontradict", "report", "--run", runs[0], "--compare", runs[1], "--format", "json"]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)["run_comparison"]["rows"]
     assert {r["label"] for r in rows} == {"correct", "partially correct", "incorrect", "failed"}
     assert main(["wikicontradict", "report", "--run", runs[0], "--compare", "nowhere"]) == 2

@@ -171,9 +171,7 @@ def _offline_or_spec(args: argparse.Namespace, spec: str) -> Any:
     if spec in LABELER_KINDS:
         raise UsageError(f"--labeler {spec} needs --model SPEC")
     # a model spec: the Table 7 labeler of that model, with the shared model options
-    return labeler_from_spec(
-        "llm", model_from_args(args, spec), plain_json=args.plain_json
-    )
+    return labeler_from_spec("llm", model_from_args(args, spec), plain_json=args.plain_json)
 
 
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:
@@ -234,7 +232,9 @@ def _fmt(value: Any, ci: Any) -> str:
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
-    head = "| labeler | model | gold | pairs | failed | accuracy [95% CI] | macro-F1 [95% CI] | cost |"
+    head = (
+        "| labeler | model | gold | pairs | failed | accuracy [95% CI] | macro-F1 [95% CI] | cost |"
+    )
     lines = [head, "|---|---|---|---:|---:|---|---|---:|"]
     for r in rows:
         cost = "–" if r.get("cost_usd") is None else f"${r['cost_usd']:.4f}"

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import ConflictEvalError, UsageError
@@ -127,7 +126,8 @@ def ramdocs_claim(question: str, entity: str, answer: str) -> str:
 
 
 def gold_from_ramdocs(items: Sequence[Any]) -> tuple[list[GoldItem], dict[str, int]]:
-    """Gold items of RAMDocs questions (:class:`~conflicteval.ramdocs.RamItem`) and what was left out."""
+    """Gold items of RAMDocs questions (:class:`~conflicteval.ramdocs.RamItem`), and the
+    questions left out by reason."""
     out: list[GoldItem] = []
     left: dict[str, int] = {}
     for item in items:

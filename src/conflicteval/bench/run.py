@@ -27,7 +27,7 @@ from conflicteval.types import RELATIONS, PairLabel, Usage
 from .gold import GoldItem, GoldSet, load_gold
 from .result import BenchRecord, BenchResult
 
-__all__ = ["bench_identity", "arun_labeler_bench", "run_labeler_bench"]
+__all__ = ["arun_labeler_bench", "bench_identity", "run_labeler_bench"]
 
 
 async def label_gold_item(item: GoldItem, labeler: Any) -> dict[str, Any]:
@@ -151,7 +151,9 @@ def collect(
         counts[rec.status] = counts.get(rec.status, 0) + 1
         result = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
         labels = list(result.get("labels") or [None] * len(item.gold))
-        errors = list(result.get("errors") or ([rec.error or rec.status] if rec.status != "ok" else []))
+        errors = list(
+            result.get("errors") or ([rec.error or rec.status] if rec.status != "ok" else [])
+        )
         records.append(
             BenchRecord(
                 id=item.id,

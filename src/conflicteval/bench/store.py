@@ -85,6 +85,9 @@ def unmeasured_command(labeler: Any) -> str:
     parts = ["conflicteval bench labeler --gold ramdocs --labeler", spec]
     if isinstance(model, str):
         parts += ["--model", model]
+        base_url = getattr(getattr(labeler.model, "provider", None), "base_url", None)
+        if isinstance(base_url, str) and "api.openai.com" not in base_url:
+            parts += ["--base-url", base_url]  # the endpoint is part of the labeler's identity
         if getattr(labeler, "structured", True) is False:
             parts.append("--plain-json")
     parts += ["--out", "bench-run"]

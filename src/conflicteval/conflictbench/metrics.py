@@ -223,8 +223,8 @@ def _set_intervals(m: DetectionMetrics, rows: np.ndarray) -> None:
     }
     for name, values in figures.items():
         setattr(m, f"{name}_ci", percentile_ci(values) if getattr(m, name) is not None else None)
-    rel_total = sum(sums[:, 4 + 2 * k] for k in range(len(RELATIONS)))
-    rel_correct = sum(sums[:, 5 + 2 * k] for k in range(len(RELATIONS)))
+    rel_total = sums[:, 4::2].sum(axis=1)
+    rel_correct = sums[:, 5::2].sum(axis=1)
     for k, rel in enumerate(RELATIONS):
         ratio = _ratio_array(sums[:, 5 + 2 * k], sums[:, 4 + 2 * k])
         m.relation_accuracy_ci[rel] = (

@@ -70,7 +70,9 @@ def _str_list(path: Path, row: int, record: dict[str, Any], name: str) -> tuple[
     values = get_list(path, row, record, name)
     for i, value in enumerate(values):
         if not isinstance(value, str):
-            raise DataError(path, row, f"{name}[{i}]", f"expected a string, got {type(value).__name__}")
+            raise DataError(
+                path, row, f"{name}[{i}]", f"expected a string, got {type(value).__name__}"
+            )
     return tuple(values)
 
 
@@ -82,7 +84,9 @@ def _document(path: Path, row: int, index: int, raw: Any) -> RamDocument:
     kind = get_str(path, row, raw, "type")
     answer = get_str(path, row, raw, "answer", allow_empty=True)
     if kind not in DOC_TYPES:
-        raise DataError(path, row, f"{where}.type", f"expected one of {', '.join(DOC_TYPES)}, got {kind!r}")
+        raise DataError(
+            path, row, f"{where}.type", f"expected one of {', '.join(DOC_TYPES)}, got {kind!r}"
+        )
     return RamDocument(text=text or "", type=kind, answer=answer or "")  # type: ignore[arg-type]
 
 
@@ -125,7 +129,9 @@ def load_ramdocs(path: str | PathLike[str] | None = None) -> list[RamItem]:
             raise DataError(p, row, "documents", "empty list: a RAMDocs item needs documents")
         gold = _str_list(p, row, record, "gold_answers")
         if not gold:
-            raise DataError(p, row, "gold_answers", "empty list: a RAMDocs item needs a gold answer")
+            raise DataError(
+                p, row, "gold_answers", "empty list: a RAMDocs item needs a gold answer"
+            )
         wrong = _str_list(p, row, record, "wrong_answers") if "wrong_answers" in record else ()
         items.append(
             RamItem(

@@ -10,7 +10,6 @@ from pydantic import BaseModel
 from conflicteval.stats import ClassScore, classification_metrics, format_ci
 from conflicteval.wikicontradict.verdict import VERDICTS
 
-
 ClassScores = ClassScore
 """Precision, recall and F1 of one class (0.0 where undefined), its support and intervals
 (the shared :class:`conflicteval.stats.ClassScore`)."""

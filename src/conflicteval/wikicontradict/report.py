@@ -259,9 +259,10 @@ class WikiContradictReport(BaseModel):
             row["failed_generation"] = c.failed_generation
             row["failed_judge"] = c.failed_judge
             row["ungraded"] = c.ungraded
-            for v in (*VERDICTS, "failed"):  # 95 % intervals of the percentages
-                ci = c.pct_ci(v)  # type: ignore[arg-type]
-                key = v.replace(" ", "_")
+            shown: list[Verdict | Literal["failed"]] = [*VERDICTS, "failed"]
+            for value in shown:  # 95 % intervals of the percentages
+                ci = c.pct_ci(value)
+                key = value.replace(" ", "_")
                 row[f"{key}_pct_ci_low"] = round(ci[0], 2) if ci else None
                 row[f"{key}_pct_ci_high"] = round(ci[1], 2) if ci else None
             out.append(row)
