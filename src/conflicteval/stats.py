@@ -30,10 +30,11 @@ Precision, recall and F1 are 0.0 where their denominator is 0 (as in the judge
 calibration before); macro-F1 is the mean F1 over the classes present in the gold
 labels or the predictions.
 
-**Comparing two runs** (:func:`compare_means`): the difference of two figures is
-called *larger than its interval* when the percentile bootstrap interval of the
-difference (the two runs' items resampled independently, same seed rules) does not
-contain 0.
+**Comparing two runs**: the difference of two figures is called *larger than its
+interval* when the percentile bootstrap interval of the difference does not contain 0.
+Two runs over different items (:func:`compare_means`) are resampled independently; two
+labelers on the same gold items (:func:`classification_difference`) are resampled
+*paired*: each resample draws the same items for both.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ __all__ = [
     "ClassificationMetrics",
     "bootstrap_ci",
     "bootstrap_sums",
+    "classification_difference",
     "classification_metrics",
     "compare_means",
     "format_ci",
@@ -423,3 +425,65 @@ def classification_metrics(
         level=level,
         units=n_units,
     )
+
+
+def _unit_tensors(
+    gold: Sequence[str],
+    predicted: Sequence[str | None],
+    labels: Sequence[str],
+    unit: np.ndarray,
+    n_units: int,
+) -> np.ndarray:
+    index = {label: i for i, label in enumerate(labels)}
+    k = len(labels)
+    g = np.asarray([index[v] for v in gold], dtype=np.int64)
+    p = np.asarray([k if v is None else index[v] for v in predicted], dtype=np.int64)
+    cells = unit * k * (k + 1) + g * (k + 1) + p
+    return np.bincount(cells, minlength=n_units * k * (k + 1)).reshape(n_units, k * (k + 1))
+
+
+def classification_difference(
+    gold: Sequence[str],
+    first: Sequence[str | None],
+    second: Sequence[str | None],
+    labels: Sequence[str],
+    *,
+    groups: Sequence[Any] | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> dict[str, dict[str, Any]]:
+    """Accuracy and macro-F1 of ``second`` minus ``first`` on the same gold items, paired.
+
+    Failures count as wrong (as in the labeler bench). Returns, for ``accuracy`` and
+    ``macro_f1``: ``difference``, ``difference_ci`` and ``larger_than_interval``.
+
+    Raises:
+        ValueError: Different lengths, unknown labels or no items.
+    """
+    _check(n_resamples, level)
+    if not (len(gold) == len(first) == len(second)) or not gold:
+        raise ValueError("a paired comparison needs the same, non-empty list of gold items")
+    keys = list(range(len(gold))) if groups is None else list(groups)
+    unit_index = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+    unit = np.asarray([unit_index[key] for key in keys], dtype=np.int64)
+    k = len(labels)
+    a = classification_metrics(gold, first, labels, n_resamples=1, seed=seed)
+    b = classification_metrics(gold, second, labels, n_resamples=1, seed=seed)
+    ta = _unit_tensors(gold, first, labels, unit, len(unit_index))
+    tb = _unit_tensors(gold, second, labels, unit, len(unit_index))
+    diffs: dict[str, list[np.ndarray]] = {"accuracy": [], "macro_f1": []}
+    for counts in resample_counts(len(unit_index), n_resamples, seed):
+        fa = _figures((counts @ ta).reshape(-1, k, k + 1), "wrong")
+        fb = _figures((counts @ tb).reshape(-1, k, k + 1), "wrong")
+        for name in diffs:
+            diffs[name].append(fb[name] - fa[name])
+    out: dict[str, dict[str, Any]] = {}
+    for name, parts in diffs.items():
+        low, high = _quantiles(np.concatenate(parts), level)
+        out[name] = {
+            "difference": float(getattr(b, name) - getattr(a, name)),
+            "difference_ci": [low, high],
+            "larger_than_interval": bool(low > 0.0 or high < 0.0),
+        }
+    return out

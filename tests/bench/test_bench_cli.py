@@ -127,7 +127,14 @@ def test_compare_puts_runs_side_by_side(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| labeler | model | gold | pairs | failed | accuracy [95% CI]")
     assert lines[2].startswith("| lexical | – | ramdocs | 119 | 0 | 0.3866 [")
-    assert len(lines) == 4
+    assert lines[3].startswith("| lexical | – | ramdocs | 41 | 0 |")
+    # the same labeler on the ten shared questions: paired, no difference at all
+    assert "paired on 10 shared items (41 pairs)" in lines[5]
+    assert lines[6] == "  accuracy +0.0000 [+0.0000, +0.0000]: within noise"
+    assert main(["bench", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["n"] for r in data["results"]] == [119, 41]
+    assert data["paired_differences"][0]["macro_f1"]["difference"] == 0.0
 
 
 def test_score_prints_the_measured_labeler_or_how_to_measure_it(

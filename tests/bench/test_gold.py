@@ -133,3 +133,30 @@ def test_missing_inputs_are_usage_errors(tmp_path: Path) -> None:
     with pytest.raises(DataError) as info:
         load_gold("ramdocs", bad)
     assert info.value.row == 1
+
+
+def test_gold_sets_by_name_go_through_the_dataset_registry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.cli import main
+    from conflicteval.errors import ConflictEvalError
+
+    # offline (as every test is) and not cached: the registry says how to get the release
+    with pytest.raises(ConflictEvalError, match="(?s)'ramdocs'.*--data PATH"):
+        load_gold("ramdocs")
+    with pytest.raises(ConflictEvalError, match="(?s)ambigdocs.*conflictbench build"):
+        load_gold("conflictbench")
+    rc = main(
+        [
+            "bench",
+            "labeler",
+            "--gold",
+            "ramdocs",
+            "--labeler",
+            "lexical",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2 and "conflicteval data fetch ramdocs" in err and len(err.splitlines()) == 1

@@ -7,6 +7,7 @@ import pytest
 
 from conflicteval.stats import (
     bootstrap_ci,
+    classification_difference,
     bootstrap_sums,
     classification_metrics,
     compare_means,
@@ -127,3 +128,22 @@ def test_compare_means_says_whether_a_difference_exceeds_its_interval() -> None:
     noise = compare_means(a, a + rng.normal(0, 0.001, size=100))
     assert not noise["larger_than_interval"]
     assert noise["difference_ci"][0] < 0 < noise["difference_ci"][1]
+
+
+def test_paired_difference_of_two_labelers_on_the_same_items() -> None:
+    gold = [S, C, IRR] * 30
+    good = list(gold)
+    good[0] = None  # one failure: counted as wrong
+    poor = [S] * 90
+    diff = classification_difference(gold, poor, good, LABELS)
+    assert diff["accuracy"]["difference"] == pytest.approx(89 / 90 - 30 / 90)
+    assert diff["accuracy"]["larger_than_interval"]
+    assert diff["macro_f1"]["difference_ci"][0] > 0
+    same = classification_difference(gold, good, good, LABELS)
+    assert same["macro_f1"] == {
+        "difference": 0.0,
+        "difference_ci": [0.0, 0.0],
+        "larger_than_interval": False,
+    }
+    with pytest.raises(ValueError, match="same, non-empty"):
+        classification_difference(gold, good, good[:-1], LABELS)

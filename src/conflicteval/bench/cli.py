@@ -247,9 +247,24 @@ def _table(rows: list[dict[str, Any]]) -> str:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from .compare import difference_lines, paired_differences, read_records
+
     rows = [_read_result(p) for p in args.paths]
+    dirs = [Path(p) if Path(p).is_dir() else Path(p).parent for p in args.paths]
+    diffs: list[dict[str, Any]] = []
+    first_records = read_records(dirs[0])
+    for k in range(1, len(rows)):
+        if rows[k]["gold"] != rows[0]["gold"] or first_records is None:
+            continue
+        records = read_records(dirs[k])
+        diff = paired_differences(first_records, records) if records is not None else None
+        if diff is not None:
+            diffs.append({"first": str(args.paths[0]), "second": str(args.paths[k]), **diff})
     if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        print(_table(rows))
+        print(json.dumps({"results": rows, "paired_differences": diffs}, indent=2))
+        return 0
+    print(_table(rows))
+    for d in diffs:
+        print()
+        print("\n".join(difference_lines(d["first"], d["second"], d)))
     return 0
