@@ -142,9 +142,9 @@ def test_gold_sets_by_name_go_through_the_dataset_registry(
     from conflicteval.errors import ConflictEvalError
 
     # offline (as every test is) and not cached: the registry says how to get the release
-    with pytest.raises(ConflictEvalError, match="(?s)'ramdocs'.*--data PATH"):
+    with pytest.raises(ConflictEvalError, match=r"(?s)'ramdocs'.*--data PATH"):
         load_gold("ramdocs")
-    with pytest.raises(ConflictEvalError, match="(?s)ambigdocs.*conflictbench build"):
+    with pytest.raises(ConflictEvalError, match=r"(?s)ambigdocs.*conflictbench build"):
         load_gold("conflictbench")
     rc = main(
         [

@@ -7,8 +7,8 @@ import pytest
 
 from conflicteval.stats import (
     bootstrap_ci,
-    classification_difference,
     bootstrap_sums,
+    classification_difference,
     classification_metrics,
     compare_means,
     percentile_ci,
