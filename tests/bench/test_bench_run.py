@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -123,33 +122,3 @@ def test_lexical_labeler_on_the_ramdocs_sample(shared_data: Path) -> None:
     assert support == {"SUPPORTS": 65, "CONTRADICTS": 21, "IRRELEVANT": 33}
     assert sum(map(sum, result.metrics.confusion)) == 119
     assert result.usage.calls == 0 and result.cost_usd is None
-
-
-@pytest.mark.skipif(
-    not all(importlib.util.find_spec(m) for m in ("ray", "pyarrow")),
-    reason="ray is not installed (extra: pip install 'conflicteval[ray]')",
-)
-def test_the_ray_executor_gives_the_local_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import ray
-
-    from conflicteval.executors.ray import RayExecutor
-
-    monkeypatch.setenv("RAY_DISABLE_USAGE_STATS", "1")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    try:
-        local = run_labeler_bench(_gold(), TableLabeler(ANSWERS))
-        remote = run_labeler_bench(
-            _gold(),
-            TableLabeler(ANSWERS),
-            executor=RayExecutor(actors=1),
-            checkpoint=tmp_path / "ckpt.jsonl",
-        )
-    finally:
-        if started:
-            ray.shutdown()
-    assert remote.batch is not None and remote.batch.executor == "ray"
-    assert remote.metrics == local.metrics

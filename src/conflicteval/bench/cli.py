@@ -195,7 +195,7 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
     write_json_lines(out / "records.jsonl", result.records)
     atomic_write_text(out / "bench.json", json.dumps(data, indent=2) + "\n")
     saved = None
-    if not args.no_save and not result.pending and not getattr(args, "batch_export", None):
+    if not args.no_save and not result.pending:  # a final batch round (all answered) counts
         saved = save_measurement(data)
     if args.json:
         print(json.dumps(data, indent=2))
