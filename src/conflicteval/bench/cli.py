@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Label every gold claim-document pair and report per-class precision, recall "
             "and F1, macro-F1, accuracy and the confusion matrix, each with a percentile "
-            "bootstrap 95%% interval; failed pairs count as wrong (an answered-only accuracy "
+            "bootstrap 95% interval; failed pairs count as wrong (an answered-only accuracy "
             "is shown beside). Writes DIR/bench.json, DIR/records.jsonl and a resumable "
             "DIR/checkpoint.jsonl, and saves the result where 'score' and 'conflictbench "
             "detect' find it. Exit code 0 when every pair got a label, 1 when some failed, "
