@@ -28,6 +28,7 @@ AREAS = (
     "conflicteval.faitheval.cli",
     "conflicteval.executors.batch_cli",
     "conflicteval.data.cli",
+    "conflicteval.bench.cli",
     "conflicteval.view.cli",
 )
 

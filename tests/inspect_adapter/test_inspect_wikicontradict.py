@@ -123,6 +123,10 @@ def test_verdicts_equal_the_library_runner(
             if cell.n:
                 assert result.metrics[key].value == pytest.approx(cell.pct(value) / 100)
                 checked += 1
+            if cell.n > 1:  # the standard error of the share, as Inspect's stderr() has it
+                share = cell.pct(value) / 100
+                expected = (share * (1 - share) / (cell.n - 1)) ** 0.5
+                assert result.metrics[key + "_stderr"].value == pytest.approx(expected)
     assert checked >= 8
     total = sum(result.metrics[k].value for k in ("correct", "partially_correct", "incorrect"))
     assert total + result.metrics["failed"].value == pytest.approx(1.0)

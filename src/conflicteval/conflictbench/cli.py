@@ -470,7 +470,7 @@ def _build(args: argparse.Namespace) -> int:
 @_handled
 def _detect(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import adetect, read_items
-    from conflicteval.conflictbench.metrics import table2
+    from conflicteval.conflictbench.metrics import table2, table2_intervals
 
     items = read_items(args.items)
     if not items:  # metrics of nothing would read as a run that went well
@@ -510,8 +510,15 @@ def _detect(args: argparse.Namespace) -> int:
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
     record_input(out, args.items)  # data.json: the items file and its sha256
     text = table2(run.metrics, paper=args.paper)
+    text += "\n\n95% intervals (percentile bootstrap over items):\n\n" + table2_intervals(
+        run.metrics
+    )
     atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
+    from conflicteval.bench.store import measured_lines
+
+    for line in measured_lines(labeler):  # the instrument's measured accuracy, or how to get it
+        print(line)
     print(run.pairs_line())  # the item counts and usage: finish's closing lines, not twice
     return finish(run.batch, "items", stream=sys.stdout, run_dir=out)
 

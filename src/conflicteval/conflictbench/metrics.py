@@ -13,12 +13,18 @@ at least one CONTRADICTS. Failures are counted, never folded into a class:
 Failed items are left out of precision, recall, F1 and the accuracies and
 reported beside them; failed pairs are left out of the per-relation accuracy.
 Undefined ratios (0/0) are None.
+
+Every figure has a percentile bootstrap 95 % interval (``*_ci``: the scored items
+resampled, 1,000 resamples, seed 0; resamples where a ratio is 0/0 are left out of
+its interval; see :mod:`conflicteval.stats`). The relation accuracies' intervals
+resample items too (an item's pairs stay together).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from conflicteval.conflictbench.items import SOURCE_LABELS, SOURCES
@@ -143,6 +149,13 @@ class DetectionMetrics(BaseModel):
     relation_total: dict[str, int] = Field(default_factory=dict)
     relation_correct: dict[str, int] = Field(default_factory=dict)
     relation_accuracy: dict[str, float | None] = Field(default_factory=dict)
+    precision_ci: list[float] | None = None
+    recall_ci: list[float] | None = None
+    f1_ci: list[float] | None = None
+    accuracy_ci: list[float] | None = None
+    acc_conf_ci: list[float] | None = None
+    acc_noconf_ci: list[float] | None = None
+    relation_accuracy_ci: dict[str, list[float] | None] = Field(default_factory=dict)
 
     @property
     def scored_items(self) -> int:
@@ -185,7 +198,10 @@ def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
     m = DetectionMetrics()
     total: dict[str, int] = dict.fromkeys(RELATIONS, 0)
     correct: dict[str, int] = dict.fromkeys(RELATIONS, 0)
+    # per item: tp, fp, fn, tn, then (valid, correct) pairs per relation (for the intervals)
+    rows: list[list[int]] = []
     for o in outcomes:
+        row = [0] * (4 + 2 * len(RELATIONS))
         m.n_items += 1
         m.n_pairs += len(o.gold)
         if o.labels is None:
@@ -201,14 +217,61 @@ def compute_metrics(outcomes: Iterable[DetectionOutcome]) -> DetectionMetrics:
                     continue
                 total[gold] += 1
                 correct[gold] += lab == gold
-        _count(m, predict_conflict(o.labels), o.gold_conflict)
+                r = 4 + 2 * RELATIONS.index(gold)
+                row[r] += 1
+                row[r + 1] += lab == gold
+        pred = predict_conflict(o.labels)
+        _count(m, pred, o.gold_conflict)
+        if pred is not None:  # one of tp, fp, fn, tn, as _count counted it
+            row[(0 if o.gold_conflict else 1) if pred else (2 if o.gold_conflict else 3)] = 1
+        rows.append(row)
     for name, value in binary_scores(m.tp, m.fp, m.fn, m.tn).items():
         setattr(m, name, value)
     m.relation_total = dict(total)
     m.relation_correct = dict(correct)
     m.relation_accuracy = {r: _ratio(correct[r], total[r]) for r in RELATIONS}
     m.relation_accuracy["all"] = _ratio(sum(correct.values()), sum(total.values()))
+    if rows:
+        _set_intervals(m, np.asarray(rows, dtype=float))
     return m
+
+
+def _ratio_array(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
+
+
+def _set_intervals(m: DetectionMetrics, rows: np.ndarray) -> None:
+    """Bootstrap intervals of every figure (items resampled; failed items resampled too)."""
+    from conflicteval.stats import bootstrap_sums, percentile_ci
+
+    sums = bootstrap_sums(rows)
+    tp, fp, fn, tn = (sums[:, i] for i in range(4))
+    precision = _ratio_array(tp, tp + fp)
+    recall = _ratio_array(tp, tp + fn)
+    f1 = _ratio_array(2 * precision * recall, precision + recall)
+    f1 = np.where((precision == 0) & (recall == 0), 0.0, f1)
+    figures = {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "accuracy": _ratio_array(tp + tn, tp + fp + fn + tn),
+        "acc_conf": recall,
+        "acc_noconf": _ratio_array(tn, tn + fp),
+    }
+    for name, values in figures.items():
+        setattr(m, f"{name}_ci", percentile_ci(values) if getattr(m, name) is not None else None)
+    rel_total = sums[:, 4::2].sum(axis=1)
+    rel_correct = sums[:, 5::2].sum(axis=1)
+    for k, rel in enumerate(RELATIONS):
+        ratio = _ratio_array(sums[:, 5 + 2 * k], sums[:, 4 + 2 * k])
+        m.relation_accuracy_ci[rel] = (
+            percentile_ci(ratio) if m.relation_accuracy.get(rel) is not None else None
+        )
+    m.relation_accuracy_ci["all"] = (
+        percentile_ci(_ratio_array(rel_correct, rel_total))
+        if m.relation_accuracy.get("all") is not None
+        else None
+    )
 
 
 def detection_metrics(outcomes: Iterable[DetectionOutcome]) -> dict[str, DetectionMetrics]:
@@ -258,4 +321,22 @@ def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> s
                 + " | ".join(f"{v:.4f}" for v in p)
                 + " | | | | | | | |"
             )
+    return "\n".join(rows)
+
+
+def _fmt_ci(ci: list[float] | None) -> str:
+    return "–" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def table2_intervals(metrics: Mapping[str, DetectionMetrics]) -> str:
+    """Markdown table of the 95 % intervals of :func:`table2`'s figures (bootstrap over items)."""
+    head = "| Category | Prec 95% CI | Rec 95% CI | F1 95% CI | Acc 95% CI | RelAcc 95% CI |"
+    rows = [head, "|---|---|---|---|---|---|"]
+    for key, m in metrics.items():
+        label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
+        rows.append(
+            f"| {label} | {_fmt_ci(m.precision_ci)} | {_fmt_ci(m.recall_ci)} "
+            f"| {_fmt_ci(m.f1_ci)} | {_fmt_ci(m.accuracy_ci)} "
+            f"| {_fmt_ci(m.relation_accuracy_ci.get('all'))} |"
+        )
     return "\n".join(rows)

@@ -260,6 +260,7 @@ def _score_one(args: argparse.Namespace) -> int:
             f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
             f"{result.n_failed_pairs} failed pairs"
         )
+        _print_measured(scorer.labeler)
     # 0: every pair labelled; 1: some pairs (or the decomposition) failed
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
@@ -323,7 +324,9 @@ def _score_batch(args: argparse.Namespace) -> int:
         "resumed": result.resumed,
         "recomputed": result.changed,  # made again because their inputs changed
         "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
+        "mean_cs_c_ci": _mean_ci(cs_c),
         "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
+        "mean_cs_r_ci": _mean_ci(cs_r),
         "cs_c_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_c"] is None),
         "cs_r_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_r"] is None),
         "failed_pairs": sum(r["n_failed_pairs"] or 0 for r in rows),
@@ -332,6 +335,7 @@ def _score_batch(args: argparse.Namespace) -> int:
         "decomposer": scorer.decomposer.name,
         "labeler": scorer.labeler.name,
         "executor": result.executor,
+        "labeler_measured": _measured(scorer.labeler),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     record_input(out, args.input)  # data.json: the input and its sha256 (the report reads it)
@@ -339,13 +343,39 @@ def _score_batch(args: argparse.Namespace) -> int:
     def fmt(v: float | None) -> str:
         return "undefined" if v is None else f"{v:.4f}"
 
+    from conflicteval.stats import format_ci
+
     print(
-        f"mean CS-C {fmt(summary['mean_cs_c'])} over {len(cs_c)} responses; "
-        f"mean CS-R {fmt(summary['mean_cs_r'])} over {len(cs_r)}; "
-        f"{summary['failed_pairs']} failed pairs"
+        f"mean CS-C {fmt(summary['mean_cs_c'])} {format_ci(summary['mean_cs_c_ci'])} over "
+        f"{len(cs_c)} responses; mean CS-R {fmt(summary['mean_cs_r'])} "
+        f"{format_ci(summary['mean_cs_r_ci'])} over {len(cs_r)}; "
+        f"{summary['failed_pairs']} failed pairs (95% bootstrap intervals over responses)"
     )
+    _print_measured(scorer.labeler)
     written = [out / "scores.jsonl", out / "summary.json"]
     if (out / "checkpoint.jsonl").exists():  # not yet when every item waits for batch results
         written.append(out / "checkpoint.jsonl")
     print(f"wrote {', '.join(map(str, written[:-1]))} and {written[-1]}")
     return finish(result, "responses", stream=sys.stdout, run_dir=out)
+
+
+def _mean_ci(values: list[float]) -> list[float] | None:
+    from conflicteval.stats import bootstrap_ci
+
+    return list(bootstrap_ci(values)) if values else None
+
+
+def _measured(labeler: Any) -> list[dict[str, Any]]:
+    """The saved bench results of this labeler (see ``conflicteval bench labeler``)."""
+    from conflicteval.bench.store import load_measurements
+
+    keys = ("gold", "macro_f1", "macro_f1_ci", "n", "failed", "created")
+    return [{k: r.get(k) for k in keys} for r in load_measurements(labeler)]
+
+
+def _print_measured(labeler: Any) -> None:
+    """The labeler's measured macro-F1 (or how to measure it), beside CS-C and CS-R."""
+    from conflicteval.bench.store import measured_lines
+
+    for line in measured_lines(labeler):
+        print(line)

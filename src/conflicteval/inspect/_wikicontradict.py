@@ -160,6 +160,9 @@ def verdict_shares() -> Metric:
     and the shares equal the library report's percentages / 100. A failure is
     a sample whose score value is ``"failed"`` (an empty response, or a judge
     reply with no readable verdict). A group without samples has no keys.
+    Each share with at least two samples also has its standard error under
+    ``<key>_stderr`` (``sqrt(p (1 - p) / (n - 1))``, the sample standard deviation of the
+    0/1 indicators over ``sqrt(n)``, as Inspect's ``stderr()`` metric computes it).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
@@ -195,6 +198,10 @@ def verdict_shares() -> Metric:
                     continue
                 key = column.replace(" ", "_")
                 out[key if subset == "all" else f"{subset}_{key}"] = pct / 100.0
+                if cell.n > 1:  # standard error of the share, as Inspect's stderr() computes it
+                    share = pct / 100.0
+                    stderr = (share * (1.0 - share) / (cell.n - 1)) ** 0.5
+                    out[(key if subset == "all" else f"{subset}_{key}") + "_stderr"] = stderr
         return out
 
     return compute

@@ -96,9 +96,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
     p.add_argument(
         "--compare",
-        choices=("table2", "appendix_b", "table4", "table5"),
+        metavar="TABLE|RUN",
         default=None,
-        help="show the paper's published figures beside the measured ones (md or json)",
+        help="a published table (table2, appendix_b, table4, table5): show the paper's figures "
+        "beside the measured ones; or another run directory: each percentage's difference "
+        "with its 95%% interval, and whether it is larger than the interval (md or json)",
     )
     _match_option(p)
     p.set_defaults(func=_report)
@@ -347,6 +349,8 @@ def _report(args: argparse.Namespace) -> int:
         raise ConflictEvalError("--compare works with --format md or json")
     aliases = _aliases(args)
     report = build_report(args.run, args.judgements)
+    if args.compare and args.compare not in _PUBLISHED:
+        return _report_against_run(args, report)
     rows = compare_to_published(report, args.compare, aliases=aliases) if args.compare else []
     if args.format == "csv":
         text = report.to_csv()
@@ -367,6 +371,35 @@ def _report(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if args.plot:
         _err(f"written: {report.plot(args.plot)}")
+    return finish(_report_records(args.run, args.judgements), "generated rows")
+
+
+_PUBLISHED = ("table2", "appendix_b", "table4", "table5")
+
+
+def _report_against_run(args: argparse.Namespace, report: Any) -> int:
+    """``report --compare RUN``: the two runs' percentages, differences and intervals."""
+    from conflicteval.errors import UsageError
+    from conflicteval.wikicontradict.report import build_report
+    from conflicteval.wikicontradict.runcompare import compare_runs, run_comparison_markdown
+
+    if not Path(args.compare).is_dir():
+        raise UsageError(
+            f"--compare {args.compare}: neither a published table ({', '.join(_PUBLISHED)}) "
+            "nor a run directory"
+        )
+    rows = compare_runs(report, build_report(args.compare))
+    if args.format == "json":
+        payload = json.loads(report.to_json())
+        payload["run_comparison"] = {"second_run": str(args.compare), "rows": rows}
+        text = json.dumps(payload, indent=2, ensure_ascii=False)
+    else:
+        text = report.to_markdown(layout=args.layout) + "\n" + run_comparison_markdown(rows)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        _err(f"written: {args.out}")
+    else:
+        sys.stdout.write(text)
     return finish(_report_records(args.run, args.judgements), "generated rows")
 
 

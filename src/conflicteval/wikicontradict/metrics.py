@@ -7,16 +7,12 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from conflicteval.stats import ClassScore, classification_metrics, format_ci
 from conflicteval.wikicontradict.verdict import VERDICTS
 
-
-class ClassScores(BaseModel):
-    """Precision, recall and F1 of one class (0.0 where undefined), and its support."""
-
-    precision: float
-    recall: float
-    f1: float
-    support: int
+ClassScores = ClassScore
+"""Precision, recall and F1 of one class (0.0 where undefined), its support and intervals
+(the shared :class:`conflicteval.stats.ClassScore`)."""
 
 
 class AgreementReport(BaseModel):
@@ -33,6 +29,9 @@ class AgreementReport(BaseModel):
         labels: Row/column order of the confusion matrix.
         confusion: ``confusion[i][j]`` = pairs with human label ``labels[i]``
             and judge label ``labels[j]``.
+        accuracy_ci, macro_f1_ci, kappa_ci: Percentile bootstrap 95 % intervals over
+            the graded responses (1,000 resamples, seed 0; see :mod:`conflicteval.stats`);
+            per-class intervals are in ``per_class``. None when nothing was compared.
     """
 
     n: int
@@ -43,6 +42,9 @@ class AgreementReport(BaseModel):
     kappa: float
     labels: list[str]
     confusion: list[list[int]]
+    accuracy_ci: list[float] | None = None
+    macro_f1_ci: list[float] | None = None
+    kappa_ci: list[float] | None = None
 
     def to_markdown(self) -> str:
         """The figures as a Markdown block (percentages, like Table 3)."""
@@ -52,13 +54,17 @@ class AgreementReport(BaseModel):
             f"Acc {100 * self.accuracy:.1f} | Macro-F {100 * self.macro_f1:.1f} | "
             f"Cohen's kappa {self.kappa:.3f}",
             "",
-            "| class | P | R | F | support |",
-            "| --- | ---: | ---: | ---: | ---: |",
+            # 95 % intervals: percentile bootstrap over the graded responses
+            f"95% intervals: Acc {format_ci(self.accuracy_ci, 1, 100)} | Macro-F "
+            f"{format_ci(self.macro_f1_ci, 1, 100)} | kappa {format_ci(self.kappa_ci, 3)}",
+            "",
+            "| class | P | R | F | support | F 95% interval |",
+            "| --- | ---: | ---: | ---: | ---: | --- |",
         ]
         for label, s in self.per_class.items():
             lines.append(
                 f"| {label} | {100 * s.precision:.1f} | {100 * s.recall:.1f} | "
-                f"{100 * s.f1:.1f} | {s.support} |"
+                f"{100 * s.f1:.1f} | {s.support} | {format_ci(s.f1_ci, 1, 100)} |"
             )
         lines += ["", "confusion (rows: human, columns: judge)", ""]
         lines.append("| human \\ judge | " + " | ".join(self.labels) + " |")
@@ -98,10 +104,6 @@ def cohen_kappa(matrix: np.ndarray) -> float:
     return float((observed - expected) / (1.0 - expected))
 
 
-def _div(a: float, b: float) -> float:
-    return float(a / b) if b else 0.0
-
-
 def agreement(
     human: Sequence[str], judge: Sequence[str | None], labels: Sequence[str] = VERDICTS
 ) -> AgreementReport:
@@ -120,31 +122,40 @@ def agreement(
     """
     if len(human) != len(judge):
         raise ValueError(f"{len(human)} human labels but {len(judge)} judge labels")
-    for value in [*human, *(j for j in judge if j is not None)]:
-        if value not in labels:
-            raise ValueError(f"unknown label {value!r} (expected one of {list(labels)})")
-    pairs = [(h, j) for h, j in zip(human, judge, strict=True) if j is not None]
-    failed = len(human) - len(pairs)
-    m = confusion_matrix([h for h, _ in pairs], [j for _, j in pairs], labels)
-    n = int(m.sum())
-    per_class: dict[str, ClassScores] = {}
-    present_f1 = []
-    for i, label in enumerate(labels):
-        tp = int(m[i, i])
-        predicted = int(m[:, i].sum())
-        actual = int(m[i, :].sum())
-        p, r = _div(tp, predicted), _div(tp, actual)
-        f = _div(2 * p * r, p + r)
-        per_class[label] = ClassScores(precision=p, recall=r, f1=f, support=actual)
-        if predicted or actual:
-            present_f1.append(f)
+    # Judge failures are left out of every figure (Table 3 compares graded pairs) and
+    # counted in ``failed``; the shared module computes the figures and their intervals.
+    shared = classification_metrics(human, judge, labels, failures="excluded")
+    k = len(labels)
+    m = np.asarray(shared.confusion, dtype=int)[:, :k]
     return AgreementReport(
-        n=n,
-        failed=failed,
-        accuracy=_div(int(np.trace(m)), n),
-        macro_f1=float(np.mean(present_f1)) if present_f1 else 0.0,
-        per_class=per_class,
+        n=shared.n,
+        failed=shared.failed,
+        accuracy=shared.accuracy,
+        macro_f1=shared.macro_f1,
+        per_class=shared.per_class,
         kappa=cohen_kappa(m),
         labels=list(labels),
         confusion=m.tolist(),
+        accuracy_ci=shared.accuracy_ci,
+        macro_f1_ci=shared.macro_f1_ci,
+        kappa_ci=_kappa_ci(human, judge, labels),
     )
+
+
+def _kappa_ci(
+    human: Sequence[str], judge: Sequence[str | None], labels: Sequence[str]
+) -> list[float] | None:
+    """Percentile bootstrap interval of Cohen's kappa over the graded responses."""
+    from conflicteval.stats import bootstrap_ci
+
+    index = {label: i for i, label in enumerate(labels)}
+    pairs = [(index[h], index[j]) for h, j in zip(human, judge, strict=True) if j is not None]
+    if not pairs:
+        return None
+    k = len(labels)
+
+    def kappa(rows: np.ndarray) -> float:
+        cells = rows[:, 0].astype(int) * k + rows[:, 1].astype(int)
+        return cohen_kappa(np.bincount(cells, minlength=k * k).reshape(k, k))
+
+    return list(bootstrap_ci(np.asarray(pairs, dtype=float), stat=kappa))

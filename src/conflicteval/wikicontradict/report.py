@@ -74,6 +74,26 @@ class ReportCell(BaseModel):
         num = self.failed if value == "failed" else self.count(value)
         return 100.0 * num / self.n
 
+    # --- 95 % intervals (percentile bootstrap over the cell's items; conflicteval.stats)
+    def pct_ci(self, value: Verdict | Literal["failed"]) -> list[float] | None:
+        """The 95 % interval of :meth:`pct`, in percent (None when the cell is empty)."""
+        if not self.n:
+            return None
+        num = self.failed if value == "failed" else self.count(value)
+        return share_ci(num, self.n)
+
+
+def share_ci(count: int, n: int) -> list[float]:
+    """Percentile bootstrap 95 % interval (percent) of a share ``count / n`` of items."""
+    import numpy as np
+
+    from conflicteval.stats import bootstrap_ci
+
+    values = np.zeros(n)
+    values[:count] = 1.0
+    low, high = bootstrap_ci(values)
+    return [100.0 * low, 100.0 * high]
+
 
 def _template_order(name: str) -> tuple[int, str]:
     return (TEMPLATE_NAMES.index(name) if name in TEMPLATE_NAMES else len(TEMPLATE_NAMES), name)
@@ -145,7 +165,27 @@ class WikiContradictReport(BaseModel):
                 parts.append(self._table5(template))
             parts.append("")
         parts.append(self._footer())
+        parts.append("")
+        parts.append(self._intervals())
         return "\n".join(parts).rstrip() + "\n"
+
+    def _intervals(self) -> str:
+        """The 95 % intervals of the percentages, one line per model, template and subset."""
+        lines = [
+            "95% intervals of the percentages (percentile bootstrap over the items of each "
+            "cell, 1,000 resamples, seed 0):",
+            "",
+        ]
+        for c in sorted(self.cells, key=lambda c: _template_order(c.template)):
+            if not c.n:
+                continue
+            parts = []
+            for value in (*VERDICTS, "failed"):
+                ci = c.pct_ci(value)  # type: ignore[arg-type]
+                if ci is not None:
+                    parts.append(f"{_SHORT.get(value, 'failed')} [{ci[0]:.1f}, {ci[1]:.1f}]")
+            lines.append(f"- T{c.template} {c.model} {c.subset}: " + "; ".join(parts))
+        return "\n".join(lines)
 
     def _table5(self, template: str) -> str:
         head = ["model"]
@@ -219,6 +259,12 @@ class WikiContradictReport(BaseModel):
             row["failed_generation"] = c.failed_generation
             row["failed_judge"] = c.failed_judge
             row["ungraded"] = c.ungraded
+            shown: list[Verdict | Literal["failed"]] = [*VERDICTS, "failed"]
+            for value in shown:  # 95 % intervals of the percentages
+                ci = c.pct_ci(value)
+                key = value.replace(" ", "_")
+                row[f"{key}_pct_ci_low"] = round(ci[0], 2) if ci else None
+                row[f"{key}_pct_ci_high"] = round(ci[1], 2) if ci else None
             out.append(row)
         return out
 

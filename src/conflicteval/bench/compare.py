@@ -1,0 +1,66 @@
+"""Paired comparison of two bench runs on the same gold items (``bench compare``).
+
+When two runs measured different labelers on the same gold set and both output
+directories hold ``records.jsonl``, the items both runs labelled are compared *paired*:
+each bootstrap resample draws the same gold items for both labelers
+(:func:`conflicteval.stats.classification_difference`), and a difference of accuracy or
+macro-F1 is called larger than its interval when the 95 % interval excludes 0.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conflicteval.stats import classification_difference
+from conflicteval.types import RELATIONS
+
+__all__ = ["paired_differences", "read_records"]
+
+
+def read_records(directory: Path) -> dict[str, dict[str, Any]] | None:
+    """The per-item records of a bench output directory (None when it has none)."""
+    path = directory / "records.jsonl"
+    if not path.is_file():
+        return None
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row.get("status") != "pending":
+                out[str(row["id"])] = row
+    return out
+
+
+def paired_differences(
+    first: dict[str, dict[str, Any]], second: dict[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Second minus first on the items both labelled with the same gold (None: no such item)."""
+    gold: list[str] = []
+    a: list[str | None] = []
+    b: list[str | None] = []
+    groups: list[str] = []
+    shared = [i for i in first if i in second and first[i]["gold"] == second[i]["gold"]]
+    for item_id in shared:
+        gold += first[item_id]["gold"]
+        a += first[item_id]["labels"]
+        b += second[item_id]["labels"]
+        groups += [item_id] * len(first[item_id]["gold"])
+    if not gold:
+        return None
+    result = classification_difference(gold, a, b, RELATIONS, groups=groups)
+    return {"items": len(shared), "pairs": len(gold), **result}
+
+
+def difference_lines(name_a: str, name_b: str, diff: dict[str, Any]) -> list[str]:
+    """Readable lines of one paired comparison."""
+    lines = [
+        f"{name_b} minus {name_a}, paired on {diff['items']} shared items ({diff['pairs']} pairs):"
+    ]
+    for figure in ("accuracy", "macro_f1"):
+        d = diff[figure]
+        low, high = d["difference_ci"]
+        verdict = "larger than its interval" if d["larger_than_interval"] else "within noise"
+        lines.append(f"  {figure} {d['difference']:+.4f} [{low:+.4f}, {high:+.4f}]: {verdict}")
+    return lines
