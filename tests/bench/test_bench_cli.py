@@ -38,7 +38,7 @@ def _ramdocs_file(tmp_path: Path) -> Path:
 def reply(body: dict[str, Any]) -> str:
     """A Table 7 labeller that is right except on the last noise document (says SUPPORTS)."""
     prompt = str(body["messages"][-1]["content"])
-    doc = prompt.split("# Document to evaluate against", 1)[1]
+    doc = prompt.split("\nDocument to evaluate against", 1)[1]
     if "doc-correct" in doc or "number 4." in doc:
         answer = "SUPPORTS"
     elif "doc-misinfo" in doc:
