@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans
+from conflicteval.conflictscore.hedging import label_context_problem, quoted_spans, sentence_span
+from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans, string_end
 from conflicteval.types import Relation
 
 __all__ = [
@@ -109,31 +110,24 @@ def _text_field(obj: dict[str, Any], *keys: str) -> str | None:
 
 
 _NEGATIONS = frozenset({"NOT", "NO", "NEVER", "NON", "NEITHER", "NOR", "DOESN'T", "ISN'T"})
-_NEGATED_BEFORE = re.compile(
-    r"\b(?:not|no|never|neither|nor|cannot|can't|doesn't|does\s+not|isn't|is\s+not)"
-    r"[\s*_`'\"]*(?:\w+[\s*_`'\"]+)?$",
-    re.IGNORECASE,
-)
-"""A negation just before a label word ("does NOT SUPPORT", "not fully SUPPORTS")."""
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|“[^”\n]*”')
 _ANSWER_BEFORE = re.compile(
-    r"""\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?\s*[:=]\s*$""", re.IGNORECASE
+    r"""\b(?:final[ _]answer|answer|label|verdict|relation)\b["'’]?\s*[:=]\s*$""", re.IGNORECASE
 )
 
 
 def _unquoted(text: str) -> str:
     """``text`` with quoted material blanked out (same length, so positions still match).
 
-    Blanked: double-quoted or “curly-quoted” strings, except JSON keys and the
-    value of an answer key (``"answer": "SUPPORTS"``), and markdown block
-    quotes (lines starting with ``>``). What a reply quotes from the document
-    (``the document says "answer: SUPPORTS"``, a snippet field holding that
-    text) is never read as the model's own answer.
+    Blanked: strings in double, “curly”, 'single' (not apostrophes), ‘curly single’,
+    «guillemet» or „low-high“ quotes, except keys (followed by ``:``) and the
+    value of an answer key (``"answer": "SUPPORTS"``), and markdown block quotes
+    (lines starting with ``>``). What a reply quotes from the document (``the
+    document says 'answer: SUPPORTS'``, a snippet field holding that text) is
+    never read as the model's own answer. Linear in the length of ``text``.
     """
     out = list(text)
-    for m in _STRING.finditer(text):
-        start, end = m.span()
-        if text.startswith(":", end) or re.match(r"\s*:", text[end : end + 8]):
+    for start, end, _ in quoted_spans(text):
+        if re.match(r"[ \t]{0,8}:", text[end : end + 9]):
             continue  # a key
         if _ANSWER_BEFORE.search(text[max(0, start - 40) : start]):
             continue  # the value of an answer key
@@ -156,14 +150,16 @@ def _copied(fragment: str, source: str | None) -> bool:
 
 
 _KEYED = re.compile(
-    r"""["']?\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?\s*[:=]\s*["'*\s]*"""
+    # one class after the colon (not ``\s*`` then a class holding ``\s``): linear on
+    # ``answer:`` followed by a long run of spaces
+    r"""["']?\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?[ \t]*[:=]["'*\s]*"""
     r"""([A-Za-z][A-Za-z _-]*)""",
     re.IGNORECASE,
 )
 _UPPER_WORD = re.compile(
     r"\b(SUPPORTS|SUPPORTED|SUPPORT|CONTRADICTS|CONTRADICTED|CONTRADICTION|CONTRADICT|IRRELEVANT)\b"
 )
-_STRING_FIELD = r'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)"'
+_FIELD_START = r'"{key}"[ \t]*:\s*"'
 
 
 def copied_from(text: str, sources: Sequence[str]) -> bool:
@@ -172,31 +168,37 @@ def copied_from(text: str, sources: Sequence[str]) -> bool:
 
 
 def _salvage_field(text: str, key: str) -> str | None:
-    match = re.search(_STRING_FIELD.format(key=key), text)
+    """The string value of the first ``"key": "..."`` in ``text`` (linear; None: none closed)."""
+    match = re.search(_FIELD_START.format(key=key), text)
     if not match:
         return None
+    end = string_end(text, match.end())
+    if end == -1:
+        return None
+    raw = text[match.end() : end]
     try:
-        value = json.loads(f'"{match.group(1)}"')
+        value = json.loads(f'"{raw}"')
     except ValueError:
-        return match.group(1)
+        return raw
     return value if isinstance(value, str) else None
 
 
-def _keyed_label(raw: str) -> Relation | bool | None:
-    """The label of a ``answer: WORD`` match: first one or two words only.
+def _keyed_label(raw: str) -> tuple[Relation | bool | None, int]:
+    """The label of a ``answer: WORD`` match (first one or two words only) and its length.
 
     Returns False for a negated label (``answer: not SUPPORTS``), which names
-    no label; "not relevant" is the synonym of IRRELEVANT, no negation.
+    no label; "not relevant" is the synonym of IRRELEVANT, no negation. The
+    length is how many characters of ``raw`` the label words take.
     """
-    words = raw.strip().split()
+    words = list(re.finditer(r"\S+", raw))
     for n in (2, 1):
         if len(words) >= n:
-            label = normalize_label(" ".join(words[:n]))
+            label = normalize_label(" ".join(w.group() for w in words[:n]))
             if label is not None:
-                return label
-    if words and words[0].upper() in _NEGATIONS:
-        return False
-    return None
+                return label, words[n - 1].end()
+    if words and words[0].group().upper() in _NEGATIONS:
+        return False, words[0].end()
+    return None, 0
 
 
 def parse_judgement(text: str, document: str | None = None) -> Judgement:
@@ -232,10 +234,15 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     """
     if not isinstance(text, str) or not text.strip():
         return Judgement(problem="empty reply")
+    head = text[:MAX_EXAMINED]
+    plain = _without_copied_lines(text, _unquoted(head), document)
+    quoted = [(s, e) for s, e, _ in quoted_spans(head)]
     found: list[tuple[Relation, dict[str, Any]]] = []
     saw_object = False
+    objects: list[tuple[int, int]] = []
     for obj, start, end in _json_object_spans(text):
-        if _copied(text[start:end], document):
+        objects.append((start, end))
+        if _copied(text[start:end], document) or _reported_object(plain, quoted, start):
             continue
         saw_object = True
         label = normalize_label(_get(obj, _ANSWER_KEYS))
@@ -248,6 +255,9 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
         labels = sorted({label for label, _ in found})
         if len(labels) > 1:
             return Judgement(problem=f"JSON objects with different answers: {', '.join(labels)}")
+        other = _prose_disagrees(_blank(plain, objects), found[0][0])
+        if other:
+            return Judgement(problem=other)
         obj = found[0][1]
         return Judgement(
             label=found[0][0],
@@ -256,24 +266,12 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
         )
     snippet = _salvage_field(text, "document_snippet")
     reasoning = _salvage_field(text, "reasoning")
-    plain = _unquoted(text[:MAX_EXAMINED])
-    keyed: set[Relation] = set()
-    negated = False
-    for m in _KEYED.finditer(plain):
-        line_start = plain.rfind("\n", 0, m.start()) + 1
-        line_end = plain.find("\n", m.end())
-        if _copied(text[line_start : line_end if line_end != -1 else len(text)], document):
-            continue
-        lab = _keyed_label(m.group(1))
-        if lab is False:
-            negated = True
-        elif lab:
-            keyed.add(lab)  # type: ignore[arg-type]
-    if len(keyed) == 1 and not negated:
-        return Judgement(label=keyed.pop(), snippet=snippet, reasoning=reasoning)
-    if keyed or negated:
-        names = ", ".join(sorted(keyed) + (["a negated label"] if negated else []))
-        return Judgement(problem=f"no single answer in reply: {names}")
+    keyed = _keyed_answers(text, plain, document)
+    if keyed is not None:
+        label, problem = keyed
+        if label is None:
+            return Judgement(problem=problem, snippet=snippet)
+        return Judgement(label=label, snippet=snippet, reasoning=reasoning)
     if saw_object:
         return Judgement(problem="no label in the JSON answer field", snippet=snippet)
     if "{" in text:
@@ -281,21 +279,118 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     bare = normalize_label(text)
     if bare is not None:
         return Judgement(label=bare)
-    upper: set[Relation | None] = set()
-    negated_words = 0
-    for m in _UPPER_WORD.finditer(plain):
-        if _NEGATED_BEFORE.search(plain[max(0, m.start() - 40) : m.start()]):
-            negated_words += 1
+    label, problem = _prose_label(plain)
+    if label is None:
+        return Judgement(problem=problem, snippet=snippet)
+    return Judgement(label=label, snippet=snippet, reasoning=reasoning)
+
+
+def _without_copied_lines(text: str, plain: str, document: str | None) -> str:
+    """``plain`` with every line the reply copies from ``document`` blanked (not a bare label)."""
+    if not document:
+        return plain
+    spans = []
+    pos = 0
+    for line in text[: len(plain)].splitlines(keepends=True):
+        if normalize_label(line) is None and _copied(line, document):
+            spans.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    return _blank(plain, spans)
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    out = list(text)
+    for start, end in spans:
+        out[start:end] = " " * (min(end, len(text)) - start)
+    return "".join(out)
+
+
+def _reported_object(plain: str, quoted: Sequence[tuple[int, int]], start: int) -> bool:
+    """Whether the JSON object at ``start`` is quoted or reported ("the document says {...}")."""
+    if any(s < start < e for s, e in quoted):
+        return True
+    if start < len(plain) and plain[start] == " ":
+        return True  # inside a block quote
+    return label_context_problem(plain, start, start, keyed=True) == _REPORTED_PROBLEM
+
+
+_REPORTED_PROBLEM = "an answer line reported from the document, not the model's own"
+
+
+def _keyed_answers(
+    text: str, plain: str, document: str | None
+) -> tuple[Relation | None, str] | None:
+    """Step 2: the ``answer: WORD`` lines; None when there is none, else (label, problem)."""
+    keyed: set[Relation] = set()
+    problems: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for m in _KEYED.finditer(plain):
+        line_start = plain.rfind("\n", 0, m.start()) + 1
+        line_end = plain.find("\n", m.end())
+        if _copied(text[line_start : line_end if line_end != -1 else len(text)], document):
             continue
-        upper.add(normalize_label(m.group(1)))
-    upper.discard(None)
+        lab, length = _keyed_label(m.group(1))
+        if lab is None:
+            continue
+        spans.append((m.start(), m.start(1) + length))
+        if lab is False:
+            problems.append("a negated label")
+            continue
+        label_end = m.start(1) + length
+        closed = plain[label_end : label_end + 3].lstrip("*_ ")[:1] in ("\"", "'")
+        # a quoted value ends at its quote: what follows is another field, not a hedge
+        problem = label_context_problem(
+            plain, m.start(), label_end, keyed=True, check_after=not closed
+        )
+        if problem:
+            problems.append(problem)
+        else:
+            keyed.add(lab)  # type: ignore[arg-type]
+    if not keyed and not problems:
+        return None
+    if len(keyed) == 1 and not problems:
+        label = next(iter(keyed))
+        other = _prose_disagrees(_blank(plain, spans), label)
+        return (None, other) if other else (label, "")
+    names = ", ".join(sorted(keyed) + sorted(set(problems)))
+    return None, f"no single answer in reply: {names}"
+
+
+def _prose_disagrees(plain: str, label: Relation) -> str | None:
+    """A problem when the reply's own prose asserts a label other than ``label``."""
+    for m in _UPPER_WORD.finditer(plain):
+        other = normalize_label(m.group(1))
+        if other is None or other == label:
+            continue
+        if label_context_problem(plain, m.start(), m.end()) != "a negated label":
+            return f"the answer says {label} but the reply's text says {other}"
+    return None
+
+
+def _prose_label(plain: str) -> tuple[Relation | None, str]:
+    """Step 3: exactly one upper-case label word, asserted plainly, in the unquoted prose."""
+    upper: set[Relation] = set()
+    negated_words = 0
+    problems: list[str] = []
+    for m in _UPPER_WORD.finditer(plain):
+        problem = label_context_problem(plain, m.start(), m.end())
+        if problem == "a negated label":
+            negated_words += 1
+        elif problem:
+            problems.append(problem)
+        else:
+            label = normalize_label(m.group(1))
+            if label is not None:
+                upper.add(label)
+    if problems:
+        return None, f"{problems[0]} in reply"
     if len(upper) == 1:
-        return Judgement(label=upper.pop(), snippet=snippet, reasoning=reasoning)
+        return upper.pop(), ""
     if len(upper) > 1:
-        return Judgement(problem="several label words in reply and no answer field")
+        return None, "several label words in reply and no answer field"
     if negated_words:
-        return Judgement(problem="only a negated label in reply")
-    return Judgement(problem="no label in reply")
+        return None, "only a negated label in reply"
+    return None, "no label in reply"
 
 
 def parse_label(text: str, document: str | None = None) -> Relation | None:
