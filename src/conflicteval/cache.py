@@ -53,6 +53,34 @@ def cache_key(components: dict[str, Any]) -> str:
     return digest
 
 
+MAX_TOKENS_VALUE = 10**12
+"""The largest token count a stored value may carry (anything larger is damage)."""
+
+
+def value_problem(value: Any) -> str | None:
+    """Why ``value`` is not a storable reply, or None when it is one.
+
+    A stored reply is an object with ``text`` (a string), ``finish_reason`` (a
+    string or null) and ``prompt_tokens`` / ``completion_tokens`` (whole numbers
+    from 0 to 10**12, when present). Anything else would fail its item on every
+    replay, so it is never written and, when found, read as a miss.
+    """
+    if not isinstance(value, dict):
+        return "not an object"
+    if not isinstance(value.get("text"), str):
+        return "text is not a string"
+    finish = value.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        return f"finish_reason is not a string ({type(finish).__name__})"
+    for name in ("prompt_tokens", "completion_tokens"):
+        count = value.get(name, 0)
+        if isinstance(count, bool) or not isinstance(count, int):
+            return f"{name} is not a whole number ({str(count)[:20]})"
+        if not 0 <= count <= MAX_TOKENS_VALUE:
+            return f"{name} is out of range ({count})"
+    return None
+
+
 _INHERITED: list[sqlite3.Connection] = []  # connections a forked child must never use or close
 
 _CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -324,13 +352,21 @@ class ResponseCache:
         if row is not None:
             try:
                 value = json.loads(row[0])
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 value = None  # a damaged entry is a miss; a good reply will replace it
-        if not isinstance(value, dict) or not isinstance(value.get("text"), str):
-            self.misses += 1
+        if value_problem(value) is not None:
+            self.misses += 1  # a poisoned value (tokens not a count, ...) is a miss too
             return None
         self.hits += 1
-        return value
+        return value  # type: ignore[no-any-return]
+
+    def peek(self, key: str) -> dict[str, Any] | None:
+        """The stored value for ``key`` when it is a valid reply (not counted; None: none)."""
+        hits, misses = self.hits, self.misses
+        try:
+            return self.get(key)
+        finally:
+            self.hits, self.misses = hits, misses
 
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored (not counted as a hit or miss)."""
@@ -346,8 +382,15 @@ class ResponseCache:
         return row is not None
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        """Store ``value`` under ``key`` (replacing an older value); never raises."""
+        """Store ``value`` under ``key`` (replacing an older value); never raises.
+
+        A value that is not a valid reply (see :func:`value_problem`) is not stored.
+        """
         if self.mode != "read-write":
+            return
+        problem = value_problem(value)
+        if problem is not None:
+            self._warn_once("invalid", "%s: not storing an invalid reply: %s", self.path, problem)
             return
         for _ in range(2):  # once more on a fresh file after a damaged one was moved aside
             row = (key, model, canonical_json(value), time.time())
@@ -366,9 +409,28 @@ class ResponseCache:
                     return
 
     def put_many(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
-        """Store many ``(key, model, value)`` rows in one transaction; returns the count."""
+        """Store many ``(key, model, value)`` rows in one transaction; returns how many.
+
+        Rows whose value is not a valid reply (see :func:`value_problem`) are
+        skipped. Like :meth:`put` it never raises for the cache's own troubles: a
+        damaged file is moved aside and the rows go to a fresh one; a read-only or
+        switched-off cache stores nothing (``mode`` says so) and 0 is returned.
+        """
         now = time.time()
-        data = [(k, m, canonical_json(v), now) for k, m, v in rows]
+        data = [(k, m, canonical_json(v), now) for k, m, v in rows if value_problem(v) is None]
+        for _ in range(2):  # once more on a fresh file after a damaged one was moved aside
+            if self.mode != "read-write" or not data:
+                return 0
+            try:
+                _retry_busy(lambda: self._store_rows(data))
+                return len(data)
+            except sqlite3.DatabaseError as exc:
+                self._trouble(exc, "store")
+                if not _is_corrupt(exc):
+                    return 0
+        return 0
+
+    def _store_rows(self, data: list[tuple[str, str, str, float]]) -> None:
         conn = self._connect()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -380,7 +442,6 @@ class ResponseCache:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        return len(data)
 
     def info(self) -> dict[str, Any]:
         """Path, mode, number of entries, entries per model and size on disk."""

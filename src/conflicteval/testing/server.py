@@ -188,6 +188,7 @@ class OpenAICompatServer:
         line_faults: Mapping[str, Fault]
         | Callable[[str, dict[str, Any]], Fault | None]
         | None = None,
+        create_faults: Sequence[int] | None = None,
     ) -> None:
         if not host.startswith("127.") and host not in ("localhost", "::1"):
             raise ValueError("the test server binds to loopback addresses only")
@@ -213,6 +214,9 @@ class OpenAICompatServer:
         self.files: dict[str, dict[str, Any]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_lines_answered = 0
+        self.create_faults: list[int] = list(create_faults or [])
+        """HTTP statuses answered, in order, to batch creations AFTER the batch was created
+        (a server that fails while answering: the batch exists, the client sees an error)."""
 
     # -- configuration from tests -----------------------------------------
     def set_replies(self, replies: Replies) -> None:
@@ -582,6 +586,9 @@ class OpenAICompatServer:
             "outcome": outcome,
             "retrieves": 0,
         }
+        if self.create_faults:
+            status = self.create_faults.pop(0)
+            return status, json.loads(_error_body(f"error {status} after creating", "server"))
         return 200, self._batch_view(self.batches[batch_id])
 
     def _advance(self, batch: dict[str, Any]) -> None:
