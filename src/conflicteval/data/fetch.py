@@ -347,6 +347,12 @@ def _fetch_hf(entry: DatasetFile, force: bool) -> Path:
         raise _ways_out(entry, f"the Hub answered {exc}") from exc
     except OSError as exc:
         raise _ways_out(entry, f"the Hub could not be reached ({exc})") from exc
+    except ValueError as exc:  # e.g. a revision from the server that is no safe path
+        endpoint = os.environ.get("HF_ENDPOINT") or "the Hugging Face Hub"
+        raise ConflictEvalError(
+            f"dataset {entry.name!r}: {endpoint} (HF_ENDPOINT) gave an answer that cannot be "
+            f"stored safely: {str(exc)[:200]}"
+        ) from exc
     return Path(path)
 
 
