@@ -24,6 +24,7 @@ from typing import Any
 
 from platformdirs import user_cache_dir
 
+from conflicteval.cache_values import value_problem
 from conflicteval.errors import ConflictEvalError
 
 log = logging.getLogger("conflicteval.cache")
@@ -51,34 +52,6 @@ def cache_key(components: dict[str, Any]) -> str:
     if log.isEnabledFor(logging.DEBUG):
         log.debug("cache key %s from %s", digest[:16], canonical_json(components)[:2000])
     return digest
-
-
-MAX_TOKENS_VALUE = 10**12
-"""The largest token count a stored value may carry (anything larger is damage)."""
-
-
-def value_problem(value: Any) -> str | None:
-    """Why ``value`` is not a storable reply, or None when it is one.
-
-    A stored reply is an object with ``text`` (a string), ``finish_reason`` (a
-    string or null) and ``prompt_tokens`` / ``completion_tokens`` (whole numbers
-    from 0 to 10**12, when present). Anything else would fail its item on every
-    replay, so it is never written and, when found, read as a miss.
-    """
-    if not isinstance(value, dict):
-        return "not an object"
-    if not isinstance(value.get("text"), str):
-        return "text is not a string"
-    finish = value.get("finish_reason")
-    if finish is not None and not isinstance(finish, str):
-        return f"finish_reason is not a string ({type(finish).__name__})"
-    for name in ("prompt_tokens", "completion_tokens"):
-        count = value.get(name, 0)
-        if isinstance(count, bool) or not isinstance(count, int):
-            return f"{name} is not a whole number ({str(count)[:20]})"
-        if not 0 <= count <= MAX_TOKENS_VALUE:
-            return f"{name} is out of range ({count})"
-    return None
 
 
 _INHERITED: list[sqlite3.Connection] = []  # connections a forked child must never use or close
@@ -358,7 +331,7 @@ class ResponseCache:
             self.misses += 1  # a poisoned value (tokens not a count, ...) is a miss too
             return None
         self.hits += 1
-        return value  # type: ignore[no-any-return]
+        return value
 
     def peek(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key`` when it is a valid reply (not counted; None: none)."""

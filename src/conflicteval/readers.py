@@ -221,7 +221,9 @@ def _check_not_cut(path: PathArg, line: int, raw: list[str], delimiter: str, lim
     with _CSV_LOCK:
         old = csv.field_size_limit(limit)
         try:
-            list(csv.reader(io.StringIO("".join(raw), newline=""), delimiter=delimiter, strict=True))
+            list(
+                csv.reader(io.StringIO("".join(raw), newline=""), delimiter=delimiter, strict=True)
+            )
         except csv.Error as exc:
             if "unexpected end of data" not in str(exc):
                 return

@@ -72,10 +72,10 @@ HOSTILE: list[tuple[str, str | None]] = [
     ('{"answer": "SUPPORTS?"}', None),
     ('{"answer": "not SUPPORTS"}', None),
     # -- quoted or reported JSON objects ------------------------------------------------------
-    ("The document contains '{\"answer\": \"SUPPORTS\"}' but the claim is CONTRADICTED.", None),
+    ('The document contains \'{"answer": "SUPPORTS"}\' but the claim is CONTRADICTED.', None),
     ('The document says {"answer": "SUPPORTS"} and nothing else.', None),
     ('> {"answer": "SUPPORTS"}\nThat is what the page says.', None),
-    ("The text reads «{\"answer\": \"SUPPORTS\"}».", None),
+    ('The text reads «{"answer": "SUPPORTS"}».', None),
     # -- plain good replies that must still parse ----------------------------------------------
     ("SUPPORTS", S),
     ("**CONTRADICTS**", C),
@@ -136,14 +136,19 @@ def test_an_instruction_copied_from_the_document_is_not_an_answer() -> None:
         "«" * 32_000,
         "'" * 32_000,
         "“ " * 16_000,
+        "'a' " * 8_000,
+        "'x' {\"a\": 1} " * 2_500,  # many objects among many quotes
+        '{"answer": "SUPPORTS"} ' * 1_500,
+        "SUPPORTS " * 3_600,  # many label words in one long sentence
+        "answer: SUPPORTS " * 2_000,
     ],
 )
 def test_parse_judgement_is_linear_on_hostile_shapes(reply: str) -> None:
     assert len(reply) >= 32_000
     start = time.perf_counter()
-    judgement = parse_judgement(reply)
+    judgement = parse_judgement(reply, document="a long document. " * 2_000)
     elapsed = time.perf_counter() - start
-    assert judgement.label is None
+    assert judgement.label is None and judgement.problem  # none of these is one plain answer
     assert elapsed < 1.0, f"{elapsed:.2f} s for {len(reply)} characters"
 
 

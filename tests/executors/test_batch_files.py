@@ -11,7 +11,7 @@ import pytest
 
 from conflicteval.cache import open_cache
 from conflicteval.cli import main
-from conflicteval.errors import ConflictEvalError, DataError, PendingCall
+from conflicteval.errors import ConflictEvalError, PendingCall
 from conflicteval.executors.batchfile import (
     import_results,
     latest_round,

@@ -15,8 +15,15 @@ from conflicteval.executors.openai_batch import BatchRunner, BatchState, export_
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.testing.server import BatchOutcome
 
-from .test_batch_run import _cmd, _run, items  # noqa: F401 - the items fixture
-from .test_batch_workflows import reply
+from .test_batch_run import _cmd, _run
+from .test_batch_workflows import ITEMS, reply
+
+
+@pytest.fixture()
+def items(tmp_path: Path) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    return path
 
 
 def test_an_http_500_after_create_does_not_create_a_second_batch(

@@ -1,4 +1,4 @@
-"""Batch replies are vouched for: duplicates, other models, bad lines, poisoned usage, torn files."""
+"""Batch replies are vouched for: duplicates, other models, bad lines, bad usage, torn files."""
 
 from __future__ import annotations
 
@@ -84,7 +84,9 @@ def test_a_reply_from_another_model_is_refused_unless_the_served_name_is_given(
     assert read_manifest(manifest_path(req))[0].request_model == "test-model"
     for r in rows:
         r["response"]["body"]["model"] = "test-model-2024-07-18"
-    dated = import_results([_write(tmp_path / "d.jsonl", rows)], ResponseCache(tmp_path / "c2"), [req])
+    dated = import_results(
+        [_write(tmp_path / "d.jsonl", rows)], ResponseCache(tmp_path / "c2"), [req]
+    )
     assert dated.imported == 3 and not dated.mismatched
 
 

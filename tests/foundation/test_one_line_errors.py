@@ -69,6 +69,8 @@ def test_a_hostile_hub_revision_is_one_line(
     hub = {("org/toy", "toy.csv"): b"a,b\n"}
     with FileServer(hub=hub, commit="../../../outside") as srv:
         monkeypatch.setenv("HF_ENDPOINT", srv.base_url)
-        with pytest.raises(ConflictEvalError, match=r"'toy': http://127\.0\.0\.1:\d+ \(HF_ENDPOINT"):
+        with pytest.raises(
+            ConflictEvalError, match=r"'toy': http://127\.0\.0\.1:\d+ \(HF_ENDPOINT"
+        ):
             fetch(entry, progress=False)
     assert not (tmp_path / "outside").exists()

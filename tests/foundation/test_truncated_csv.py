@@ -25,9 +25,7 @@ def test_a_csv_cut_inside_a_quoted_field_is_refused(tmp_path: Path, tail: str) -
 
 
 @pytest.mark.parametrize("tail", ['3,"12 km | 15 km"', "3,12", '3,"12 km"\n', ""])
-def test_a_whole_csv_still_loads_with_or_without_a_final_newline(
-    tmp_path: Path, tail: str
-) -> None:
+def test_a_whole_csv_still_loads_with_or_without_a_final_newline(tmp_path: Path, tail: str) -> None:
     path = tmp_path / "ok.csv"
     path.write_text('id,distance\n1,"5 km"\n2,plain\n' + tail, encoding="utf-8")
     rows = list(iter_csv_rows(path))

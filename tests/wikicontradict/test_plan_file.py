@@ -1,4 +1,4 @@
-"""``plan.jsonl`` is written whole (temporary file + rename); a torn last line never blocks resume."""
+"""``plan.jsonl`` is written whole (temporary file + rename); a torn last line never blocks."""
 
 from __future__ import annotations
 

@@ -66,13 +66,15 @@ def quoted_spans(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     cursor = 0
     no_close_before: dict[str, int] = {}  # closer -> line end up to which it is known absent
+    line_end = -1
     for m in _OPENERS.finditer(text):
         i = m.start()
         if i < cursor:
             continue
         ch = text[i]
-        line_end = text.find("\n", i)
-        line_end = len(text) if line_end == -1 else line_end
+        if i >= line_end:  # found once per line, not once per quote (linear)
+            line_end = text.find("\n", i)
+            line_end = len(text) if line_end == -1 else line_end
         if ch == '"':
             end = _double_end(text, i + 1, line_end)
             if end == -1:
@@ -96,17 +98,22 @@ def quoted_spans(text: str) -> list[tuple[int, int, str]]:
 
 
 _BOUNDARY = re.compile(r"[.!?;\n]")
+SENTENCE_REACH = 300
+"""Characters of a label word's sentence examined on each side (the rest is too far to count)."""
 
 
 def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence around ``text[start:end]``: from the last boundary before it to the next.
 
     Boundaries are ``. ! ? ;`` and line ends. The returned end includes the
-    boundary character (so a question mark stays visible).
+    boundary character (so a question mark stays visible). A sentence is looked
+    at no further than :data:`SENTENCE_REACH` characters on either side, so the
+    work per label word is bounded and a whole reply stays linear.
     """
-    left = max(text.rfind(c, 0, start) for c in ".!?;\n") + 1
-    m = _BOUNDARY.search(text, end)
-    right = m.end() if m else len(text)
+    floor = max(0, start - SENTENCE_REACH)
+    left = max(max(text.rfind(c, floor, start) for c in ".!?;\n") + 1, floor)
+    m = _BOUNDARY.search(text, end, end + SENTENCE_REACH)
+    right = m.end() if m else min(len(text), end + SENTENCE_REACH)
     return left, right
 
 

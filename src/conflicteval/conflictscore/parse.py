@@ -1,10 +1,13 @@
 """Tolerant parsers for the replies of the ConflictScore prompts.
 
-* :func:`parse_claims` reads the "Claims:" list of the decomposition prompt (Table 6).
+* :func:`parse_claims` reads the "Claims:" list of the decomposition prompt (Table 6;
+  in :mod:`.claims_parse`, re-exported here).
 * :func:`parse_label` / :func:`parse_judgement` read the JSON object of the
-  labelling prompt (Table 7).
-* :func:`parse_indexed_labels` reads the ``{"labels": [{"index": ...}, ...]}``
-  object of the project's batched labelling prompts.
+  labelling prompt (Table 7); :mod:`.hedging` holds the rules for hedged, negated
+  and quoted answers.
+* :func:`~conflicteval.conflictscore.indexed_labels.parse_indexed_labels` (in
+  :mod:`.indexed_labels`) reads the ``{"labels": [{"index": ...}, ...]}`` object of
+  the project's batched labelling prompts.
 
 None of them ever guesses a label from ambiguous prose: when a reply does not
 name exactly one label they report no label and say why.
@@ -12,23 +15,24 @@ name exactly one label they report no label and say why.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from conflicteval.conflictscore.hedging import label_context_problem, quoted_spans, sentence_span
+from conflicteval.conflictscore.claims_parse import claims_list_problem, parse_claims
+from conflicteval.conflictscore.hedging import label_context_problem, quoted_spans
 from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans, string_end
 from conflicteval.types import Relation
 
 __all__ = [
-    "IndexedLabels",
     "Judgement",
+    "claims_list_problem",
     "normalize_label",
     "parse_claims",
-    "parse_indexed_labels",
     "parse_judgement",
     "parse_label",
 ]
@@ -55,6 +59,10 @@ _SYNONYMS: dict[str, Relation] = {
     "UNRELATED": "IRRELEVANT",
     "NEUTRAL": "IRRELEVANT",
 }
+
+MAX_PIECES = 50
+"""JSON objects, answer lines or label words a reply may hold: a reply with more is not one
+answer (a parse failure), and the work per reply stays bounded."""
 
 _ANSWER_KEYS = ("answer", "label", "relation", "verdict", "prediction", "final_answer")
 _INDEX_KEYS = ("index", "claim_index", "document_index", "doc_index", "number", "id")
@@ -115,7 +123,7 @@ _ANSWER_BEFORE = re.compile(
 )
 
 
-def _unquoted(text: str) -> str:
+def _unquoted(text: str, spans: Sequence[tuple[int, int, str]] | None = None) -> str:
     """``text`` with quoted material blanked out (same length, so positions still match).
 
     Blanked: strings in double, “curly”, 'single' (not apostrophes), ‘curly single’,
@@ -126,7 +134,9 @@ def _unquoted(text: str) -> str:
     never read as the model's own answer. Linear in the length of ``text``.
     """
     out = list(text)
-    for start, end, _ in quoted_spans(text):
+    for start, end, _ in quoted_spans(text) if spans is None else spans:
+        if end - start <= 2:
+            continue  # nothing inside to blank
         if re.match(r"[ \t]{0,8}:", text[end : end + 9]):
             continue  # a key
         if _ANSWER_BEFORE.search(text[max(0, start - 40) : start]):
@@ -235,13 +245,16 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     if not isinstance(text, str) or not text.strip():
         return Judgement(problem="empty reply")
     head = text[:MAX_EXAMINED]
-    plain = _without_copied_lines(text, _unquoted(head), document)
-    quoted = [(s, e) for s, e, _ in quoted_spans(head)]
+    spans = quoted_spans(head)
+    plain = _without_copied_lines(text, _unquoted(head, spans), document)
+    quoted = [(s, e) for s, e, _ in spans]
     found: list[tuple[Relation, dict[str, Any]]] = []
     saw_object = False
     objects: list[tuple[int, int]] = []
     for obj, start, end in _json_object_spans(text):
         objects.append((start, end))
+        if len(objects) > MAX_PIECES:
+            return Judgement(problem=f"more than {MAX_PIECES} JSON objects: not one answer")
         if _copied(text[start:end], document) or _reported_object(plain, quoted, start):
             continue
         saw_object = True
@@ -291,8 +304,10 @@ def _without_copied_lines(text: str, plain: str, document: str | None) -> str:
         return plain
     spans = []
     pos = 0
+    source = _normal(document)  # once, not once per line
     for line in text[: len(plain)].splitlines(keepends=True):
-        if normalize_label(line) is None and _copied(line, document):
+        piece = _normal(line)
+        if len(piece) >= 8 and piece in source and normalize_label(line) is None:
             spans.append((pos, pos + len(line.rstrip("\r\n"))))
         pos += len(line)
     return _blank(plain, spans)
@@ -307,7 +322,8 @@ def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 def _reported_object(plain: str, quoted: Sequence[tuple[int, int]], start: int) -> bool:
     """Whether the JSON object at ``start`` is quoted or reported ("the document says {...}")."""
-    if any(s < start < e for s, e in quoted):
+    k = bisect.bisect_left(quoted, (start, -1)) - 1  # spans are sorted and never overlap
+    if k >= 0 and quoted[k][0] < start < quoted[k][1]:
         return True
     if start < len(plain) and plain[start] == " ":
         return True  # inside a block quote
@@ -324,7 +340,9 @@ def _keyed_answers(
     keyed: set[Relation] = set()
     problems: list[str] = []
     spans: list[tuple[int, int]] = []
-    for m in _KEYED.finditer(plain):
+    for n, m in enumerate(_KEYED.finditer(plain)):
+        if n >= MAX_PIECES:
+            return None, f"more than {MAX_PIECES} answer lines: not one answer"
         line_start = plain.rfind("\n", 0, m.start()) + 1
         line_end = plain.find("\n", m.end())
         if _copied(text[line_start : line_end if line_end != -1 else len(text)], document):
@@ -337,7 +355,7 @@ def _keyed_answers(
             problems.append("a negated label")
             continue
         label_end = m.start(1) + length
-        closed = plain[label_end : label_end + 3].lstrip("*_ ")[:1] in ("\"", "'")
+        closed = plain[label_end : label_end + 3].lstrip("*_ ")[:1] in ('"', "'")
         # a quoted value ends at its quote: what follows is another field, not a hedge
         problem = label_context_problem(
             plain, m.start(), label_end, keyed=True, check_after=not closed
@@ -358,7 +376,9 @@ def _keyed_answers(
 
 def _prose_disagrees(plain: str, label: Relation) -> str | None:
     """A problem when the reply's own prose asserts a label other than ``label``."""
-    for m in _UPPER_WORD.finditer(plain):
+    for n, m in enumerate(_UPPER_WORD.finditer(plain)):
+        if n >= MAX_PIECES:
+            return f"more than {MAX_PIECES} label words in the reply: not one answer"
         other = normalize_label(m.group(1))
         if other is None or other == label:
             continue
@@ -372,7 +392,9 @@ def _prose_label(plain: str) -> tuple[Relation | None, str]:
     upper: set[Relation] = set()
     negated_words = 0
     problems: list[str] = []
-    for m in _UPPER_WORD.finditer(plain):
+    for n, m in enumerate(_UPPER_WORD.finditer(plain)):
+        if n >= MAX_PIECES:
+            return None, f"more than {MAX_PIECES} label words in the reply: not one answer"
         problem = label_context_problem(plain, m.start(), m.end())
         if problem == "a negated label":
             negated_words += 1
@@ -399,183 +421,3 @@ def parse_label(text: str, document: str | None = None) -> Relation | None:
     See :func:`parse_judgement` for what is accepted.
     """
     return parse_judgement(text, document).label
-
-
-# --------------------------------------------------------------------------- indexed labels
-
-
-class IndexedLabels(BaseModel):
-    """The per-index labels of one batched labelling reply.
-
-    Attributes:
-        labels: 0-based index -> judgement, for every index 0..n-1. A judgement
-            with ``label`` None failed, and its ``problem`` says why (no entry,
-            conflicting duplicate entries, no label in the entry).
-        extra: Problems with entries that match no expected index (out of
-            range, or not a number); they fail no pair.
-        error: Set when the reply held no usable entry at all.
-    """
-
-    labels: dict[int, Judgement] = Field(default_factory=dict)
-    extra: list[str] = Field(default_factory=list)
-    error: str | None = None
-
-
-def _as_index(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(?:#|doc(?:ument)?\s*|claim\s*)?(\d+)\s*", value, re.IGNORECASE)
-        if match:
-            return int(match.group(1))
-    return None
-
-
-def _entries(text: str, sources: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """The label entries of a batched reply: the longest list of dicts, else loose objects.
-
-    A list or object copied word for word from one of ``sources`` (the documents in the
-    prompt) is what a document says, not the model's answer, and is skipped.
-    """
-
-    def copied(start: int, end: int) -> bool:
-        return any(_copied(text[start:end], src) for src in sources)
-
-    best: list[dict[str, Any]] = []
-    for value, start, end in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
-        if copied(start, end):
-            continue
-        dicts = [v for v in value if isinstance(v, dict)]
-        if len(dicts) > len(best):
-            best = dicts
-    if best:
-        return best
-    # Truncated outer object/array: keep every complete entry that has an index.
-    return [
-        obj
-        for obj, start, end in _json_object_spans(text)
-        if _get(obj, _INDEX_KEYS) is not None and not copied(start, end)
-    ]
-
-
-def parse_indexed_labels(text: str, n: int, sources: Sequence[str] = ()) -> IndexedLabels:
-    """Parse a batched labelling reply for ``n`` items numbered 1..n in the prompt.
-
-    ``sources`` are the documents the prompt showed: label entries copied from one of them
-    are not the model's own answer and are ignored (as :func:`parse_judgement` does).
-
-    Entries are matched by their ``index`` field (1-based), never by position.
-    For every index 0..n-1 of the result: a missing entry, two entries with
-    different answers, or an entry without a label is a failure of that pair
-    only. Entries with an index outside 1..n are reported in ``extra``.
-    A truncated reply keeps the complete entries it has.
-    """
-    result = IndexedLabels()
-    entries = _entries(text, sources) if isinstance(text, str) else []
-    if not entries:
-        result.error = "no label entries in reply"
-        for i in range(n):
-            result.labels[i] = Judgement(problem=result.error)
-        return result
-    seen: dict[int, list[Judgement]] = {}
-    for entry in entries:
-        raw_index = _get(entry, _INDEX_KEYS)
-        index = _as_index(raw_index)
-        if index is None or not 1 <= index <= n:
-            result.extra.append(f"entry with index {raw_index!r} outside 1..{n}")
-            continue
-        label = normalize_label(_get(entry, _ANSWER_KEYS))
-        seen.setdefault(index - 1, []).append(
-            Judgement(
-                label=label,
-                snippet=_text_field(entry, "document_snippet", "snippet", "evidence"),
-                reasoning=_text_field(entry, "reasoning", "justification", "rationale"),
-                problem=None if label is not None else "no label in entry",
-            )
-        )
-    for i in range(n):
-        got = seen.get(i)
-        if not got:
-            result.labels[i] = Judgement(problem=f"no entry for index {i + 1}")
-            continue
-        labels = {j.label for j in got}
-        if len(labels) > 1:
-            names = sorted(str(lab) for lab in labels)
-            result.labels[i] = Judgement(
-                problem=f"conflicting entries for index {i + 1}: {', '.join(names)}"
-            )
-        else:
-            result.labels[i] = got[0]
-    return result
-
-
-# --------------------------------------------------------------------------- claims
-
-_CLAIMS_PREFIX = re.compile(r"^\**\s*claims?\s*(?:\d+\s*)?\**\s*[:：]\s*\**\s*", re.IGNORECASE)
-_BULLET = re.compile(r"^(?:[-*•·–—+>]|\(?\d{1,3}[.)\]]|\[\d{1,3}\]|\(\d{1,3}\))\s+")
-_QUOTES = {('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’")}
-
-
-def _clean_claim_line(line: str) -> str:
-    text = line.strip()
-    previous = None
-    while text != previous:
-        previous = text
-        text = _CLAIMS_PREFIX.sub("", text)
-        text = _BULLET.sub("", text).strip()
-        if text.startswith("**") and text.endswith("**") and len(text) > 4:
-            text = text[2:-2].strip()
-        if len(text) > 1 and (text[0], text[-1]) in _QUOTES:
-            text = text[1:-1].strip()
-    return text
-
-
-def parse_claims(text: str) -> list[str]:
-    """Parse the reply to the decomposition prompt (Table 6) into a list of claims.
-
-    One claim per line. Tolerates a "Claims:" prefix (also repeated, on every
-    line, numbered "Claim 2:" or bold), bullets and numbering ("-", "*", "1.",
-    "(2)", "[3]"), blank lines, quotes around a claim, and a preamble line that
-    ends with a colon ("Here are the claims:"). Returns ``[]`` when nothing is
-    left; the caller records that as a failure.
-    """
-    if not isinstance(text, str):
-        return []
-    claims: list[str] = []
-    for line in text.splitlines():
-        claim = _clean_claim_line(line)
-        if not claim or set(claim) <= set("-*_=#`~ "):
-            continue
-        if claim.endswith(":") or claim.startswith("```"):
-            continue
-        if claim.startswith("#"):
-            continue
-        claims.append(claim)
-    return claims
-
-
-def claims_list_problem(text: str) -> str | None:
-    """Why a decomposition reply is not a claims list, or None when it is one.
-
-    The Table 6 prompt asks for the claims one per line, starting with
-    "Claims:". A reply counts as a list when it has a "Claims:" (or "Claim 1:")
-    line, a bulleted or numbered line, or at least two claim lines; a single
-    bare line such as "OK" or "Sure." is an acknowledgement, not a claim, and
-    is refused (the project's choice: the paper does not say).
-    """
-    if not isinstance(text, str) or not text.strip():
-        return "empty decomposition reply"
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in lines:
-        plain = line.lstrip("*#> ").strip()
-        if _CLAIMS_PREFIX.match(plain) or _BULLET.match(plain):
-            return None
-    if len(parse_claims(text)) >= 2:
-        return None
-    shown = " ".join(text.split())
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"the decomposition reply is not a claims list (no 'Claims:' line or list): {shown!r}"

@@ -127,8 +127,10 @@ def _fetch_once(url: str, part: Path, progress: Any, *, resume: bool) -> bool:
     if have and validator:
         headers["If-Range"] = validator
     with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as resp:
-        if have and resp.status_code in (200, 206, 416) and not (
-            resp.status_code == 206 and _resume_ok(resp, have, meta)
+        if (
+            have
+            and resp.status_code in (200, 206, 416)
+            and not (resp.status_code == 206 and _resume_ok(resp, have, meta))
         ):
             _fresh_part(part)  # another file, or an answer that ignores the range
             return False
@@ -138,8 +140,10 @@ def _fetch_once(url: str, part: Path, progress: Any, *, resume: bool) -> bool:
             )
         total = _total_of(resp, have)
         if not have:
-            record = {"total": total}
-            record.update({h: resp.headers[h] for h in ("etag", "last-modified") if h in resp.headers})
+            record: dict[str, Any] = {"total": total}
+            record.update(
+                {h: resp.headers[h] for h in ("etag", "last-modified") if h in resp.headers}
+            )
             _meta_path(part).write_text(json.dumps(record), encoding="utf-8")
         written = have
         with _open_part(part, append=bool(have)) as fh, progress(total, have) as bar:
@@ -153,5 +157,3 @@ def _fetch_once(url: str, part: Path, progress: Any, *, resume: bool) -> bool:
             "again to resume it"
         )
     return True
-
-

@@ -283,7 +283,9 @@ def _progress_bar(total: int | None, initial: int, desc: str, enabled: bool | No
 
 def _download(url: str, target: Path, desc: str, progress: bool | None) -> None:
     """Download ``url`` to ``target`` (resuming only the same file; see :mod:`.download`)."""
-    download(url, target, desc, lambda total, initial: _progress_bar(total, initial, desc, progress))
+    download(
+        url, target, desc, lambda total, initial: _progress_bar(total, initial, desc, progress)
+    )
 
 
 def _fetch_url(entry: DatasetFile, force: bool, progress: bool | None) -> Path:

@@ -28,7 +28,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval._atomic import atomic_open
 from conflicteval.errors import ConflictEvalError, DataError
@@ -52,7 +52,9 @@ from conflicteval.executors.batchmanifest import (
     results_dir,
     state_path,
 )
-from conflicteval.executors.plan import CallRequest
+
+if TYPE_CHECKING:
+    from conflicteval.executors.plan import CallRequest
 
 __all__ = [
     "MAX_BYTES",

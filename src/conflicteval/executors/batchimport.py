@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cache import MAX_TOKENS_VALUE, ResponseCache
+from conflicteval.cache import ResponseCache
+from conflicteval.cache_values import MAX_TOKENS_VALUE
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.executors.batchmanifest import ManifestEntry, manifest_path, read_manifest
 from conflicteval.models.openai_provider import _content_text
+
 
 @dataclass
 class ParsedResult:

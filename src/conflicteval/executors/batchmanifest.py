@@ -144,9 +144,11 @@ def read_manifest(path: str | os.PathLike[str]) -> list[ManifestEntry]:
 
 def _append_manifest(path: Path, lines: list[str]) -> None:
     """Add ``lines`` to the manifest by writing it whole (temporary file + rename)."""
-    kept = b"".join(raw + b"\n" for _, raw, complete in _manifest_lines(path) if complete) if (
-        path.exists()
-    ) else b""
+    kept = (
+        b"".join(raw + b"\n" for _, raw, complete in _manifest_lines(path) if complete)
+        if (path.exists())
+        else b""
+    )
     with atomic_open(path) as fh:
         fh.write(kept.decode("utf-8") + "".join(lines))
 

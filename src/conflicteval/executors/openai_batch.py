@@ -255,7 +255,7 @@ class BatchRunner:
                 if all(meta.get(k) == v for k, v in wanted.items()) and batch.status != "failed":
                     self._say(f"batch run: {job.file} (round {job.round}) is already {batch.id}")
                     return batch
-        except Exception as exc:  # noqa: BLE001 - a server without a list endpoint
+        except Exception as exc:
             self._say(f"batch run: could not list existing batches ({type(exc).__name__})")
         return None
 
