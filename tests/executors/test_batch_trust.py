@@ -210,3 +210,16 @@ def test_a_server_batch_id_never_escapes_the_results_folder(tmp_path: Path) -> N
         path = result_file(export, hostile, "output").resolve()
         assert path.parent == folder, hostile
     assert result_file(export, "batch_1", "output").name == "batch_1.output.jsonl"
+
+
+def test_batch_import_into_an_unusable_cache_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with OpenAICompatServer(_echo) as srv:
+        _, req, _ = _export_three(srv, tmp_path)
+        out = _write(tmp_path / "o.jsonl", _results(srv, req))
+    unusable = "/proc/conflicteval-no-cache-here"  # cannot be created: the cache is off
+    code = main(["batch", "import", str(out), "--export", str(req), "--cache-dir", unusable])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "the response cache is off; none of the 3 replies could be stored" in err
