@@ -24,6 +24,7 @@ from typing import Any
 
 from platformdirs import user_cache_dir
 
+from conflicteval.cache_values import value_problem
 from conflicteval.errors import ConflictEvalError
 
 log = logging.getLogger("conflicteval.cache")
@@ -324,13 +325,21 @@ class ResponseCache:
         if row is not None:
             try:
                 value = json.loads(row[0])
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 value = None  # a damaged entry is a miss; a good reply will replace it
-        if not isinstance(value, dict) or not isinstance(value.get("text"), str):
-            self.misses += 1
+        if value_problem(value) is not None:
+            self.misses += 1  # a poisoned value (tokens not a count, ...) is a miss too
             return None
         self.hits += 1
         return value
+
+    def peek(self, key: str) -> dict[str, Any] | None:
+        """The stored value for ``key`` when it is a valid reply (not counted; None: none)."""
+        hits, misses = self.hits, self.misses
+        try:
+            return self.get(key)
+        finally:
+            self.hits, self.misses = hits, misses
 
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored (not counted as a hit or miss)."""
@@ -346,8 +355,15 @@ class ResponseCache:
         return row is not None
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        """Store ``value`` under ``key`` (replacing an older value); never raises."""
+        """Store ``value`` under ``key`` (replacing an older value); never raises.
+
+        A value that is not a valid reply (see :func:`value_problem`) is not stored.
+        """
         if self.mode != "read-write":
+            return
+        problem = value_problem(value)
+        if problem is not None:
+            self._warn_once("invalid", "%s: not storing an invalid reply: %s", self.path, problem)
             return
         for _ in range(2):  # once more on a fresh file after a damaged one was moved aside
             row = (key, model, canonical_json(value), time.time())
@@ -366,9 +382,28 @@ class ResponseCache:
                     return
 
     def put_many(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
-        """Store many ``(key, model, value)`` rows in one transaction; returns the count."""
+        """Store many ``(key, model, value)`` rows in one transaction; returns how many.
+
+        Rows whose value is not a valid reply (see :func:`value_problem`) are
+        skipped. Like :meth:`put` it never raises for the cache's own troubles: a
+        damaged file is moved aside and the rows go to a fresh one; a read-only or
+        switched-off cache stores nothing (``mode`` says so) and 0 is returned.
+        """
         now = time.time()
-        data = [(k, m, canonical_json(v), now) for k, m, v in rows]
+        data = [(k, m, canonical_json(v), now) for k, m, v in rows if value_problem(v) is None]
+        for _ in range(2):  # once more on a fresh file after a damaged one was moved aside
+            if self.mode != "read-write" or not data:
+                return 0
+            try:
+                _retry_busy(lambda: self._store_rows(data))
+                return len(data)
+            except sqlite3.DatabaseError as exc:
+                self._trouble(exc, "store")
+                if not _is_corrupt(exc):
+                    return 0
+        return 0
+
+    def _store_rows(self, data: list[tuple[str, str, str, float]]) -> None:
         conn = self._connect()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -380,7 +415,6 @@ class ResponseCache:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        return len(data)
 
     def info(self) -> dict[str, Any]:
         """Path, mode, number of entries, entries per model and size on disk."""

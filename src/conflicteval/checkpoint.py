@@ -71,7 +71,8 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
     p = Path(path)
     if not p.exists():
         return records
-    with p.open("r", encoding="utf-8") as fh:
+    # undecodable bytes stay in the line (escaped), so its line is named, not a traceback
+    with p.open("r", encoding="utf-8", errors="surrogateescape") as fh:
         lines = fh.readlines()
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():

@@ -92,7 +92,7 @@ def parse_json(
         line = row if row is not None else _locate(text, depth=max_depth)
         raise DataError(path, line, None, f"JSON nested deeper than {max_depth} levels")
     try:
-        return _DECODER.decode(text)
+        value = _DECODER.decode(text)
     except _BadConstant as exc:
         line = row if row is not None else _locate(text, constant=True)
         raise DataError(
@@ -107,6 +107,46 @@ def parse_json(
         raise DataError(path, row, None, "JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise DataError(path, row, None, f"invalid JSON: {exc}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(value, text, path, row)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate_field(value: Any, where: str = "") -> str | None:
+    """The field (``a.b[2]``) of the first string holding a lone UTF-16 surrogate, or None."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        name, item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return name or "(value)"
+        elif isinstance(item, dict):
+            for key, sub in reversed(list(item.items())):
+                if _lone_surrogate_field(key) is not None:
+                    return f"{name}.(key)" if name else "(key)"
+                stack.append((f"{name}.{key}" if name else str(key), sub))
+        elif isinstance(item, list):
+            stack.extend((f"{name}[{i}]", sub) for i, sub in reversed(list(enumerate(item))))
+    return None
+
+
+def _refuse_lone_surrogates(
+    value: Any, text: str, path: str | PathLike[str] | None, row: int | str | None
+) -> None:
+    """A lone ``\\udXXX`` escape decodes to text no file or model can hold: refuse it here."""
+    field = _lone_surrogate_field(value)
+    if field is None:
+        return  # only surrogate pairs: valid characters
+    match = _SURROGATE_ESCAPE.search(text)
+    line = row if row is not None or match is None else text.count("\n", 0, match.start()) + 1
+    raise DataError(
+        path, line, field, "a lone UTF-16 surrogate escape (\\ud800-\\udfff): not valid text"
+    )
 
 
 def load_json(path: str | PathLike[str]) -> Any:

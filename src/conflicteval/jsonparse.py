@@ -48,6 +48,10 @@ def _string_end(text: str, start: int) -> int:
     return -1
 
 
+string_end = _string_end
+"""Public name of :func:`_string_end` (the parsers of replies use it to read one field)."""
+
+
 def balanced_spans(text: str, opener: str = "{") -> list[tuple[int, int]]:
     """The balanced ``{...}`` (or ``[...]``) spans of ``text`` that may hold JSON, by start.
 

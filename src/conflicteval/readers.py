@@ -166,20 +166,29 @@ def iter_csv(
             malformed quoting; the error names the file and line.
     """
     limit = CSV_FIELD_LIMIT if field_limit is None else field_limit
-    lines: Iterator[str]
+    source: Iterator[str]
     if text is not None:
-        lines = iter(io.StringIO(text, newline=""))
+        source = iter(io.StringIO(text, newline=""))
     else:
-        lines = (line for _, line in iter_lines(path))
-    reader = csv.reader(lines, delimiter=delimiter, strict=False)
+        source = (line for _, line in iter_lines(path))
+    raw: list[str] = []  # the lines of the record being read
+
+    def lines() -> Iterator[str]:
+        for line in source:
+            raw.append(line)
+            yield line
+
+    reader = csv.reader(lines(), delimiter=delimiter, strict=False)
+    pending: tuple[int, list[str], list[str]] | None = None  # held back one record
     while True:
         start = reader.line_num + 1
+        raw.clear()
         with _CSV_LOCK:
             old = csv.field_size_limit(limit)
             try:
                 cells = next(reader)
             except StopIteration:
-                return
+                break
             except csv.Error as exc:
                 if "field larger than field limit" in str(exc):
                     msg = f"a field is longer than the limit of {limit} characters"
@@ -192,7 +201,42 @@ def iter_csv(
             continue
         if any("\x00" in cell for cell in cells):
             raise _nul_error(path, start)
-        yield start, cells
+        if pending is not None:
+            yield pending[0], pending[1]
+        pending = (start, cells, list(raw))
+    if pending is not None:
+        _check_not_cut(path, pending[0], pending[2], delimiter, limit)
+        yield pending[0], pending[1]
+
+
+def _check_not_cut(path: PathArg, line: int, raw: list[str], delimiter: str, limit: int) -> None:
+    """Refuse a last record that ends inside a quoted field at the end of the file.
+
+    Such a file ends with a quote still open (usually without a final newline):
+    it was cut short (a download or a copy that stopped), and its last field
+    would be read cut.
+    """
+    if not raw:
+        return
+    with _CSV_LOCK:
+        old = csv.field_size_limit(limit)
+        try:
+            list(
+                csv.reader(io.StringIO("".join(raw), newline=""), delimiter=delimiter, strict=True)
+            )
+        except csv.Error as exc:
+            if "unexpected end of data" not in str(exc):
+                return
+            cells = next(csv.reader(io.StringIO("".join(raw), newline=""), delimiter=delimiter))
+            raise DataError(
+                path,
+                line,
+                None,
+                f"the file ends inside the quoted field {len(cells)} of this row (a quote is "
+                "never closed): it looks cut short (download or copy it again)",
+            ) from None
+        finally:
+            csv.field_size_limit(old)
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,24 @@ def test_score_command_with_a_local_nli_model(
     (tmp_path / "empty").mkdir()
     assert main([*args, "--labeler", "nli", "--nli-model", str(tmp_path / "empty")]) == 2
     assert "no config.json" in capsys.readouterr().err
+
+
+def test_nli_identity_hashes_the_weights_not_only_the_path(tmp_path: Path) -> None:
+    import torch
+
+    from conflicteval.conflictscore import NLILabeler
+
+    model, tokenizer, path = _tiny(tmp_path, STANDARD)
+    first = NLILabeler(path).identity()
+    assert first == NLILabeler(path).identity()  # the same files: the same identity
+    with torch.no_grad():  # other weights saved under the same path
+        model.classifier.bias[0] += 1.0
+    model.save_pretrained(path)
+    second = NLILabeler(path).identity()
+    assert second["nli_model"] == first["nli_model"]
+    assert second["nli_weights"] != first["nli_weights"]
+    loaded = NLILabeler(model, tokenizer).identity()  # a model object: its parameters
+    assert len(loaded["nli_weights"]) == 64
+    with torch.no_grad():
+        model.classifier.bias[1] += 1.0
+    assert NLILabeler(model, tokenizer).identity()["nli_weights"] != loaded["nli_weights"]

@@ -11,7 +11,7 @@ import pytest
 
 from conflicteval.cache import open_cache
 from conflicteval.cli import main
-from conflicteval.errors import ConflictEvalError, DataError, PendingCall
+from conflicteval.errors import ConflictEvalError, PendingCall
 from conflicteval.executors.batchfile import (
     import_results,
     latest_round,
@@ -173,8 +173,9 @@ def test_failed_lines_are_counted_and_asked_again(tmp_path: Path) -> None:
             fh.write(json.dumps({"custom_id": "f" * 64, "response": None, "error": None}) + "\n")
         rc = main(["batch", "import", str(out), "--export", str(req)])
         assert rc == 0
-        report = import_results([out], open_cache(), [req])
-        assert (report.imported, report.n_failed, report.unknown) == (1, 2, ["f" * 64])
+        report = import_results([out], open_cache(), [req])  # the same file again
+        assert (report.imported, report.already_cached) == (0, 1)  # kept, not overwritten
+        assert (report.n_failed, report.unknown) == (2, ["f" * 64])
         assert report.failed == {"HTTP 400: server: error 400": 1, "server_error: drop": 1}
         assert "1 custom_id(s) match no exported request" in report.summary()
         with batch_export(req) as exp:
@@ -195,13 +196,14 @@ def test_empty_and_malformed_results(tmp_path: Path, capsys: pytest.CaptureFixtu
         }
         bad = tmp_path / "bad.jsonl"
         bad.write_text(out.read_text().splitlines()[0] + "\n{not json\n")
-        with pytest.raises(DataError, match=r"bad.jsonl, row 2: not JSON"):
-            import_results([bad], open_cache(), [req])
+        report = import_results([bad], open_cache(), [req])  # a bad line is skipped, counted
+        assert len(report.bad_lines) == 1 and "bad.jsonl, row 2: not JSON" in report.bad_lines[0]
+        assert report.n_failed == 1 and "1 unreadable" in report.summary()
         bad.write_text(json.dumps({"response": {}}) + "\n")
-        with pytest.raises(DataError, match=r"row 1, field 'custom_id'"):
-            import_results([bad], open_cache(), [req])
-        assert main(["batch", "import", str(bad), "--export", str(req)]) == 2
-        assert "bad.jsonl, row 1" in capsys.readouterr().err
+        report = import_results([bad], open_cache(), [req])
+        assert "row 1, field 'custom_id'" in report.bad_lines[0]
+        assert main(["batch", "import", str(bad), "--export", str(req)]) == 1  # nothing usable
+        assert "bad.jsonl, row 1" in capsys.readouterr().out
         # no --export: the manifest beside the results is found
         assert main(["batch", "import", str(out)]) == 1  # nothing usable in it
         assert "3 failed" in capsys.readouterr().out

@@ -31,6 +31,7 @@ from conflicteval.conflictscore.decompose import (
     SentenceDecomposer,
     WholeResponse,
 )
+from conflicteval.conflictscore.indexed_labels import parse_indexed_labels
 from conflicteval.conflictscore.labelers import (
     BaseLabeler,
     Labeler,
@@ -45,7 +46,6 @@ from conflicteval.conflictscore.parse import (
     Judgement,
     normalize_label,
     parse_claims,
-    parse_indexed_labels,
     parse_judgement,
     parse_label,
 )

@@ -23,7 +23,7 @@ from conflicteval.models import Model, get_model
 from conflicteval.types import CUT_OFF, Usage
 
 from . import prompts
-from .parse import claims_list_problem, parse_claims
+from .claims_parse import claims_list_problem, parse_claims
 from .sentences import split_sentences
 
 __all__ = [

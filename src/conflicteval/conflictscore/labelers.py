@@ -35,11 +35,11 @@ from conflicteval.types import CUT_OFF, RELATIONS, Completion, Document, PairLab
 
 from . import prompts
 from .aggregate import Aggregate, aggregate
+from .indexed_labels import parse_indexed_labels
 from .parse import (
     Judgement,
     copied_from,
     normalize_label,
-    parse_indexed_labels,
     parse_judgement,
 )
 
@@ -241,7 +241,7 @@ class BatchReply(BaseModel):
     """The JSON object of the batched prompts: ``{"labels": [{"index": 1, ...}, ...]}``.
 
     Validation is lenient on purpose: index and label problems are checked per
-    entry by :func:`~conflicteval.conflictscore.parse.parse_indexed_labels`, so
+    entry by :func:`~conflicteval.conflictscore.indexed_labels.parse_indexed_labels`, so
     that one bad entry fails only its own pair.
     """
 

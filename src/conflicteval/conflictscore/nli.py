@@ -16,8 +16,10 @@ forward passes on the local machine.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import UsageError, require
@@ -195,14 +197,43 @@ class NLILabeler(BaseLabeler):
         return LabelResult(pairs=pairs, calls=0, usage=Usage())
 
     def identity(self) -> dict[str, Any]:
-        """The labeler, its NLI model's name and settings (recorded with a checkpoint)."""
+        """The labeler, its NLI model's name, weights and settings (recorded with a checkpoint).
+
+        ``nli_weights`` is a sha256 of what decides the labels: for a model loaded
+        from a directory, the names and bytes of its files (weights, config,
+        tokenizer); for a model object, its parameters. A directory whose weights
+        were replaced under the same path has another identity.
+        """
         config = getattr(self.model, "config", None)
+        if getattr(self, "_weights_digest", None) is None:
+            self._weights_digest = self._weights_sha256()
         return {
             **super().identity(),
             "nli_model": str(getattr(config, "_name_or_path", "") or type(self.model).__name__),
+            "nli_weights": self._weights_digest,
             "classes": {str(k): v for k, v in self.classes.items()},
             "max_length": self.max_length,
         }
+
+    def _weights_sha256(self) -> str:
+        digest = hashlib.sha256()
+        source = getattr(self, "_source", None)
+        if source is not None:
+            for path in sorted(Path(source).rglob("*")):
+                if path.is_file() and not path.name.startswith("."):
+                    digest.update(str(path.relative_to(source)).encode("utf-8") + b"\0")
+                    with path.open("rb") as fh:
+                        while chunk := fh.read(1 << 20):
+                            digest.update(chunk)
+            return digest.hexdigest()
+        for name, tensor in sorted(self.model.state_dict().items()):
+            digest.update(name.encode("utf-8") + b"\0")
+            data = tensor.detach().cpu().contiguous()
+            try:
+                digest.update(data.numpy().tobytes())
+            except TypeError:  # bfloat16 and other types numpy has not
+                digest.update(data.float().numpy().tobytes())
+        return digest.hexdigest()
 
     def __repr__(self) -> str:
         return f"NLILabeler({type(self.model).__name__}, classes={self.classes})"

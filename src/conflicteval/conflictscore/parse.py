@@ -1,10 +1,13 @@
 """Tolerant parsers for the replies of the ConflictScore prompts.
 
-* :func:`parse_claims` reads the "Claims:" list of the decomposition prompt (Table 6).
+* :func:`parse_claims` reads the "Claims:" list of the decomposition prompt (Table 6;
+  in :mod:`.claims_parse`, re-exported here).
 * :func:`parse_label` / :func:`parse_judgement` read the JSON object of the
-  labelling prompt (Table 7).
-* :func:`parse_indexed_labels` reads the ``{"labels": [{"index": ...}, ...]}``
-  object of the project's batched labelling prompts.
+  labelling prompt (Table 7); :mod:`.hedging` holds the rules for hedged, negated
+  and quoted answers.
+* :func:`~conflicteval.conflictscore.indexed_labels.parse_indexed_labels` (in
+  :mod:`.indexed_labels`) reads the ``{"labels": [{"index": ...}, ...]}`` object of
+  the project's batched labelling prompts.
 
 None of them ever guesses a label from ambiguous prose: when a reply does not
 name exactly one label they report no label and say why.
@@ -12,22 +15,24 @@ name exactly one label they report no label and say why.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans
+from conflicteval.conflictscore.claims_parse import claims_list_problem, parse_claims
+from conflicteval.conflictscore.hedging import label_context_problem, quoted_spans
+from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans, string_end
 from conflicteval.types import Relation
 
 __all__ = [
-    "IndexedLabels",
     "Judgement",
+    "claims_list_problem",
     "normalize_label",
     "parse_claims",
-    "parse_indexed_labels",
     "parse_judgement",
     "parse_label",
 ]
@@ -54,6 +59,10 @@ _SYNONYMS: dict[str, Relation] = {
     "UNRELATED": "IRRELEVANT",
     "NEUTRAL": "IRRELEVANT",
 }
+
+MAX_PIECES = 50
+"""JSON objects, answer lines or label words a reply may hold: a reply with more is not one
+answer (a parse failure), and the work per reply stays bounded."""
 
 _ANSWER_KEYS = ("answer", "label", "relation", "verdict", "prediction", "final_answer")
 _INDEX_KEYS = ("index", "claim_index", "document_index", "doc_index", "number", "id")
@@ -109,31 +118,26 @@ def _text_field(obj: dict[str, Any], *keys: str) -> str | None:
 
 
 _NEGATIONS = frozenset({"NOT", "NO", "NEVER", "NON", "NEITHER", "NOR", "DOESN'T", "ISN'T"})
-_NEGATED_BEFORE = re.compile(
-    r"\b(?:not|no|never|neither|nor|cannot|can't|doesn't|does\s+not|isn't|is\s+not)"
-    r"[\s*_`'\"]*(?:\w+[\s*_`'\"]+)?$",
-    re.IGNORECASE,
-)
-"""A negation just before a label word ("does NOT SUPPORT", "not fully SUPPORTS")."""
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|“[^”\n]*”')
 _ANSWER_BEFORE = re.compile(
-    r"""\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?\s*[:=]\s*$""", re.IGNORECASE
+    r"""\b(?:final[ _]answer|answer|label|verdict|relation)\b["'’]?\s*[:=]\s*$""", re.IGNORECASE
 )
 
 
-def _unquoted(text: str) -> str:
+def _unquoted(text: str, spans: Sequence[tuple[int, int, str]] | None = None) -> str:
     """``text`` with quoted material blanked out (same length, so positions still match).
 
-    Blanked: double-quoted or “curly-quoted” strings, except JSON keys and the
-    value of an answer key (``"answer": "SUPPORTS"``), and markdown block
-    quotes (lines starting with ``>``). What a reply quotes from the document
-    (``the document says "answer: SUPPORTS"``, a snippet field holding that
-    text) is never read as the model's own answer.
+    Blanked: strings in double, “curly”, 'single' (not apostrophes), ‘curly single’,
+    «guillemet» or „low-high“ quotes, except keys (followed by ``:``) and the
+    value of an answer key (``"answer": "SUPPORTS"``), and markdown block quotes
+    (lines starting with ``>``). What a reply quotes from the document (``the
+    document says 'answer: SUPPORTS'``, a snippet field holding that text) is
+    never read as the model's own answer. Linear in the length of ``text``.
     """
     out = list(text)
-    for m in _STRING.finditer(text):
-        start, end = m.span()
-        if text.startswith(":", end) or re.match(r"\s*:", text[end : end + 8]):
+    for start, end, _ in quoted_spans(text) if spans is None else spans:
+        if end - start <= 2:
+            continue  # nothing inside to blank
+        if re.match(r"[ \t]{0,8}:", text[end : end + 9]):
             continue  # a key
         if _ANSWER_BEFORE.search(text[max(0, start - 40) : start]):
             continue  # the value of an answer key
@@ -156,14 +160,16 @@ def _copied(fragment: str, source: str | None) -> bool:
 
 
 _KEYED = re.compile(
-    r"""["']?\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?\s*[:=]\s*["'*\s]*"""
+    # one class after the colon (not ``\s*`` then a class holding ``\s``): linear on
+    # ``answer:`` followed by a long run of spaces
+    r"""["']?\b(?:final[ _]answer|answer|label|verdict|relation)\b["']?[ \t]*[:=]["'*\s]*"""
     r"""([A-Za-z][A-Za-z _-]*)""",
     re.IGNORECASE,
 )
 _UPPER_WORD = re.compile(
     r"\b(SUPPORTS|SUPPORTED|SUPPORT|CONTRADICTS|CONTRADICTED|CONTRADICTION|CONTRADICT|IRRELEVANT)\b"
 )
-_STRING_FIELD = r'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)"'
+_FIELD_START = r'"{key}"[ \t]*:\s*"'
 
 
 def copied_from(text: str, sources: Sequence[str]) -> bool:
@@ -172,31 +178,37 @@ def copied_from(text: str, sources: Sequence[str]) -> bool:
 
 
 def _salvage_field(text: str, key: str) -> str | None:
-    match = re.search(_STRING_FIELD.format(key=key), text)
+    """The string value of the first ``"key": "..."`` in ``text`` (linear; None: none closed)."""
+    match = re.search(_FIELD_START.format(key=key), text)
     if not match:
         return None
+    end = string_end(text, match.end())
+    if end == -1:
+        return None
+    raw = text[match.end() : end]
     try:
-        value = json.loads(f'"{match.group(1)}"')
+        value = json.loads(f'"{raw}"')
     except ValueError:
-        return match.group(1)
+        return raw
     return value if isinstance(value, str) else None
 
 
-def _keyed_label(raw: str) -> Relation | bool | None:
-    """The label of a ``answer: WORD`` match: first one or two words only.
+def _keyed_label(raw: str) -> tuple[Relation | bool | None, int]:
+    """The label of a ``answer: WORD`` match (first one or two words only) and its length.
 
     Returns False for a negated label (``answer: not SUPPORTS``), which names
-    no label; "not relevant" is the synonym of IRRELEVANT, no negation.
+    no label; "not relevant" is the synonym of IRRELEVANT, no negation. The
+    length is how many characters of ``raw`` the label words take.
     """
-    words = raw.strip().split()
+    words = list(re.finditer(r"\S+", raw))
     for n in (2, 1):
         if len(words) >= n:
-            label = normalize_label(" ".join(words[:n]))
+            label = normalize_label(" ".join(w.group() for w in words[:n]))
             if label is not None:
-                return label
-    if words and words[0].upper() in _NEGATIONS:
-        return False
-    return None
+                return label, words[n - 1].end()
+    if words and words[0].group().upper() in _NEGATIONS:
+        return False, words[0].end()
+    return None, 0
 
 
 def parse_judgement(text: str, document: str | None = None) -> Judgement:
@@ -232,10 +244,18 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     """
     if not isinstance(text, str) or not text.strip():
         return Judgement(problem="empty reply")
+    head = text[:MAX_EXAMINED]
+    spans = quoted_spans(head)
+    plain = _without_copied_lines(text, _unquoted(head, spans), document)
+    quoted = [(s, e) for s, e, _ in spans]
     found: list[tuple[Relation, dict[str, Any]]] = []
     saw_object = False
+    objects: list[tuple[int, int]] = []
     for obj, start, end in _json_object_spans(text):
-        if _copied(text[start:end], document):
+        objects.append((start, end))
+        if len(objects) > MAX_PIECES:
+            return Judgement(problem=f"more than {MAX_PIECES} JSON objects: not one answer")
+        if _copied(text[start:end], document) or _reported_object(plain, quoted, start):
             continue
         saw_object = True
         label = normalize_label(_get(obj, _ANSWER_KEYS))
@@ -248,6 +268,9 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
         labels = sorted({label for label, _ in found})
         if len(labels) > 1:
             return Judgement(problem=f"JSON objects with different answers: {', '.join(labels)}")
+        other = _prose_disagrees(_blank(plain, objects), found[0][0])
+        if other:
+            return Judgement(problem=other)
         obj = found[0][1]
         return Judgement(
             label=found[0][0],
@@ -256,24 +279,12 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
         )
     snippet = _salvage_field(text, "document_snippet")
     reasoning = _salvage_field(text, "reasoning")
-    plain = _unquoted(text[:MAX_EXAMINED])
-    keyed: set[Relation] = set()
-    negated = False
-    for m in _KEYED.finditer(plain):
-        line_start = plain.rfind("\n", 0, m.start()) + 1
-        line_end = plain.find("\n", m.end())
-        if _copied(text[line_start : line_end if line_end != -1 else len(text)], document):
-            continue
-        lab = _keyed_label(m.group(1))
-        if lab is False:
-            negated = True
-        elif lab:
-            keyed.add(lab)  # type: ignore[arg-type]
-    if len(keyed) == 1 and not negated:
-        return Judgement(label=keyed.pop(), snippet=snippet, reasoning=reasoning)
-    if keyed or negated:
-        names = ", ".join(sorted(keyed) + (["a negated label"] if negated else []))
-        return Judgement(problem=f"no single answer in reply: {names}")
+    keyed = _keyed_answers(text, plain, document)
+    if keyed is not None:
+        label, problem = keyed
+        if label is None:
+            return Judgement(problem=problem, snippet=snippet)
+        return Judgement(label=label, snippet=snippet, reasoning=reasoning)
     if saw_object:
         return Judgement(problem="no label in the JSON answer field", snippet=snippet)
     if "{" in text:
@@ -281,21 +292,127 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     bare = normalize_label(text)
     if bare is not None:
         return Judgement(label=bare)
-    upper: set[Relation | None] = set()
-    negated_words = 0
-    for m in _UPPER_WORD.finditer(plain):
-        if _NEGATED_BEFORE.search(plain[max(0, m.start() - 40) : m.start()]):
-            negated_words += 1
+    label, problem = _prose_label(plain)
+    if label is None:
+        return Judgement(problem=problem, snippet=snippet)
+    return Judgement(label=label, snippet=snippet, reasoning=reasoning)
+
+
+def _without_copied_lines(text: str, plain: str, document: str | None) -> str:
+    """``plain`` with every line the reply copies from ``document`` blanked (not a bare label)."""
+    if not document:
+        return plain
+    spans = []
+    pos = 0
+    source = _normal(document)  # once, not once per line
+    for line in text[: len(plain)].splitlines(keepends=True):
+        piece = _normal(line)
+        if len(piece) >= 8 and piece in source and normalize_label(line) is None:
+            spans.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    return _blank(plain, spans)
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    out = list(text)
+    for start, end in spans:
+        out[start:end] = " " * (min(end, len(text)) - start)
+    return "".join(out)
+
+
+def _reported_object(plain: str, quoted: Sequence[tuple[int, int]], start: int) -> bool:
+    """Whether the JSON object at ``start`` is quoted or reported ("the document says {...}")."""
+    k = bisect.bisect_left(quoted, (start, -1)) - 1  # spans are sorted and never overlap
+    if k >= 0 and quoted[k][0] < start < quoted[k][1]:
+        return True
+    if start < len(plain) and plain[start] == " ":
+        return True  # inside a block quote
+    return label_context_problem(plain, start, start, keyed=True) == _REPORTED_PROBLEM
+
+
+_REPORTED_PROBLEM = "an answer line reported from the document, not the model's own"
+
+
+def _keyed_answers(
+    text: str, plain: str, document: str | None
+) -> tuple[Relation | None, str] | None:
+    """Step 2: the ``answer: WORD`` lines; None when there is none, else (label, problem)."""
+    keyed: set[Relation] = set()
+    problems: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for n, m in enumerate(_KEYED.finditer(plain)):
+        if n >= MAX_PIECES:
+            return None, f"more than {MAX_PIECES} answer lines: not one answer"
+        line_start = plain.rfind("\n", 0, m.start()) + 1
+        line_end = plain.find("\n", m.end())
+        if _copied(text[line_start : line_end if line_end != -1 else len(text)], document):
             continue
-        upper.add(normalize_label(m.group(1)))
-    upper.discard(None)
+        lab, length = _keyed_label(m.group(1))
+        if lab is None:
+            continue
+        spans.append((m.start(), m.start(1) + length))
+        if lab is False:
+            problems.append("a negated label")
+            continue
+        label_end = m.start(1) + length
+        closed = plain[label_end : label_end + 3].lstrip("*_ ")[:1] in ('"', "'")
+        # a quoted value ends at its quote: what follows is another field, not a hedge
+        problem = label_context_problem(
+            plain, m.start(), label_end, keyed=True, check_after=not closed
+        )
+        if problem:
+            problems.append(problem)
+        else:
+            keyed.add(lab)  # type: ignore[arg-type]
+    if not keyed and not problems:
+        return None
+    if len(keyed) == 1 and not problems:
+        label = next(iter(keyed))
+        other = _prose_disagrees(_blank(plain, spans), label)
+        return (None, other) if other else (label, "")
+    names = ", ".join(sorted(keyed) + sorted(set(problems)))
+    return None, f"no single answer in reply: {names}"
+
+
+def _prose_disagrees(plain: str, label: Relation) -> str | None:
+    """A problem when the reply's own prose asserts a label other than ``label``."""
+    for n, m in enumerate(_UPPER_WORD.finditer(plain)):
+        if n >= MAX_PIECES:
+            return f"more than {MAX_PIECES} label words in the reply: not one answer"
+        other = normalize_label(m.group(1))
+        if other is None or other == label:
+            continue
+        if label_context_problem(plain, m.start(), m.end()) != "a negated label":
+            return f"the answer says {label} but the reply's text says {other}"
+    return None
+
+
+def _prose_label(plain: str) -> tuple[Relation | None, str]:
+    """Step 3: exactly one upper-case label word, asserted plainly, in the unquoted prose."""
+    upper: set[Relation] = set()
+    negated_words = 0
+    problems: list[str] = []
+    for n, m in enumerate(_UPPER_WORD.finditer(plain)):
+        if n >= MAX_PIECES:
+            return None, f"more than {MAX_PIECES} label words in the reply: not one answer"
+        problem = label_context_problem(plain, m.start(), m.end())
+        if problem == "a negated label":
+            negated_words += 1
+        elif problem:
+            problems.append(problem)
+        else:
+            label = normalize_label(m.group(1))
+            if label is not None:
+                upper.add(label)
+    if problems:
+        return None, f"{problems[0]} in reply"
     if len(upper) == 1:
-        return Judgement(label=upper.pop(), snippet=snippet, reasoning=reasoning)
+        return upper.pop(), ""
     if len(upper) > 1:
-        return Judgement(problem="several label words in reply and no answer field")
+        return None, "several label words in reply and no answer field"
     if negated_words:
-        return Judgement(problem="only a negated label in reply")
-    return Judgement(problem="no label in reply")
+        return None, "only a negated label in reply"
+    return None, "no label in reply"
 
 
 def parse_label(text: str, document: str | None = None) -> Relation | None:
@@ -304,183 +421,3 @@ def parse_label(text: str, document: str | None = None) -> Relation | None:
     See :func:`parse_judgement` for what is accepted.
     """
     return parse_judgement(text, document).label
-
-
-# --------------------------------------------------------------------------- indexed labels
-
-
-class IndexedLabels(BaseModel):
-    """The per-index labels of one batched labelling reply.
-
-    Attributes:
-        labels: 0-based index -> judgement, for every index 0..n-1. A judgement
-            with ``label`` None failed, and its ``problem`` says why (no entry,
-            conflicting duplicate entries, no label in the entry).
-        extra: Problems with entries that match no expected index (out of
-            range, or not a number); they fail no pair.
-        error: Set when the reply held no usable entry at all.
-    """
-
-    labels: dict[int, Judgement] = Field(default_factory=dict)
-    extra: list[str] = Field(default_factory=list)
-    error: str | None = None
-
-
-def _as_index(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(?:#|doc(?:ument)?\s*|claim\s*)?(\d+)\s*", value, re.IGNORECASE)
-        if match:
-            return int(match.group(1))
-    return None
-
-
-def _entries(text: str, sources: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """The label entries of a batched reply: the longest list of dicts, else loose objects.
-
-    A list or object copied word for word from one of ``sources`` (the documents in the
-    prompt) is what a document says, not the model's answer, and is skipped.
-    """
-
-    def copied(start: int, end: int) -> bool:
-        return any(_copied(text[start:end], src) for src in sources)
-
-    best: list[dict[str, Any]] = []
-    for value, start, end in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
-        if copied(start, end):
-            continue
-        dicts = [v for v in value if isinstance(v, dict)]
-        if len(dicts) > len(best):
-            best = dicts
-    if best:
-        return best
-    # Truncated outer object/array: keep every complete entry that has an index.
-    return [
-        obj
-        for obj, start, end in _json_object_spans(text)
-        if _get(obj, _INDEX_KEYS) is not None and not copied(start, end)
-    ]
-
-
-def parse_indexed_labels(text: str, n: int, sources: Sequence[str] = ()) -> IndexedLabels:
-    """Parse a batched labelling reply for ``n`` items numbered 1..n in the prompt.
-
-    ``sources`` are the documents the prompt showed: label entries copied from one of them
-    are not the model's own answer and are ignored (as :func:`parse_judgement` does).
-
-    Entries are matched by their ``index`` field (1-based), never by position.
-    For every index 0..n-1 of the result: a missing entry, two entries with
-    different answers, or an entry without a label is a failure of that pair
-    only. Entries with an index outside 1..n are reported in ``extra``.
-    A truncated reply keeps the complete entries it has.
-    """
-    result = IndexedLabels()
-    entries = _entries(text, sources) if isinstance(text, str) else []
-    if not entries:
-        result.error = "no label entries in reply"
-        for i in range(n):
-            result.labels[i] = Judgement(problem=result.error)
-        return result
-    seen: dict[int, list[Judgement]] = {}
-    for entry in entries:
-        raw_index = _get(entry, _INDEX_KEYS)
-        index = _as_index(raw_index)
-        if index is None or not 1 <= index <= n:
-            result.extra.append(f"entry with index {raw_index!r} outside 1..{n}")
-            continue
-        label = normalize_label(_get(entry, _ANSWER_KEYS))
-        seen.setdefault(index - 1, []).append(
-            Judgement(
-                label=label,
-                snippet=_text_field(entry, "document_snippet", "snippet", "evidence"),
-                reasoning=_text_field(entry, "reasoning", "justification", "rationale"),
-                problem=None if label is not None else "no label in entry",
-            )
-        )
-    for i in range(n):
-        got = seen.get(i)
-        if not got:
-            result.labels[i] = Judgement(problem=f"no entry for index {i + 1}")
-            continue
-        labels = {j.label for j in got}
-        if len(labels) > 1:
-            names = sorted(str(lab) for lab in labels)
-            result.labels[i] = Judgement(
-                problem=f"conflicting entries for index {i + 1}: {', '.join(names)}"
-            )
-        else:
-            result.labels[i] = got[0]
-    return result
-
-
-# --------------------------------------------------------------------------- claims
-
-_CLAIMS_PREFIX = re.compile(r"^\**\s*claims?\s*(?:\d+\s*)?\**\s*[:：]\s*\**\s*", re.IGNORECASE)
-_BULLET = re.compile(r"^(?:[-*•·–—+>]|\(?\d{1,3}[.)\]]|\[\d{1,3}\]|\(\d{1,3}\))\s+")
-_QUOTES = {('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’")}
-
-
-def _clean_claim_line(line: str) -> str:
-    text = line.strip()
-    previous = None
-    while text != previous:
-        previous = text
-        text = _CLAIMS_PREFIX.sub("", text)
-        text = _BULLET.sub("", text).strip()
-        if text.startswith("**") and text.endswith("**") and len(text) > 4:
-            text = text[2:-2].strip()
-        if len(text) > 1 and (text[0], text[-1]) in _QUOTES:
-            text = text[1:-1].strip()
-    return text
-
-
-def parse_claims(text: str) -> list[str]:
-    """Parse the reply to the decomposition prompt (Table 6) into a list of claims.
-
-    One claim per line. Tolerates a "Claims:" prefix (also repeated, on every
-    line, numbered "Claim 2:" or bold), bullets and numbering ("-", "*", "1.",
-    "(2)", "[3]"), blank lines, quotes around a claim, and a preamble line that
-    ends with a colon ("Here are the claims:"). Returns ``[]`` when nothing is
-    left; the caller records that as a failure.
-    """
-    if not isinstance(text, str):
-        return []
-    claims: list[str] = []
-    for line in text.splitlines():
-        claim = _clean_claim_line(line)
-        if not claim or set(claim) <= set("-*_=#`~ "):
-            continue
-        if claim.endswith(":") or claim.startswith("```"):
-            continue
-        if claim.startswith("#"):
-            continue
-        claims.append(claim)
-    return claims
-
-
-def claims_list_problem(text: str) -> str | None:
-    """Why a decomposition reply is not a claims list, or None when it is one.
-
-    The Table 6 prompt asks for the claims one per line, starting with
-    "Claims:". A reply counts as a list when it has a "Claims:" (or "Claim 1:")
-    line, a bulleted or numbered line, or at least two claim lines; a single
-    bare line such as "OK" or "Sure." is an acknowledgement, not a claim, and
-    is refused (the project's choice: the paper does not say).
-    """
-    if not isinstance(text, str) or not text.strip():
-        return "empty decomposition reply"
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in lines:
-        plain = line.lstrip("*#> ").strip()
-        if _CLAIMS_PREFIX.match(plain) or _BULLET.match(plain):
-            return None
-    if len(parse_claims(text)) >= 2:
-        return None
-    shown = " ".join(text.split())
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"the decomposition reply is not a claims list (no 'Claims:' line or list): {shown!r}"

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from platformdirs import user_cache_dir
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval.data.download import IncompleteDownload, download, unknown_length_marker
 from conflicteval.data.registry import REGISTRY, DatasetFile, get_entry
 from conflicteval.errors import ConflictEvalError
 
@@ -66,8 +67,10 @@ class ChecksumMismatch(ConflictEvalError):
             f"dataset {name!r}: {path} does not match its pinned checksum\n"
             f"  expected sha256 {expected}\n"
             f"  actual   sha256 {actual}\n"
-            "Refusing to use it. Pass --allow-checksum-mismatch (allow_mismatch=True in Python) "
-            "to use it anyway; the run's provenance will record the actual hash."
+            "Refusing to use it. If the cached copy is damaged, download it again with "
+            f"'conflicteval data fetch {name} --force'; to use it anyway pass "
+            "--allow-checksum-mismatch (allow_mismatch=True in Python), and the run's "
+            "provenance will record the actual hash."
         )
 
 
@@ -82,8 +85,9 @@ class DataSource:
         revision: Pinned revision of a registry file.
         origin: Where it came from (the registry entry's home, or ``"user file"``).
         verified: ``"pinned"`` (matches the registry's checksum), ``"first use"`` (no pin:
-            matches the hash recorded when first used), ``"mismatch allowed"``, or
-            ``"user file"``.
+            matches the hash recorded when first used), ``"mismatch allowed"``,
+            ``"unverified (download length unknown)"`` (no pin, and the server sent no length,
+            so no first-use hash was recorded), or ``"user file"``.
     """
 
     path: Path
@@ -140,19 +144,35 @@ def _records_path() -> Path:
 
 
 def _load_records() -> dict[str, Any]:
+    """The verification records; a damaged file is an error (it holds the first-use pins).
+
+    Raises:
+        ConflictEvalError: ``records.json`` cannot be read or is not a records file.
+    """
     path = _records_path()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {"first_use": {}, "hashed": {}}
-    except (OSError, ValueError):
-        # The records are a cache of hashes: an unreadable file is rebuilt, not fatal.
-        return {"first_use": {}, "hashed": {}}
+    except (OSError, ValueError, RecursionError) as exc:
+        raise _damaged_records(path, str(exc)[:120]) from exc
     if not isinstance(data, dict):
-        return {"first_use": {}, "hashed": {}}
+        raise _damaged_records(path, "not a JSON object")
     data.setdefault("first_use", {})
     data.setdefault("hashed", {})
+    for key in ("first_use", "hashed"):
+        if not isinstance(data[key], dict):
+            raise _damaged_records(path, f"{key!r} is not an object")
     return data
+
+
+def _damaged_records(path: Path, why: str) -> ConflictEvalError:
+    # Forgetting the file would forget every first-use pin and trust whatever comes next.
+    return ConflictEvalError(
+        f"{path}: the dataset verification records are damaged ({why}); they hold the hashes "
+        "recorded at first use of unpinned datasets. Restore the file, or delete it to "
+        "record them afresh at the next use (trusting the files as they are then)"
+    )
 
 
 def _save_records(records: Mapping[str, Any]) -> None:
@@ -164,14 +184,24 @@ def _save_records(records: Mapping[str, Any]) -> None:
 
 
 def _hash_cached(path: Path, records: dict[str, Any]) -> str:
-    """sha256 of ``path``, reusing a recorded hash while size and mtime are unchanged."""
+    """sha256 of ``path``, reusing a recorded hash while the file is unchanged.
+
+    Unchanged means the same size, mtime, inode and ctime: an edit whose size and
+    mtime were put back (``touch -d``) still changes the ctime, which cannot be set.
+    """
     real = str(path.resolve())
     st = path.stat()
+    stamp = {
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+        "inode": st.st_ino,
+    }
     seen = records["hashed"].get(real)
-    if seen and seen.get("size") == st.st_size and seen.get("mtime_ns") == st.st_mtime_ns:
+    if isinstance(seen, dict) and all(seen.get(k) == v for k, v in stamp.items()):
         return str(seen["sha256"])
     digest = sha256_file(path)
-    records["hashed"][real] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest}
+    records["hashed"][real] = {**stamp, "sha256": digest}
     return digest
 
 
@@ -180,7 +210,11 @@ def _verify(entry: DatasetFile, path: Path, allow_mismatch: bool) -> DataSource:
     digest = _hash_cached(path, records)
     key = f"{entry.name}@{entry.revision or ''}"
     expected = entry.sha256 or records["first_use"].get(key)
-    if expected is None:
+    if expected is None and unknown_length_marker(path).exists():
+        # the server sent no length: whether the download completed is unknown, so its
+        # hash is not trusted as this dataset's first-use pin (the file is used, unverified)
+        verified = "unverified (download length unknown)"
+    elif expected is None:
         records["first_use"][key] = digest
         verified = "first use"
     elif expected == digest:
@@ -248,32 +282,10 @@ def _progress_bar(total: int | None, initial: int, desc: str, enabled: bool | No
 
 
 def _download(url: str, target: Path, desc: str, progress: bool | None) -> None:
-    """Download ``url`` to ``target`` through ``target.part``, resuming a partial file."""
-    import httpx
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(target.name + ".part")
-    have = part.stat().st_size if part.exists() else 0
-    headers = {"Range": f"bytes={have}-"} if have else {}
-    with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as resp:
-        if resp.status_code == 416 and have:
-            # The partial file is already complete (or longer than the file): start over.
-            part.unlink()
-            return _download(url, target, desc, progress)
-        if resp.status_code not in (200, 206):
-            raise httpx.HTTPStatusError(
-                f"HTTP {resp.status_code} for {url}", request=resp.request, response=resp
-            )
-        if resp.status_code == 200:
-            have = 0  # the server ignored the range: write the whole file again
-        length = resp.headers.get("content-length")
-        total = have + int(length) if length and length.isdigit() else None
-        mode = "ab" if have else "wb"
-        with open(part, mode) as fh, _progress_bar(total, have, desc, progress) as bar:
-            for chunk in resp.iter_bytes():
-                fh.write(chunk)
-                bar.update(len(chunk))
-    os.replace(part, target)
+    """Download ``url`` to ``target`` (resuming only the same file; see :mod:`.download`)."""
+    download(
+        url, target, desc, lambda total, initial: _progress_bar(total, initial, desc, progress)
+    )
 
 
 def _fetch_url(entry: DatasetFile, force: bool, progress: bool | None) -> Path:
@@ -287,9 +299,10 @@ def _fetch_url(entry: DatasetFile, force: bool, progress: bool | None) -> Path:
     url = _mirrored(entry.download_url or "")
     if force and target.exists():
         target.unlink()
+        unknown_length_marker(target).unlink(missing_ok=True)
     try:
         _download(url, target, entry.name, progress)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, IncompleteDownload) as exc:
         raise _ways_out(entry, f"downloading {url} failed ({exc})") from exc
     except OSError as exc:
         raise ConflictEvalError(
@@ -336,6 +349,12 @@ def _fetch_hf(entry: DatasetFile, force: bool) -> Path:
         raise _ways_out(entry, f"the Hub answered {exc}") from exc
     except OSError as exc:
         raise _ways_out(entry, f"the Hub could not be reached ({exc})") from exc
+    except ValueError as exc:  # e.g. a revision from the server that is no safe path
+        endpoint = os.environ.get("HF_ENDPOINT") or "the Hugging Face Hub"
+        raise ConflictEvalError(
+            f"dataset {entry.name!r}: {endpoint} (HF_ENDPOINT) gave an answer that cannot be "
+            f"stored safely: {str(exc)[:200]}"
+        ) from exc
     return Path(path)
 
 

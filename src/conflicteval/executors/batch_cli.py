@@ -132,6 +132,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the request file the results answer (its manifest names the requests; "
         "default: every *.manifest.jsonl beside the result files)",
     )
+    _served_option(p)
     _cache_option(p)
     p.set_defaults(func=_import)
 
@@ -162,6 +163,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="longest wait between polls (300 s)",
     )
     p.add_argument("--max-rounds", type=positive_int, default=20, help="stop after N rounds (20)")
+    _served_option(p)
     p.add_argument(
         "cmd",
         nargs=argparse.REMAINDER,
@@ -183,6 +185,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--base-url", metavar="URL", default=None, help="Batch API server URL")
     _cache_option(p)
     p.set_defaults(func=_status)
+
+
+def _served_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--served-model",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="accept replies whose body names model NAME although the request asked for "
+        "another (a server started with another served model name); without it such "
+        "replies are refused. Repeatable.",
+    )
 
 
 def _cache_option(p: argparse.ArgumentParser) -> None:
@@ -212,9 +226,13 @@ def _import(args: argparse.Namespace) -> int:
             "no manifest found beside the result files: say which export they answer with "
             "--export REQUESTS.jsonl"
         )
-    report = import_results(args.results, _cache(args), manifests)
+    report = import_results(
+        args.results, _cache(args), manifests, served_models=tuple(args.served_model)
+    )
     print(report.summary())
-    return 0 if report.imported or not report.lines else 1
+    if report.mismatched:
+        return 1  # replies from another model were refused: say so in the exit status
+    return 0 if report.usable or not report.lines else 1
 
 
 def _command_argv(cmd: list[str], export: str | None) -> tuple[list[str], Path]:
@@ -251,6 +269,7 @@ def _run(args: argparse.Namespace) -> int:
         poll_interval=args.poll_interval,
         max_poll_interval=args.max_poll_interval,
         max_rounds=args.max_rounds,
+        served_models=tuple(args.served_model),
     )
     return runner.run()
 

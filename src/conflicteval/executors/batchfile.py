@@ -14,128 +14,76 @@ A result line (OpenAI's shape)::
 
 Older vLLM versions write ``"response"`` as the bare chat completion; both are
 read. Next to every request file lives its manifest (``<stem>.manifest.jsonl``,
-one line per exported request: ``custom_id``, ``model``, ``file``, ``round``),
-which tells an import which ids the library asked for and for which model.
+one line per exported request: ``custom_id``, ``model``, ``request_model``,
+``file``, ``round``), which tells an import which ids the library asked for and
+for which model. The manifest and paths live in
+:mod:`~conflicteval.executors.batchmanifest`, the import in
+:mod:`~conflicteval.executors.batchimport`; both are re-exported here.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval._atomic import atomic_open
-from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError, DataError
-from conflicteval.executors.plan import CallRequest
-from conflicteval.models.openai_provider import _content_text
+from conflicteval.executors.batchimport import (
+    ImportReport,
+    ParsedResult,
+    find_manifests,
+    import_results,
+    parse_result,
+)
+from conflicteval.executors.batchmanifest import (
+    ManifestEntry,
+    _append_manifest,
+    _part_path,
+    _stale_parts,
+    known_ids,
+    latest_round,
+    manifest_path,
+    read_manifest,
+    result_file,
+    results_dir,
+    state_path,
+)
+
+if TYPE_CHECKING:
+    from conflicteval.executors.plan import CallRequest
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_REQUESTS",
+    "ExportFile",
+    "ExportResult",
+    "ImportReport",
+    "ManifestEntry",
+    "ParsedResult",
+    "find_manifests",
+    "import_results",
+    "known_ids",
+    "latest_round",
+    "manifest_path",
+    "parse_result",
+    "read_manifest",
+    "read_requests",
+    "result_file",
+    "results_dir",
+    "split_requests",
+    "state_path",
+    "write_requests",
+]
 
 MAX_REQUESTS = 50_000
 """Requests per batch input file (OpenAI Batch API limit)."""
 
 MAX_BYTES = 200_000_000
 """Bytes per batch input file (OpenAI Batch API limit: 200 MB)."""
-
-
-# --------------------------------------------------------------------------- paths
-
-
-def manifest_path(export: str | os.PathLike[str]) -> Path:
-    """``requests.jsonl`` → ``requests.manifest.jsonl`` (beside it)."""
-    p = Path(export)
-    return p.with_name(f"{_stem(p)}.manifest.jsonl")
-
-
-def state_path(export: str | os.PathLike[str]) -> Path:
-    """``requests.jsonl`` → ``requests.batches.json`` (``batch run``'s state)."""
-    p = Path(export)
-    return p.with_name(f"{_stem(p)}.batches.json")
-
-
-def results_dir(export: str | os.PathLike[str]) -> Path:
-    """Where ``batch run`` keeps downloaded result files: ``requests.results/``."""
-    p = Path(export)
-    return p.with_name(f"{_stem(p)}.results")
-
-
-def _stem(p: Path) -> str:
-    return p.name[: -len(".jsonl")] if p.name.endswith(".jsonl") else p.stem
-
-
-def _part_path(export: Path, index: int) -> Path:
-    return export.with_name(f"{_stem(export)}.{index:03d}.jsonl")
-
-
-def _stale_parts(export: Path) -> list[Path]:
-    stem = _stem(export)
-    out = [export] if export.exists() else []
-    for p in export.parent.glob(f"{stem}.[0-9][0-9][0-9].jsonl"):
-        out.append(p)
-    return out
-
-
-# --------------------------------------------------------------------------- manifest
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    """One exported request."""
-
-    custom_id: str
-    model: str
-    file: str
-    round: int
-
-
-def read_manifest(path: str | os.PathLike[str]) -> list[ManifestEntry]:
-    """The entries of a manifest file (missing file: none).
-
-    Raises:
-        DataError: A line is not a manifest entry (names file and line).
-    """
-    p = Path(path)
-    if not p.exists():
-        return []
-    entries = []
-    with p.open("r", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                entries.append(
-                    ManifestEntry(
-                        str(row["custom_id"]),
-                        str(row["model"]),
-                        str(row["file"]),
-                        int(row["round"]),
-                    )
-                )
-            except (ValueError, KeyError, TypeError) as exc:
-                raise DataError(p, lineno, None, f"not a manifest entry: {exc}") from exc
-    return entries
-
-
-def known_ids(export: str | os.PathLike[str]) -> set[str]:
-    """The custom ids ever exported to ``export`` (from its manifest)."""
-    return {e.custom_id for e in read_manifest(manifest_path(export))}
-
-
-def latest_round(export: str | os.PathLike[str]) -> tuple[int, list[Path]]:
-    """The last export round of ``export`` and the request files it wrote."""
-    entries = read_manifest(manifest_path(export))
-    if not entries:
-        return 0, []
-    last = max(e.round for e in entries)
-    names: list[str] = []
-    for e in entries:
-        if e.round == last and e.file not in names:
-            names.append(e.file)
-    base = Path(export).parent
-    return last, [base / n for n in names]
 
 
 # --------------------------------------------------------------------------- export
@@ -237,13 +185,18 @@ def write_requests(
         result.files.append(ExportFile(target, model, len(lines), sum(len(x) for x in lines)))
         manifest_lines.extend(
             json.dumps(
-                {"custom_id": r.custom_id, "model": r.model, "file": target.name, "round": round_no}
+                {
+                    "custom_id": r.custom_id,
+                    "model": r.model,
+                    "request_model": str(r.body.get("model", "")),
+                    "file": target.name,
+                    "round": round_no,
+                }
             )
             + "\n"
             for r in reqs
         )
-    with manifest_path(export).open("a", encoding="utf-8") as fh:
-        fh.writelines(manifest_lines)
+    _append_manifest(manifest_path(export), manifest_lines)
     return result
 
 
@@ -257,220 +210,3 @@ def read_requests(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                     yield json.loads(line)
                 except ValueError as exc:
                     raise DataError(p, lineno, None, f"not JSON: {exc}") from exc
-
-
-# --------------------------------------------------------------------------- import
-
-
-@dataclass
-class ParsedResult:
-    """One result line: a cache value, or the reason it failed."""
-
-    custom_id: str
-    value: dict[str, Any] | None = None
-    reason: str | None = None
-
-
-def _reason_of_error(error: Any) -> str:
-    if isinstance(error, dict):
-        code = error.get("code") or error.get("type") or "error"
-        message = error.get("message") or ""
-        return f"{code}: {message}".rstrip(": ")
-    return str(error)
-
-
-def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
-    """Read one result line (OpenAI's shape, or older vLLM's bare completion).
-
-    Raises:
-        DataError: The line is not a result line at all (names file and line).
-    """
-    path, lineno = where
-    if not isinstance(row, dict):
-        raise DataError(path, lineno, None, "a result line must be a JSON object")
-    custom_id = row.get("custom_id")
-    if not isinstance(custom_id, str) or not custom_id:
-        raise DataError(path, lineno, "custom_id", "missing or not a string")
-    error = row.get("error")
-    response = row.get("response")
-    if error:
-        return ParsedResult(custom_id, reason=_reason_of_error(error))
-    if response is None:
-        return ParsedResult(custom_id, reason="no response and no error")
-    if not isinstance(response, dict):
-        raise DataError(path, lineno, "response", "must be an object")
-    if "choices" in response and "status_code" not in response:
-        body: Any = response  # vLLM's older shape: the bare chat completion
-    else:
-        status = response.get("status_code", 200)
-        body = response.get("body")
-        if status != 200:
-            detail = body.get("error") if isinstance(body, dict) else body
-            return ParsedResult(custom_id, reason=f"HTTP {status}: {_reason_of_error(detail)}")
-        if isinstance(body, str):  # a body sent as text
-            try:
-                body = json.loads(body)
-            except ValueError:
-                return ParsedResult(custom_id, reason="malformed response: body is not JSON")
-    if not isinstance(body, dict):
-        return ParsedResult(custom_id, reason="malformed response: no body")
-    try:
-        choice = body["choices"][0]
-        text = _content_text(choice["message"].get("content"))
-        finish = choice.get("finish_reason")
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return ParsedResult(custom_id, reason="malformed response: no choices")
-    if not text.strip():
-        return ParsedResult(custom_id, reason=f"empty completion (finish_reason={finish})")
-    usage = body.get("usage") or {}
-    # exactly the value the online path stores (models/core.py), so replay is identical.
-    # A reply cut off by max_tokens is stored too, unlike online (which asks again in a
-    # later run): otherwise an export would ask for it again, and get it again, forever.
-    value = {
-        "text": text,
-        "finish_reason": finish,
-        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-        "completion_tokens": int(usage.get("completion_tokens") or 0),
-    }
-    return ParsedResult(custom_id, value=value)
-
-
-@dataclass
-class ImportReport:
-    """What an import did."""
-
-    files: list[Path] = field(default_factory=list)
-    lines: int = 0
-    imported: int = 0
-    failed: dict[str, int] = field(default_factory=dict)
-    failed_examples: dict[str, str] = field(default_factory=dict)
-    unknown: list[str] = field(default_factory=list)
-    imported_ids: set[str] = field(default_factory=set)
-    cut_off: int = 0
-    """Replies cut off by ``max_tokens`` (``finish_reason`` "length"), stored all the same."""
-
-    @property
-    def n_failed(self) -> int:
-        """Failed lines (not cached; the next export asks for them again)."""
-        return sum(self.failed.values())
-
-    def add(self, other: ImportReport) -> None:
-        """Merge another report into this one."""
-        self.files += other.files
-        self.lines += other.lines
-        self.imported += other.imported
-        for k, v in other.failed.items():
-            self.failed[k] = self.failed.get(k, 0) + v
-            self.failed_examples.setdefault(k, other.failed_examples[k])
-        self.unknown += other.unknown
-        self.imported_ids |= other.imported_ids
-        self.cut_off += other.cut_off
-
-    def summary(self) -> str:
-        """Human-readable lines: counts, the commonest failure reasons, unknown ids."""
-        lines = [
-            f"batch import: {self.lines} result lines from {len(self.files)} file"
-            f"{'s' if len(self.files) != 1 else ''}: {self.imported} replies cached, "
-            f"{self.n_failed} failed, {len(self.unknown)} unknown"
-        ]
-        for reason, n in sorted(self.failed.items(), key=lambda kv: -kv[1])[:5]:
-            lines.append(f"  {n} failed: {reason[:160]} (e.g. {self.failed_examples[reason][:16]})")
-        if self.cut_off:
-            lines.append(
-                f"  {self.cut_off} replies were cut off by max_tokens (finish_reason 'length'); "
-                "stored so that the run can finish (the online path does not keep them for "
-                "later runs): raise max_tokens to ask again"
-            )
-        if self.failed:
-            lines.append("  failed requests are not cached: the next export asks for them again")
-        if self.unknown:
-            shown = ", ".join(u[:16] for u in self.unknown[:3])
-            lines.append(
-                f"  {len(self.unknown)} custom_id(s) match no exported request and were ignored "
-                f"(e.g. {shown})"
-            )
-        return "\n".join(lines)
-
-
-def _iter_lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        fh = path.open("r", encoding="utf-8")
-    except OSError as exc:
-        raise ConflictEvalError(f"{path}: cannot read: {exc}") from exc
-    with fh:
-        try:
-            yield from enumerate(fh, start=1)
-        except UnicodeDecodeError as exc:
-            raise DataError(path, None, None, f"not UTF-8 text: {exc}") from exc
-
-
-def import_results(
-    files: Iterable[str | os.PathLike[str]],
-    cache: ResponseCache,
-    manifests: Iterable[str | os.PathLike[str]],
-) -> ImportReport:
-    """Store the successful replies of batch result files in ``cache``.
-
-    Args:
-        files: Result files (OpenAI output or error files, or vLLM results).
-        cache: The response cache the workflow reads.
-        manifests: Manifest files (or request files, whose manifest is used)
-            naming every request the library exported.
-
-    Returns:
-        The report: replies cached, failed lines with reasons, unknown ids.
-
-    Raises:
-        DataError: A line is not JSON or not a result line (file and line named).
-        ConflictEvalError: No manifest lists any request.
-    """
-    models: dict[str, str] = {}
-    for m in manifests:
-        mp = Path(m)
-        if not mp.name.endswith(".manifest.jsonl"):
-            mp = manifest_path(mp)
-        if not mp.exists():
-            raise ConflictEvalError(f"{mp}: no such manifest (the export writes it)")
-        for e in read_manifest(mp):
-            models[e.custom_id] = e.model
-    if not models:
-        raise ConflictEvalError("the manifests list no exported request")
-    report = ImportReport()
-    for f in files:
-        path = Path(f)
-        report.files.append(path)
-        rows: list[tuple[str, str, dict[str, Any]]] = []
-        for lineno, line in _iter_lines(path):
-            if not line.strip():
-                continue
-            report.lines += 1
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise DataError(path, lineno, None, f"not JSON: {exc}") from exc
-            parsed = parse_result(row, (path, lineno))
-            model = models.get(parsed.custom_id)
-            if model is None:
-                report.unknown.append(parsed.custom_id)
-                continue
-            if parsed.value is None:
-                reason = parsed.reason or "failed"
-                report.failed[reason] = report.failed.get(reason, 0) + 1
-                report.failed_examples.setdefault(reason, parsed.custom_id)
-                continue
-            rows.append((parsed.custom_id, model, parsed.value))
-            report.imported_ids.add(parsed.custom_id)
-            report.cut_off += parsed.value["finish_reason"] == "length"
-        cache.put_many(rows)
-        report.imported += len(rows)
-    return report
-
-
-def find_manifests(files: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Every manifest in the folders of ``files`` (used when no ``--export`` is given)."""
-    found: list[Path] = []
-    for f in files:
-        for m in sorted(Path(f).resolve().parent.glob("*.manifest.jsonl")):
-            if m not in found:
-                found.append(m)
-    return found

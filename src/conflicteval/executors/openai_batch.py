@@ -13,15 +13,24 @@ request file) as soon as it exists, so a killed ``batch run`` resumes polling
 the same batches instead of paying for them twice. An expired or cancelled
 batch's partial output is imported; the next run exports, and the next
 round submits, only what is still missing.
+
+A batch is never created twice: ``batch run`` holds a lock on the export for
+its whole run (a second ``batch run`` on it stops at once), records its intent
+in the state file before asking the server to create a batch, asks without the
+SDK's automatic retries, and before every creation (and after a failed one)
+looks in the server's batch list for a batch of the same file, round and
+content (the metadata it sends) and adopts it instead.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -55,6 +64,8 @@ class BatchJob:
     imported: bool = False
     imported_replies: int = 0
     errors: list[str] = field(default_factory=list)
+    sha256: str = ""
+    """sha256 of the request file's bytes (sent as metadata, to find the batch again)."""
 
 
 @dataclass
@@ -73,7 +84,7 @@ class BatchState:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             return cls(export=data["export"], jobs=[BatchJob(**j) for j in data["jobs"]])
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             raise ConflictEvalError(f"{path}: not a batch state file: {exc}") from exc
 
     def save(self, export: Path) -> None:
@@ -123,6 +134,8 @@ class BatchRunner:
         max_rounds: Stop after this many submitted rounds.
         sleep: The sleep function (tests pass a fast one).
         out: Where progress lines go.
+        served_models: Model names the server reports for the requested models
+            (see :func:`~conflicteval.executors.batchimport.import_results`).
     """
 
     def __init__(
@@ -138,6 +151,7 @@ class BatchRunner:
         max_rounds: int = 20,
         sleep: Callable[[float], None] = time.sleep,
         out: TextIO | None = None,
+        served_models: tuple[str, ...] = (),
     ) -> None:
         self.client = client
         self.export = Path(export)
@@ -149,6 +163,7 @@ class BatchRunner:
         self.max_rounds = max_rounds
         self.sleep = sleep
         self.out = out if out is not None else sys.stderr
+        self.served_models = served_models
         self.state = BatchState.load(self.export)
 
     def _say(self, text: str) -> None:
@@ -156,7 +171,16 @@ class BatchRunner:
 
     # -- the loop -------------------------------------------------------------
     def run(self) -> int:
-        """Rounds until the command ends without pending requests; returns its exit status."""
+        """Rounds until the command ends without pending requests; returns its exit status.
+
+        Raises:
+            ConflictEvalError: Another ``batch run`` holds the export's lock.
+        """
+        with export_lock(self.export):
+            self.state = BatchState.load(self.export)  # as the lock holder left it
+            return self._rounds()
+
+    def _rounds(self) -> int:
         rounds = 0
         while True:
             active = self.state.active()
@@ -186,7 +210,7 @@ class BatchRunner:
         for path in files:
             if not path.exists():
                 continue
-            job = BatchJob(file=path.name, round=round_no)
+            job = BatchJob(file=path.name, round=round_no, sha256=_file_sha256(path))
             lines = list(batchfile.read_requests(path))
             job.requests = len(lines)
             job.model = str(lines[0]["body"].get("model", "")) if lines else ""
@@ -196,17 +220,15 @@ class BatchRunner:
         return jobs
 
     def _create(self, job: BatchJob, path: Path) -> None:
+        if not job.sha256 and path.exists():
+            job.sha256 = _file_sha256(path)
         if job.input_file_id is None:
             with path.open("rb") as fh:
                 uploaded = self.client.files.create(file=fh, purpose="batch")
             job.input_file_id = uploaded.id
-            self.state.save(self.export)
-        batch = self.client.batches.create(
-            input_file_id=job.input_file_id,
-            endpoint=CHAT_URL,
-            completion_window=COMPLETION_WINDOW,
-            metadata={"conflicteval_file": job.file, "conflicteval_round": str(job.round)},
-        )
+        job.status = "creating"  # the intent, on disk before the call
+        self.state.save(self.export)
+        batch = self._existing(job) or self._create_once(job)
         job.id = batch.id
         job.status = batch.status
         self.state.save(self.export)  # at once: a killed run resumes this batch
@@ -215,8 +237,56 @@ class BatchRunner:
             f"{job.model}) as {job.id}"
         )
 
+    def _metadata(self, job: BatchJob) -> dict[str, str]:
+        return {
+            "conflicteval_file": job.file,
+            "conflicteval_round": str(job.round),
+            "conflicteval_sha256": job.sha256,
+        }
+
+    def _existing(self, job: BatchJob) -> Any:
+        """A batch the server already has for this file, round and content (None: none)."""
+        wanted = self._metadata(job)
+        try:
+            for n, batch in enumerate(self.client.batches.list(limit=100)):
+                if n >= 1000:
+                    break
+                meta = getattr(batch, "metadata", None) or {}
+                if all(meta.get(k) == v for k, v in wanted.items()) and batch.status != "failed":
+                    self._say(f"batch run: {job.file} (round {job.round}) is already {batch.id}")
+                    return batch
+        except Exception as exc:
+            self._say(f"batch run: could not list existing batches ({type(exc).__name__})")
+        return None
+
+    def _create_once(self, job: BatchJob, attempts: int = 3) -> Any:
+        """Create the batch without the SDK's retries; after a failure, look before retrying."""
+        import openai
+
+        client = self.client.with_options(max_retries=0)
+        for attempt in range(1, attempts + 1):
+            try:
+                return client.batches.create(
+                    input_file_id=job.input_file_id,
+                    endpoint=CHAT_URL,
+                    completion_window=COMPLETION_WINDOW,
+                    metadata=self._metadata(job),
+                )
+            except (openai.APIStatusError, openai.APIConnectionError) as exc:
+                found = self._existing(job)  # the server may have created it all the same
+                if found is not None:
+                    return found
+                if attempt == attempts or (
+                    isinstance(exc, openai.APIStatusError) and exc.status_code < 500
+                ):
+                    raise ConflictEvalError(
+                        f"batch run: creating the batch for {job.file} failed: {exc}"
+                    ) from exc
+                self.sleep(self.poll_interval * attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def finish(self, jobs: list[BatchJob]) -> int:
-        """Poll ``jobs`` to their end, download and import; returns replies cached."""
+        """Poll ``jobs`` to their end, download and import; returns the usable replies."""
         replies = 0
         for job in jobs:
             if job.id is None:  # uploaded, but the run was killed before the batch existed
@@ -262,9 +332,9 @@ class BatchRunner:
         for kind, file_id in (("output", job.output_file_id), ("errors", job.error_file_id)):
             if not file_id:
                 continue
-            target = folder / f"{job.id}.{kind}.jsonl"
+            target = batchfile.result_file(self.export, str(job.id), kind)
             content = self.client.files.content(file_id)
-            target.write_bytes(content.content)
+            _write_bytes_atomically(target, content.content)
             files.append(target)
         if job.status == "failed":
             self._say(f"batch {job.id} failed: " + ("; ".join(job.errors) or "no reason given"))
@@ -273,13 +343,67 @@ class BatchRunner:
                 f"batch {job.id} {job.status}: importing its partial output; what is missing "
                 "is exported again"
             )
-        report = batchfile.import_results(files, self.cache, [batchfile.manifest_path(self.export)])
+        report = batchfile.import_results(
+            files,
+            self.cache,
+            [batchfile.manifest_path(self.export)],
+            served_models=self.served_models,
+        )
         if files:
             self._say(report.summary())
         job.imported = True
         job.imported_replies = report.imported
         self.state.save(self.export)
-        return report.imported
+        return report.usable
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _write_bytes_atomically(target: Path, data: bytes) -> None:
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def export_lock(export: Path) -> Iterator[None]:
+    """Hold ``<stem>.lock`` beside ``export`` (an advisory ``flock``) for a ``batch run``.
+
+    Raises:
+        ConflictEvalError: Another process (or ``batch run``) holds it.
+    """
+    path = batchfile.state_path(export).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+", encoding="utf-8") as fh:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no advisory locks on this platform
+            yield
+            return
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise ConflictEvalError(
+                f"{export}: another 'batch run' is working on this export (lock {path}); "
+                "wait for it to finish, or stop it, before starting another"
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _read_status(job: BatchJob, batch: Any) -> Any:

@@ -37,6 +37,12 @@ class FileServer:
             next N ``GET`` requests (to test resumed downloads); set ``fail_times``.
         fail_times: How many ``GET`` requests are cut off by ``fail_after``.
         ignore_range: Answer ``200`` with the whole file even when a range is asked for.
+        etags: Plain files: send an ``ETag`` (the sha256 of the bytes) and honour ``If-Range``
+            (a range whose ``If-Range`` names another ``ETag`` gets the whole file, ``200``).
+        range_from_zero: Answer a range request with ``206`` and the whole file from byte 0
+            (a server that ignores the range but still says 206).
+        no_length: Plain files: send no ``Content-Length`` (the body ends when the
+            connection closes), so a cut body cannot be told from a whole one.
     """
 
     def __init__(
@@ -48,6 +54,9 @@ class FileServer:
         fail_after: int | None = None,
         fail_times: int = 0,
         ignore_range: bool = False,
+        etags: bool = False,
+        range_from_zero: bool = False,
+        no_length: bool = False,
     ) -> None:
         self.files = dict(files or {})
         self.hub = dict(hub or {})
@@ -55,6 +64,9 @@ class FileServer:
         self.fail_after = fail_after
         self.fail_times = fail_times
         self.ignore_range = ignore_range
+        self.etags = etags
+        self.range_from_zero = range_from_zero
+        self.no_length = no_length
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -129,6 +141,16 @@ class FileServer:
         start = 0
         status = 200
         headers: dict[str, str] = {"Accept-Ranges": "bytes"}
+        etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
+        if self.etags:
+            headers["ETag"] = etag
+            if_range = h.headers.get("If-Range")
+            if if_range is not None and if_range != etag:
+                rng = None  # the file changed: the whole new file
+        if rng and self.range_from_zero:
+            status = 206
+            headers["Content-Range"] = f"bytes 0-{len(data) - 1}/{len(data)}"
+            rng = None
         if rng and not self.ignore_range:
             m = re.fullmatch(r"bytes=(\d+)-", rng.strip())
             if m:
@@ -148,10 +170,20 @@ class FileServer:
             h.send_response(status)
             for k, v in headers.items():
                 h.send_header(k, v)
-            h.send_header("Content-Length", str(len(payload)))
+            if not self.no_length:
+                h.send_header("Content-Length", str(len(payload)))
             h.end_headers()
             h.wfile.write(payload[:cut])
             h.wfile.flush()
+            h.close_connection = True
+            return
+        if self.no_length:
+            h.send_response(status)
+            for k, v in headers.items():
+                h.send_header(k, v)
+            h.end_headers()
+            if body:
+                h.wfile.write(payload)
             h.close_connection = True
             return
         self._send(h, status, payload, headers, body)

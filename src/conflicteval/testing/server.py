@@ -168,6 +168,9 @@ class OpenAICompatServer:
             carrying ``response_format``.
         host: Interface to bind (loopback only).
         port: Port (0: ephemeral).
+        create_faults: HTTP statuses answered, in order, to batch creations after
+            the batch was created (the client sees an error; the batch exists).
+        output_garbage: Lines added to every batch output file (damaged lines).
 
     Attributes:
         requests: The request log (list of LoggedRequest), in arrival order.
@@ -188,6 +191,8 @@ class OpenAICompatServer:
         line_faults: Mapping[str, Fault]
         | Callable[[str, dict[str, Any]], Fault | None]
         | None = None,
+        create_faults: Sequence[int] | None = None,
+        output_garbage: Sequence[str] | None = None,
     ) -> None:
         if not host.startswith("127.") and host not in ("localhost", "::1"):
             raise ValueError("the test server binds to loopback addresses only")
@@ -213,6 +218,11 @@ class OpenAICompatServer:
         self.files: dict[str, dict[str, Any]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_lines_answered = 0
+        self.create_faults: list[int] = list(create_faults or [])
+        """HTTP statuses answered, in order, to batch creations AFTER the batch was created
+        (a server that fails while answering: the batch exists, the client sees an error)."""
+        self.output_garbage: list[str] = list(output_garbage or [])
+        """Lines added to every batch output file (a provider writing a damaged line)."""
 
     # -- configuration from tests -----------------------------------------
     def set_replies(self, replies: Replies) -> None:
@@ -582,6 +592,9 @@ class OpenAICompatServer:
             "outcome": outcome,
             "retrieves": 0,
         }
+        if self.create_faults:
+            status = self.create_faults.pop(0)
+            return status, json.loads(_error_body(f"error {status} after creating", "server"))
         return 200, self._batch_view(self.batches[batch_id])
 
     def _advance(self, batch: dict[str, Any]) -> None:
@@ -639,6 +652,8 @@ class OpenAICompatServer:
                 }
                 ok = False
             (output if ok else errors).append(json.dumps(row))
+        if output:
+            output[1:1] = self.output_garbage
         counts = batch["request_counts"]
         counts["completed"] = len(output)
         counts["failed"] = len(errors)

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval._atomic import atomic_open
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ConflictEvalError
@@ -26,7 +27,6 @@ from conflicteval.runner import (
     read_identity,
     record_identity,
     run_batch,
-    write_json_lines,
 )
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.instance import WikiContradictInstance
@@ -286,7 +286,13 @@ def _write_plan(run_dir: Path, items: Sequence[GenerationItem]) -> None:
     """Merge ``items`` into ``<run>/plan.jsonl`` (so failed rows keep their metadata)."""
     merged = {it.id: it for it in _read_plan(run_dir)}
     merged.update({it.id: it for it in items})
-    write_json_lines(run_dir / PLAN_FILE, merged.values())
+    try:  # whole or not at all: a full disk never leaves a torn plan behind
+        with atomic_open(run_dir / PLAN_FILE) as fh:
+            fh.writelines(it.model_dump_json() + "\n" for it in merged.values())
+    except OSError as exc:
+        raise ConflictEvalError(
+            f"{run_dir / PLAN_FILE}: could not write the plan ({exc.strerror or exc})"
+        ) from exc
 
 
 def _read_plan(run_dir: Path) -> list[GenerationItem]:
@@ -294,13 +300,15 @@ def _read_plan(run_dir: Path) -> list[GenerationItem]:
     if not path.exists():
         return []
     out = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if line.strip():
-                try:
-                    out.append(GenerationItem.model_validate_json(line))
-                except ValueError as exc:
-                    raise ConflictEvalError(f"{path}: line {n}: not a plan row: {exc}") from exc
+    lines = path.read_bytes().split(b"\n")
+    for n, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                out.append(GenerationItem.model_validate_json(line))
+            except ValueError as exc:
+                if n == len(lines):  # no final newline: a torn last line (an older writer)
+                    continue  # its item is planned again from the data
+                raise ConflictEvalError(f"{path}: line {n}: not a plan row: {exc}") from exc
     return out
 
 

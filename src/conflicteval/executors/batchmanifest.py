@@ -1,0 +1,172 @@
+"""Where a batch export keeps its files, and its manifest of exported requests.
+
+Beside every request file ``requests.jsonl`` live its manifest
+(``requests.manifest.jsonl``: one line per exported request, with ``custom_id``,
+``model``, ``request_model``, ``file`` and ``round``), ``batch run``'s state
+(``requests.batches.json``) and downloaded results (``requests.results/``).
+The manifest is rewritten whole (temporary file + rename) on every export
+round; a torn last line (a write cut short) is skipped when read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from conflicteval._atomic import atomic_open
+from conflicteval.errors import DataError
+
+log = logging.getLogger("conflicteval.batch")
+
+# --------------------------------------------------------------------------- paths
+
+
+def manifest_path(export: str | os.PathLike[str]) -> Path:
+    """``requests.jsonl`` → ``requests.manifest.jsonl`` (beside it)."""
+    p = Path(export)
+    return p.with_name(f"{_stem(p)}.manifest.jsonl")
+
+
+def state_path(export: str | os.PathLike[str]) -> Path:
+    """``requests.jsonl`` → ``requests.batches.json`` (``batch run``'s state)."""
+    p = Path(export)
+    return p.with_name(f"{_stem(p)}.batches.json")
+
+
+def results_dir(export: str | os.PathLike[str]) -> Path:
+    """Where ``batch run`` keeps downloaded result files: ``requests.results/``."""
+    p = Path(export)
+    return p.with_name(f"{_stem(p)}.results")
+
+
+def result_file(export: str | os.PathLike[str], batch_id: str, kind: str) -> Path:
+    """Where ``batch run`` stores one downloaded result file of batch ``batch_id``.
+
+    The id comes from the server, so it is never used as a path as it is: only
+    letters, digits, ``-`` and ``_`` are kept, and an id with anything else (a
+    ``/``, ``..``) is named by its sha256 instead, inside :func:`results_dir`.
+    """
+    folder = results_dir(export)
+    safe = re.sub(r"[^A-Za-z0-9_-]", "", batch_id)
+    if safe != batch_id or not safe:
+        safe = "batch-" + hashlib.sha256(batch_id.encode("utf-8", "replace")).hexdigest()[:24]
+    return folder / f"{safe}.{kind}.jsonl"
+
+
+def _stem(p: Path) -> str:
+    return p.name[: -len(".jsonl")] if p.name.endswith(".jsonl") else p.stem
+
+
+def _part_path(export: Path, index: int) -> Path:
+    return export.with_name(f"{_stem(export)}.{index:03d}.jsonl")
+
+
+def _stale_parts(export: Path) -> list[Path]:
+    stem = _stem(export)
+    out = [export] if export.exists() else []
+    for p in export.parent.glob(f"{stem}.[0-9][0-9][0-9].jsonl"):
+        out.append(p)
+    return out
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One exported request.
+
+    ``request_model`` is the body's ``model`` (the name sent to the server);
+    manifests written before it was recorded leave it empty.
+    """
+
+    custom_id: str
+    model: str
+    file: str
+    round: int
+    request_model: str = ""
+
+    @property
+    def sent_model(self) -> str:
+        """The model name the request body carried (from the spec when not recorded)."""
+        return self.request_model or self.model.split("/", 1)[-1]
+
+
+def _manifest_lines(p: Path) -> list[tuple[int, bytes, bool]]:
+    """``(line number, bytes, complete)`` of a manifest; the last is incomplete when torn."""
+    data = p.read_bytes()
+    pieces = data.split(b"\n")
+    out = [(n, piece, True) for n, piece in enumerate(pieces[:-1], start=1)]
+    if pieces[-1]:
+        out.append((len(pieces), pieces[-1], False))  # no final newline: a torn write
+    return out
+
+
+def read_manifest(path: str | os.PathLike[str]) -> list[ManifestEntry]:
+    """The entries of a manifest file (missing file: none).
+
+    A torn last line (a write cut off before its newline) is skipped with a
+    warning: its requests were never submitted from this manifest.
+
+    Raises:
+        DataError: A complete line is not a manifest entry (names file and line).
+    """
+    p = Path(path)
+    if not p.exists():
+        return []
+    entries = []
+    for lineno, raw, complete in _manifest_lines(p):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw.decode("utf-8"))
+            entries.append(
+                ManifestEntry(
+                    str(row["custom_id"]),
+                    str(row["model"]),
+                    str(row["file"]),
+                    int(row["round"]),
+                    str(row.get("request_model") or ""),
+                )
+            )
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+            if not complete:
+                log.warning("%s: line %d is torn (no final newline); ignoring it", p, lineno)
+                continue
+            raise DataError(p, lineno, None, f"not a manifest entry: {exc}") from exc
+    return entries
+
+
+def _append_manifest(path: Path, lines: list[str]) -> None:
+    """Add ``lines`` to the manifest by writing it whole (temporary file + rename)."""
+    kept = (
+        b"".join(raw + b"\n" for _, raw, complete in _manifest_lines(path) if complete)
+        if (path.exists())
+        else b""
+    )
+    with atomic_open(path) as fh:
+        fh.write(kept.decode("utf-8") + "".join(lines))
+
+
+def known_ids(export: str | os.PathLike[str]) -> set[str]:
+    """The custom ids ever exported to ``export`` (from its manifest)."""
+    return {e.custom_id for e in read_manifest(manifest_path(export))}
+
+
+def latest_round(export: str | os.PathLike[str]) -> tuple[int, list[Path]]:
+    """The last export round of ``export`` and the request files it wrote."""
+    entries = read_manifest(manifest_path(export))
+    if not entries:
+        return 0, []
+    last = max(e.round for e in entries)
+    names: list[str] = []
+    for e in entries:
+        if e.round == last and e.file not in names:
+            names.append(e.file)
+    base = Path(export).parent
+    return last, [base / n for n in names]
