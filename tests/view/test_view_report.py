@@ -150,7 +150,9 @@ def test_compare_marks_differences(tmp_path: Path) -> None:
     html = render_report([a, b])
     rows = {r[0]: r for r in blob(html)["compare"]["rows"]}
     assert rows["r0"][2] is False and rows["r3"] == ["r3", [rows["r3"][1][0], None], True]
-    assert "id='view-compare'" in html and "no interval recorded" in html
+    assert "id='view-compare'" in html
+    # score runs record 95 % intervals of their means, so the difference is tested against them
+    assert "within the intervals" in html or "differs beyond the intervals" in html
 
 
 def test_cli_writes_the_report_and_refuses_bad_input(
