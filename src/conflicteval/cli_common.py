@@ -313,7 +313,12 @@ def exit_status(counts: dict[str, int]) -> int:
 
 
 def finish(
-    result: Any, what: str = "items", *, stream: TextIO | None = None, limit: int = 5
+    result: Any,
+    what: str = "items",
+    *,
+    stream: TextIO | None = None,
+    limit: int = 5,
+    calls: bool = True,
 ) -> int:
     """Print the closing lines of a batch command and return its exit status.
 
@@ -322,12 +327,14 @@ def finish(
         what: What the items are ("responses", "claims", ...).
         stream: Where to print (default: standard error).
         limit: How many failure reasons to show.
+        calls: Print the "this run: N model calls" line (False for a command that calls
+            no model).
 
     Returns:
         :func:`exit_status` of the result's counts.
     """
     out = stream if stream is not None else sys.stderr
-    print(result.report(what, limit=limit), file=out)
+    print(result.report(what, limit=limit, calls=calls), file=out)
     counts = result.counts
     if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)

@@ -243,8 +243,7 @@ def _score_one(args: argparse.Namespace) -> int:
         u = result.usage
         print(
             f"{result.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
-            f"{result.n_failed_pairs} failed pairs"
+            f"{u.tokens_text()}; {result.n_failed_pairs} failed pairs"
         )
     # 0: every pair labelled; 1: some pairs (or the decomposition) failed
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conflicteval.suggest import unknown
 from conflicteval.conflictscore.decompose import LLMDecomposer, SentenceDecomposer, WholeResponse
 from conflicteval.conflictscore.labelers import (
     Labeler,
@@ -60,7 +61,7 @@ def make_labeler(
 
         return NLILabeler(nli_model, device="auto")  # a GPU when there is one (a GPU actor)
     if kind not in _LLM_LABELERS:
-        raise ValueError(f"unknown labeler {kind!r} (known: {', '.join(LABELER_KINDS)})")
+        raise ValueError(unknown("labeler", kind, LABELER_KINDS))
     if model is None:
         raise ValueError(f"the {kind} labeler needs a model (--model SPEC)")
     labeler: Labeler = _LLM_LABELERS[kind](model, structured=structured)
@@ -74,7 +75,7 @@ def make_decomposer(kind: str, model: Model | None = None) -> Any:
     if kind == "whole":
         return WholeResponse()
     if kind != "llm":
-        raise ValueError(f"unknown decomposer {kind!r} (known: {', '.join(DECOMPOSER_KINDS)})")
+        raise ValueError(unknown("decomposer", kind, DECOMPOSER_KINDS))
     if model is None:
         raise ValueError("the llm decomposer needs a model (--model SPEC)")
     return LLMDecomposer(model)

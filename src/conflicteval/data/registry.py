@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from conflicteval.suggest import did_you_mean
 from conflicteval.errors import ConflictEvalError
 
 Kind = Literal["hf", "url", "manual"]
@@ -268,4 +269,5 @@ def get_entry(name: str) -> DatasetFile:
         if entry.name == name:
             return entry
     names = ", ".join(e.name for e in REGISTRY)
-    raise ConflictEvalError(f"unknown dataset {name!r}; the registry has: {names}")
+    hint = did_you_mean(name, [e.name for e in REGISTRY])
+    raise ConflictEvalError(f"unknown dataset {name!r}{hint} (the registry has: {names})")

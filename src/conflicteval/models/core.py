@@ -32,6 +32,7 @@ from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.observe import active_observers
+from conflicteval import pricing
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
@@ -337,6 +338,8 @@ class Model:
                     cached_calls=1,
                     truncated=int(hit.get("finish_reason") == "length"),
                 )
+                usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
+                usage.cached_completion_tokens = usage.completion_tokens
                 self._account(usage)
                 for obs in active_observers():  # batch export and cost accounting see hits
                     obs.on_cached(self, key, usage)
@@ -366,6 +369,8 @@ class Model:
             completion_tokens=resp.completion_tokens,
             calls=1,
             truncated=int(truncated),
+            models=[self.name],
+            cost_usd=pricing.call_cost(self.name, resp.prompt_tokens, resp.completion_tokens),
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
         for obs in observers:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conflicteval.suggest import did_you_mean
 from conflicteval._sync import run_sync
 from conflicteval.cli_common import (
     SPEC_HELP,
@@ -89,7 +90,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("md", "csv", "json"), default="md", help="output format (md)"
     )
-    p.add_argument("--layout", choices=("table5", "table2"), default="table5", help="for md")
+    p.add_argument(
+        "--layout",
+        choices=("compact", "table5", "table2"),
+        default="compact",
+        help="for md: 'compact' (default; fits 100 columns: a row per model and subset), or the "
+        "paper's wide layouts 'table5' (a row per model) and 'table2' (a column per model and "
+        "subset)",
+    )
+    p.add_argument(
+        "--per-item",
+        action="store_true",
+        help="one flat row per generated response instead of the aggregate tables: id, "
+        "template, question, response, verdict, judge comment, gold answers, tokens, cost "
+        "(--format csv or json; json is JSON lines)",
+    )
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     p.add_argument("--out", default=None, help="write to this file instead of stdout")
     p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
@@ -155,7 +170,27 @@ def _aliases(args: argparse.Namespace) -> dict[str, str]:
         if not sep or not name or not row:
             raise ConflictEvalError(f"--match expects MODEL=PAPER_ROW, got {item!r}")
         out[name] = row
+    if out and not args.compare:
+        raise ConflictEvalError("--match pairs models with a published table's rows: add --compare")
     return out
+
+
+def check_aliases(aliases: dict[str, str], measured: list[str], table: str) -> None:
+    """Refuse a ``--match`` naming a model that was not measured or a row the paper lacks.
+
+    Raises:
+        UsageError: The unknown name, with the nearest known one.
+    """
+    from conflicteval.errors import UsageError
+    from conflicteval.suggest import unknown
+    from conflicteval.wikicontradict.published import published_table
+
+    rows = published_table(table).models
+    for name, row in aliases.items():
+        if name not in measured:
+            raise UsageError(f"--match {name}={row}: " + unknown("measured model", name, measured))
+        if row not in rows:
+            raise UsageError(f"--match {name}={row}: " + unknown(f"{table} row", row, rows))
 
 
 def _template_options(p: argparse.ArgumentParser) -> None:
@@ -238,7 +273,8 @@ def _render(args: argparse.Namespace) -> int:
     tset = _template_set(args)
     if args.template not in tset:
         raise ConflictEvalError(
-            f"unknown template {args.template!r}; available: {', '.join(tset.names())}"
+            f"unknown template {args.template!r}{did_you_mean(args.template, tset.names())}; "
+            f"available: {', '.join(tset.names())}"
         )
     r = render(inst, args.template, tset)
     print(r.prompt)
@@ -342,8 +378,12 @@ def _report(args: argparse.Namespace) -> int:
 
     if args.compare and args.format == "csv":
         raise ConflictEvalError("--compare works with --format md or json")
+    if args.per_item:
+        return _report_items(args)
     aliases = _aliases(args)
     report = build_report(args.run, args.judgements)
+    if aliases:
+        check_aliases(aliases, report.models, args.compare)
     rows = compare_to_published(report, args.compare, aliases=aliases) if args.compare else []
     if args.format == "csv":
         text = report.to_csv()
@@ -364,7 +404,27 @@ def _report(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if args.plot:
         _err(f"written: {report.plot(args.plot)}")
-    return finish(_report_records(args.run, args.judgements), "generated rows")
+    # a report calls no model: no "this run: 0 model calls" line
+    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
+
+
+def _report_items(args: argparse.Namespace) -> int:
+    """``report --per-item``: the flat per-item table as CSV or JSON lines."""
+    from conflicteval.errors import UsageError
+    from conflicteval.wikicontradict.item_table import build_item_table
+
+    if args.format == "md":
+        raise UsageError("--per-item writes --format csv or --format json (JSON lines)")
+    if args.compare or args.plot:
+        raise UsageError("--per-item lists items; --compare and --plot are for the aggregate")
+    table = build_item_table(args.run, args.judgements)
+    text = table.to_csv() if args.format == "csv" else table.to_jsonl()
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        _err(f"written: {args.out} ({len(table.rows)} rows)")
+    else:
+        sys.stdout.write(text)
+    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
 
 
 def _report_records(run: str, judgements: str | None) -> BatchResult:
@@ -416,6 +476,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
     )
     judge = Judge(judge_model)
+    if aliases:  # before any call
+        check_aliases(aliases, [judge.name], args.compare)
     if args.dry_run:
         if judge.model is None:
             print("dry run for lexical: grading is offline, no model calls")
