@@ -30,6 +30,7 @@ AREAS = (
     "conflicteval.feverous.cli",
     "conflicteval.executors.batch_cli",
     "conflicteval.data.cli",
+    "conflicteval.docs_pages",
 )
 
 

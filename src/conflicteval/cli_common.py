@@ -205,7 +205,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="call no model: write the calls the cache cannot answer to FILE as OpenAI Batch "
         "API / vllm run-batch requests, then exit 3; import the results with "
-        "'conflicteval batch import' and run the command again (see docs/batch.md)",
+        "'conflicteval batch import' and run the command again (see 'conflicteval docs batch')",
     )
 
 

@@ -159,6 +159,7 @@ class ConflictScoreMetric(BaseMetric):
         self.result = result
         self.input_tokens = result.usage.prompt_tokens
         self.output_tokens = result.usage.completion_tokens
+        self.evaluation_cost = _cost(result)  # deepeval's "token cost": None only when unknown
         problem = unscored_reason(result, "cs_c")
         if problem is not None:
             self.score = None
@@ -176,6 +177,10 @@ class ConflictScoreMetric(BaseMetric):
             "failed_pairs": result.n_failed_pairs,
         }
         self.reason = conflict_reason(result) if self.include_reason else None
+        if self.reason is not None:
+            from conflicteval.pricing import cost_text
+
+            self.reason += f" ({cost_text(result.usage)})"
         self.success = self.is_successful()
         self.verbose_logs = construct_verbose_logs(
             self,
@@ -210,3 +215,16 @@ class ConflictScoreMetric(BaseMetric):
 
     def __repr__(self) -> str:
         return f"ConflictScoreMetric(threshold={self.threshold}, scorer={self.scorer!r})"
+
+
+def _cost(result: ScoreResult) -> float | None:
+    """Estimated dollars of the calls sent for ``result`` (0.0 when none was sent; None when
+    a model they went to has no known price)."""
+    from conflicteval.pricing import lookup
+
+    usage = result.usage
+    if not usage.sent_calls:
+        return 0.0
+    if not usage.models or any(lookup(m) is None for m in usage.models):
+        return None
+    return usage.cost_usd

@@ -187,7 +187,9 @@ def format_usd(amount: float) -> str:
         return "$0"
     if amount >= 1:
         return f"${amount:,.2f}"
-    return f"${amount:.4f}" if amount >= 0.0001 else f"${amount:.2g}"
+    if amount >= 0.0001:
+        return f"${amount:.4f}"
+    return "$" + f"{amount:.8f}".rstrip("0").rstrip(".")  # no exponent: $0.000043
 
 
 def missing_note(model: str) -> str:

@@ -298,6 +298,7 @@ def _score_batch(args: argparse.Namespace) -> int:
                 "error": rec.error,
             }
         )
+    from conflicteval.pricing import cost_summary
     from conflicteval.runner import write_json_lines
 
     write_json_lines(out / "scores.jsonl", rows)
@@ -313,6 +314,9 @@ def _score_batch(args: argparse.Namespace) -> int:
         "failed_pairs": sum(r["n_failed_pairs"] or 0 for r in rows),
         "usage": result.total_usage.model_dump(),
         "usage_this_run": result.usage.model_dump(),
+        # tokens sent vs replayed from the cache are in the usage fields; money beside them
+        "cost": cost_summary(result.total_usage),
+        "cost_this_run": cost_summary(result.usage),
         "decomposer": scorer.decomposer.name,
         "labeler": scorer.labeler.name,
         "executor": result.executor,

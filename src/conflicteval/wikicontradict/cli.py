@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     wc = subparsers.add_parser(
         "wikicontradict",
         help="WikiContradict: real-world inter-context conflicts (load, generate, judge, report)",
-        description="WikiContradict benchmark: see docs/wikicontradict.md.",
+        description="WikiContradict benchmark: see 'conflicteval docs wikicontradict'.",
     )
     sub = wc.add_subparsers(dest="wc_command", metavar="ACTION", required=True)
 
