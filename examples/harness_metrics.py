@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help="OpenAI-compatible server for --model")
     parser.add_argument("--threshold", type=float, default=0.0, help="deepeval: largest CS-C")
     args = parser.parse_args(argv)
+    needs = f"{args.model} (an API key, or --base-url)" if args.model else "nothing (offline)"
+    print(f"needs: {needs}; the ragas / deepeval extras (each part is skipped without its own)")
+    print("output: none (prints its results; deepeval's run files go to a temporary directory)")
     scorer = make_scorer(args)
     items = load_demo_items()
     print(f"ConflictScore with {scorer!r} on {len(items)} demo responses\n")
