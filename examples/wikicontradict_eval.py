@@ -83,7 +83,8 @@ def main() -> int:
         args.model = "openai/test-model"
         args.limit = 5 if args.limit is None else args.limit
         data = args.data or "the WikiContradict release (fetched by name)"
-        print(f"needs: {data}; tested model: a local test server ({args.limit} instances)")
+        print(f"needs: {data}")
+        print(f"tested model: a local test server with canned replies ({args.limit} instances)")
     else:
         print(f"needs: {args.model} (an API key, or --base-url for your server)")
     out = args.out or tempfile.mkdtemp(prefix="conflicteval-wikicontradict-")
