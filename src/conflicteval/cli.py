@@ -101,14 +101,18 @@ def _selected_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) 
 def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     """argparse's "unrecognized arguments" message, with the nearest option for each."""
     options = [o for a in parser._actions for o in a.option_strings]
-    hints = []
+    hints: list[tuple[str, str]] = []
     for extra in extras:
         if extra.startswith("-"):
-            close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1, cutoff=0.6)
+            typed = extra.split("=", 1)[0]
+            close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
             if close:
-                hints.append(close[0] if len(extras) == 1 else f"{close[0]} for {extra.split('=', 1)[0]}")
+                hints.append((close[0], typed))
+    if len(hints) == 1:
+        hints = [(hints[0][0], "")]
+    named = [f"{option} for {typed}" if typed else option for option, typed in hints]
     text = f"unrecognized arguments: {' '.join(extras)}"
-    return text + (f" (did you mean {', '.join(hints)}?)" if hints else "")
+    return text + (f" (did you mean {', '.join(named)}?)" if named else "")
 
 
 def build_parser() -> argparse.ArgumentParser:
