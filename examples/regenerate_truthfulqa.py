@@ -142,9 +142,7 @@ def main() -> None:
         questions = load_truthfulqa(args.questions)
         docs = load_retrieved_documents(args.documents, questions)
         scorer = ConflictScorer(LLMDecomposer(model), LLMLabeler(model))
-        run = run_regeneration(
-            questions, docs, model, scorer, checkpoint=out / "checkpoint.jsonl"
-        )
+        run = run_regeneration(questions, docs, model, scorer, checkpoint=out / "checkpoint.jsonl")
     print(run.tables(paper=True))
     print(run.summary_text())
 

@@ -32,8 +32,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from conflicteval.data import resolve
-from conflicteval.errors import ConflictEvalError
 from conflicteval.data.fetch import DatasetUnavailable
+from conflicteval.errors import ConflictEvalError
 from conflicteval.models import get_model
 from conflicteval.wikicontradict import (
     Judge,
@@ -77,10 +77,15 @@ def main() -> int:
     parser.add_argument("--out", default=None, help="run directory (default: a new temp dir)")
     parser.add_argument("--limit", type=int, default=None, help="first N instances only")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--local-test-server",
+        action="store_true",
+        help="serve canned replies locally (the default without --model and --base-url)",
+    )
     args = parser.parse_args()
-    args.demo = args.model is None and args.base_url is None
+    args.demo = args.local_test_server or (args.model is None and args.base_url is None)
     if args.demo:
-        args.model = "openai/test-model"
+        args.model = args.model or "openai/test-model"
         args.limit = 5 if args.limit is None else args.limit
         data = args.data or "the WikiContradict release (fetched by name)"
         print(f"needs: {data}")
@@ -97,7 +102,9 @@ def main() -> int:
         return 2
     instances = load_wikicontradict(source.path)[: args.limit]
     counts = summary(instances)
-    print(f"{len(instances)} instances ({counts['explicit']} explicit, {counts['implicit']} implicit)")
+    print(
+        f"{len(instances)} instances ({counts['explicit']} explicit, {counts['implicit']} implicit)"
+    )
     templates = [t.strip() for t in args.templates.split(",") if t.strip()]
 
     with _endpoint(args) as base_url:

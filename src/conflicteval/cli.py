@@ -71,13 +71,13 @@ class CommandParser(argparse.ArgumentParser):
     class), so a mistyped choice names the closest choice with the sub-command's usage.
     """
 
-    def error(self, message: str) -> NoReturn:  # noqa: D102 - argparse's
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}{_choice_hint(message)}\n")
 
 
 def _choice_hint(message: str) -> str:
-    """"; did you mean 'x'?" for argparse's "invalid choice: 'y' (choose from ...)" message."""
+    """ "; did you mean 'x'?" for argparse's "invalid choice: 'y' (choose from ...)" message."""
     found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
     if not found:
         return ""

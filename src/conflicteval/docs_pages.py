@@ -53,8 +53,7 @@ def _find(topic: str) -> Any:
     if not known:
         raise UsageError("no documentation pages are installed with this copy of conflicteval")
     raise UsageError(
-        f"no documentation page {topic!r}{did_you_mean(name, known)} "
-        f"(topics: {', '.join(known)})"
+        f"no documentation page {topic!r}{did_you_mean(name, known)} (topics: {', '.join(known)})"
     )
 
 

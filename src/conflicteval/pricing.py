@@ -224,9 +224,7 @@ def price_row(model: str) -> str:
     price = lookup(model)
     if price is None:
         return f"{model}: no price known"
-    return (
-        f"{model}: ${price.input:g} prompt + ${price.output:g} completion per 1M tokens"
-    )
+    return f"{model}: ${price.input:g} prompt + ${price.output:g} completion per 1M tokens"
 
 
 def cost_text(usage: Usage) -> str:

@@ -13,13 +13,15 @@ pytest.importorskip(
     reason="deepeval is not installed (or does not import): pip install 'conflicteval[deepeval]'",
 )
 
-from deepeval.test_case import LLMTestCase  # noqa: E402
+from deepeval.test_case import LLMTestCase
 
-from conflicteval import pricing  # noqa: E402
-from conflicteval.deepeval import ConflictScoreMetric  # noqa: E402
+from conflicteval import pricing
+from conflicteval.deepeval import ConflictScoreMetric
 
 DOCS = ["The bridge opened in 1932.", "Local records say the bridge opened in 1934."]
-CASE = LLMTestCase(input="When?", actual_output="The bridge opened in 1932.", retrieval_context=DOCS)
+CASE = LLMTestCase(
+    input="When?", actual_output="The bridge opened in 1932.", retrieval_context=DOCS
+)
 
 
 @pytest.fixture(autouse=True)

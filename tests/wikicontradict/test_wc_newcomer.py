@@ -104,7 +104,9 @@ def test_report_footer_splits_tokens_and_shows_money(run: Path, server: OpenAICo
 def test_match_with_an_unknown_name_is_refused_with_the_nearest(
     run: Path, match: str, expected: str
 ) -> None:
-    out = cli("wikicontradict", "report", "--run", str(run), "--compare", "table5", "--match", match)
+    out = cli(
+        "wikicontradict", "report", "--run", str(run), "--compare", "table5", "--match", match
+    )
     assert out.returncode == 2, out.stderr
     assert expected in out.stderr and "Traceback" not in out.stderr
     assert out.stdout == ""  # refused before any report

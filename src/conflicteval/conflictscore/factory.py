@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conflicteval.suggest import unknown
 from conflicteval.conflictscore.decompose import LLMDecomposer, SentenceDecomposer, WholeResponse
 from conflicteval.conflictscore.labelers import (
     Labeler,
@@ -20,6 +19,7 @@ from conflicteval.conflictscore.labelers import (
 )
 from conflicteval.conflictscore.lexical import LexicalLabeler
 from conflicteval.models import Model
+from conflicteval.suggest import unknown
 
 LABELER_KINDS = ("llm", "llm-per-document", "llm-per-claim", "lexical", "nli")
 DECOMPOSER_KINDS = ("llm", "sentence", "whole")

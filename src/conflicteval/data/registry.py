@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from conflicteval.suggest import did_you_mean
 from conflicteval.errors import ConflictEvalError
+from conflicteval.suggest import did_you_mean
 
 Kind = Literal["hf", "url", "manual"]
 

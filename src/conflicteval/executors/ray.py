@@ -131,7 +131,11 @@ class RayExecutor:
         if ray.is_initialized():
             return ray
         address = self.address or os.environ.get("RAY_ADDRESS") or None
-        options: dict[str, Any] = {"ignore_reinit_error": True, **_quiet_options(), **self.init_options}
+        options: dict[str, Any] = {
+            "ignore_reinit_error": True,
+            **_quiet_options(),
+            **self.init_options,
+        }
         if self.runtime_env is not None:
             options["runtime_env"] = self.runtime_env
         if address:

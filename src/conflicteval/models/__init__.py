@@ -21,7 +21,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from conflicteval.suggest import did_you_mean
 from conflicteval.cache import ResponseCache, open_cache
 from conflicteval.errors import UsageError
 from conflicteval.models.base import (
@@ -33,6 +32,7 @@ from conflicteval.models.base import (
 from conflicteval.models.core import Model, usage_scope
 from conflicteval.models.openai_provider import OpenAIProvider
 from conflicteval.models.scripted import ScriptedProvider
+from conflicteval.suggest import did_you_mean
 
 ProviderFactory = Callable[[str, dict[str, Any]], Provider]
 

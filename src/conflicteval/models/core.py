@@ -25,6 +25,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from conflicteval import pricing
 from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
@@ -32,7 +33,6 @@ from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.observe import active_observers
-from conflicteval import pricing
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conflicteval.suggest import did_you_mean
 from conflicteval._sync import run_sync
 from conflicteval.cli_common import (
     SPEC_HELP,
@@ -29,6 +28,8 @@ from conflicteval.data.cli import add_data_option, record_data_source, resolve_d
 from conflicteval.dryrun import dry_run
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.runner import BatchResult, read_checkpoint
+from conflicteval.suggest import did_you_mean
+from conflicteval.wikicontradict.report_cli import aliases_from_args, check_aliases, report_command
 
 JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
 
@@ -115,7 +116,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="show the paper's published figures beside the measured ones (md or json)",
     )
     _match_option(p)
-    p.set_defaults(func=_report)
+    p.set_defaults(func=report_command)
 
     p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
     p.add_argument(
@@ -159,38 +160,6 @@ def _match_option(p: argparse.ArgumentParser) -> None:
         help="pair a measured model (or judge) with a row of the paper's table "
         "(repeatable; default: matched by name)",
     )
-
-
-def _aliases(args: argparse.Namespace) -> dict[str, str]:
-    from conflicteval.errors import ConflictEvalError
-
-    out = {}
-    for item in args.match:
-        name, sep, row = item.rpartition("=")
-        if not sep or not name or not row:
-            raise ConflictEvalError(f"--match expects MODEL=PAPER_ROW, got {item!r}")
-        out[name] = row
-    if out and not args.compare:
-        raise ConflictEvalError("--match pairs models with a published table's rows: add --compare")
-    return out
-
-
-def check_aliases(aliases: dict[str, str], measured: list[str], table: str) -> None:
-    """Refuse a ``--match`` naming a model that was not measured or a row the paper lacks.
-
-    Raises:
-        UsageError: The unknown name, with the nearest known one.
-    """
-    from conflicteval.errors import UsageError
-    from conflicteval.suggest import unknown
-    from conflicteval.wikicontradict.published import published_table
-
-    rows = published_table(table).models
-    for name, row in aliases.items():
-        if name not in measured:
-            raise UsageError(f"--match {name}={row}: " + unknown("measured model", name, measured))
-        if row not in rows:
-            raise UsageError(f"--match {name}={row}: " + unknown(f"{table} row", row, rows))
 
 
 def _template_options(p: argparse.ArgumentParser) -> None:
@@ -367,91 +336,6 @@ def _judge(args: argparse.Namespace) -> int:
     return _finish(result, f"rows graded by {judge.name}", output)
 
 
-def _report(args: argparse.Namespace) -> int:
-    from conflicteval.errors import ConflictEvalError
-    from conflicteval.wikicontradict.published import (
-        compare_to_published,
-        comparison_json,
-        comparison_markdown,
-    )
-    from conflicteval.wikicontradict.report import build_report
-
-    if args.compare and args.format == "csv":
-        raise ConflictEvalError("--compare works with --format md or json")
-    if args.per_item:
-        return _report_items(args)
-    aliases = _aliases(args)
-    report = build_report(args.run, args.judgements)
-    if aliases:
-        check_aliases(aliases, report.models, args.compare)
-    rows = compare_to_published(report, args.compare, aliases=aliases) if args.compare else []
-    if args.format == "csv":
-        text = report.to_csv()
-    elif args.format == "json":
-        text = report.to_json()
-        if rows:
-            payload = json.loads(text)
-            payload["comparison"] = comparison_json(rows)
-            text = json.dumps(payload, indent=2, ensure_ascii=False)
-    else:
-        text = report.to_markdown(layout=args.layout)
-        if rows:
-            text += "\n" + comparison_markdown(rows)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out}")
-    else:
-        sys.stdout.write(text)
-    if args.plot:
-        _err(f"written: {report.plot(args.plot)}")
-    # a report calls no model: no "this run: 0 model calls" line
-    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
-
-
-def _report_items(args: argparse.Namespace) -> int:
-    """``report --per-item``: the flat per-item table as CSV or JSON lines."""
-    from conflicteval.errors import UsageError
-    from conflicteval.wikicontradict.item_table import build_item_table
-
-    if args.format == "md":
-        raise UsageError("--per-item writes --format csv or --format json (JSON lines)")
-    if args.compare or args.plot:
-        raise UsageError("--per-item lists items; --compare and --plot are for the aggregate")
-    table = build_item_table(args.run, args.judgements)
-    text = table.to_csv() if args.format == "csv" else table.to_jsonl()
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out} ({len(table.rows)} rows)")
-    else:
-        sys.stdout.write(text)
-    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
-
-
-def _report_records(run: str, judgements: str | None) -> BatchResult:
-    """Every generated row as a record: ok when graded, else why not (for the closing lines)."""
-    from conflicteval.runner import Record
-    from conflicteval.types import Status
-    from conflicteval.wikicontradict.generate import read_generations
-    from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
-
-    graded = read_checkpoint(Path(judgements) if judgements else Path(run) / JUDGEMENTS_FILE)
-    records = []
-    for g in read_generations(run):
-        if g.status != "ok":
-            status: Status = "parse_error" if g.status == "parse_error" else "model_error"
-            rec = Record(id=g.id, status=status, error=f"generation failed: {g.error}")
-        elif g.id not in graded:
-            error = "not graded (run 'wikicontradict judge')"
-            rec = Record(id=g.id, status="model_error", error=error)
-        elif graded[g.id].status != "ok":
-            j = graded[g.id]
-            rec = Record(id=g.id, status=j.status, error=f"judge failed: {j.error}")
-        else:
-            rec = Record(id=g.id, status="ok")
-        records.append(rec)
-    return BatchResult(records=records)
-
-
 def _calibrate(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.calibrate import (
         calibrate,
@@ -466,7 +350,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         comparison_markdown,
     )
 
-    aliases = _aliases(args)
+    aliases = aliases_from_args(args)
     labels = load_human_labels(args.labels) if args.labels else None
     # the data file's provenance line, as every command that reads a dataset prints it
     instances = (

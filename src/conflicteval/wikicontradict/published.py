@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
-from conflicteval.suggest import did_you_mean
 from conflicteval.errors import ConflictEvalError
+from conflicteval.suggest import did_you_mean
 from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
 if TYPE_CHECKING:

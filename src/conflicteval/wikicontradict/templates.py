@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from conflicteval.suggest import did_you_mean
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.identity import text_version
 from conflicteval.jsonio import load_json
+from conflicteval.suggest import did_you_mean
 from conflicteval.types import Message
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
 
