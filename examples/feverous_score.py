@@ -138,8 +138,8 @@ def verify_demo() -> None:
 
 
 if __name__ == "__main__":
-    print("needs: nothing (offline)")
-    print("output: none (prints its results)")
+    print("needs: nothing (offline)", file=sys.stderr)
+    print("output: none (prints its results)", file=sys.stderr)
     print_score("three claims", THREE_CLAIMS)
     if len(sys.argv) > 1:
         from_file(sys.argv[1])
