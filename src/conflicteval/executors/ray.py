@@ -432,8 +432,8 @@ def _run_one(fn_bytes: bytes, item_id: str, payload: bytes) -> Result:
 # -- quiet by default ---------------------------------------------------------------------
 # Ray writes its own chatter to the terminal: start-up and dataset-plan INFO lines, warnings
 # about its own set-up, and C++ "E ... core_worker.cc" lines that read as failures on runs
-# that succeeded. The run's outcome is the library's closing lines; Ray's logs stay in its
-# session directory (/tmp/ray/session_*/logs) and come back on the terminal with -v.
+# that succeeded. The run's outcome is the library's closing lines; the workers' logs are still
+# written to Ray's session directory, and everything comes back on the terminal with -v.
 _RAY_LOGGERS = ("ray", "ray.data", "ray.train", "ray.tune", "ray.serve")
 
 
