@@ -1,8 +1,9 @@
 """ConflictScore through batch files: export, answer, import, repeat, until the run completes.
 
-Offline: the local test server stands in for ``vllm run-batch`` (it answers a request
-file with result lines from a scripted labelling model), and everything is written to a
-temporary directory. With a real model, replace ``answer()`` by ``vllm run-batch -i
+Needs nothing (offline, no key, no extra): the local test server stands in for ``vllm
+run-batch`` (it answers a request file with result lines from a scripted labelling model).
+Everything is written under one output directory, printed first (a new temporary
+directory, or ``--out DIR``). With a real model, replace ``answer()`` by ``vllm run-batch -i
 requests.jsonl -o results.jsonl --model ...`` or by ``conflicteval batch run`` (OpenAI).
 
     python examples/batch_roundtrip.py
@@ -10,6 +11,7 @@ requests.jsonl -o results.jsonl --model ...`` or by ``conflicteval batch run`` (
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import tempfile
@@ -55,8 +57,13 @@ def labelling_model(body: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp, OpenAICompatServer(labelling_model) as server:
-        folder = Path(tmp)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=None, help="output directory (default: a new temp dir)")
+    args = parser.parse_args()
+    folder = Path(args.out or tempfile.mkdtemp(prefix="conflicteval-batch-"))
+    print("needs: nothing (offline: the local test server answers the batch files)")
+    print(f"output: {folder}")
+    with OpenAICompatServer(labelling_model) as server:
         cache = open_cache(folder / "cache")
         # export mode sends nothing: the base URL only names the endpoint in the cache key
         model = get_model("openai/gpt-4o-mini", base_url="http://localhost:8000/v1", cache=cache)

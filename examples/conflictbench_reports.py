@@ -1,6 +1,8 @@
 """Benchmark report writing with ConflictScore (§5, Table 3).
 
-Without arguments the example runs end to end offline: it starts the library's local
+Without arguments the example needs nothing (offline, no key, no extra) and writes its
+checkpoint under one output directory, printed first (a new temporary directory, or
+``--out``). It starts the library's local
 OpenAI-compatible test server with scripted replies, writes reports with two "models"
 under the three prompt settings (Tables 8-10), scores them with the paper's LLM
 decomposer and labeler (Tables 6-7, answered by the script), and prints Table 3::
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -93,9 +96,15 @@ def main() -> None:
     parser.add_argument("--scorer-model", default=None)
     parser.add_argument("--base-url", default=None)
     parser.add_argument("--n", type=int, default=100)
-    parser.add_argument("--out", default="runs/conflictbench_reports")
+    parser.add_argument("--out", default=None, help="output directory (default: a new temp dir)")
     args = parser.parse_args()
-    out = Path(args.out)
+    out = Path(args.out or tempfile.mkdtemp(prefix="conflicteval-reports-"))
+    if args.items is None:
+        print("needs: nothing (offline: the local test server plays the models)")
+    else:
+        print("needs: the models' API key, or --base-url for your server")
+    print(f"output: {out}")
+    out.mkdir(parents=True, exist_ok=True)
 
     if args.items is None:
         from conflicteval.testing import OpenAICompatServer
@@ -108,7 +117,9 @@ def main() -> None:
             }
             judge = get_model("openai/judge", **opts)
             scorer = ConflictScorer(LLMDecomposer(judge), LLMLabeler(judge))
-            run = run_reports(demo_items(), models, scorer, progress=False)
+            run = run_reports(
+                demo_items(), models, scorer, checkpoint=out / "checkpoint.jsonl", progress=False
+            )
     else:
         options = {"base_url": args.base_url} if args.base_url else {}
         models = {}

@@ -3,7 +3,8 @@
 Scores each response with ConflictScore and lists, per response, CS-C / CS-R and every
 conflicted claim with the snippets of its supporting (D+) and contradicting (D-) documents.
 
-Offline (sentence decomposer + lexical baseline) on the bundled demo sample::
+Needs nothing (offline, no key, no extra; sentence decomposer + lexical baseline) on the
+bundled demo sample; it prints the report (``--out FILE`` writes it instead)::
 
     python examples/conflictscore_report.py
 
@@ -91,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", help="JSONL checkpoint for resuming a long run")
     parser.add_argument("--out", help="Markdown file to write (default: standard output)")
     args = parser.parse_args(argv)
+    needs = f"{args.model} (an API key, or --base-url)" if args.model else "nothing (offline)"
+    print(f"needs: {needs}", file=sys.stderr)
+    where = args.out or "standard output"
+    if args.checkpoint:
+        where += f" (checkpoint {args.checkpoint})"
+    print(f"output: {where}", file=sys.stderr)
 
     if args.model:
         options = {"base_url": args.base_url} if args.base_url else {}

@@ -5,6 +5,7 @@ Run it from the project root:
     python examples/feverous_score.py                       # built-in three claims
     python examples/feverous_score.py ../shared/data/feverous/feverous_train_first10.jsonl
 
+Needs nothing (offline, no key, no extra) and writes nothing: it prints its results.
 With a claim file, it scores two made-up systems against the file's gold
 evidence: an "oracle" that predicts each claim's label and first evidence set,
 and a "sentences only" system that keeps only the sentences of that set.
@@ -137,6 +138,8 @@ def verify_demo() -> None:
 
 
 if __name__ == "__main__":
+    print("needs: nothing (offline)", file=sys.stderr)
+    print("output: none (prints its results)", file=sys.stderr)
     print_score("three claims", THREE_CLAIMS)
     if len(sys.argv) > 1:
         from_file(sys.argv[1])

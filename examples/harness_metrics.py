@@ -4,7 +4,7 @@ Scores the bundled demo responses (each with several documents, some of which di
 ``ragas.evaluate`` (metrics ``conflict_score_count`` and ``conflict_score_ratio``) and with
 ``deepeval.evaluate`` (``ConflictScoreMetric``: score CS-C, pass at or under a threshold).
 A harness that is not installed is skipped with the command that installs it
-(``pip install 'conflicteval[ragas]'`` / ``'conflicteval[deepeval]'``).
+(``pip install '.[ragas]'`` / ``'.[deepeval]'`` from a checkout).
 
 Offline by default (sentence decomposer + lexical baseline; telemetry of both harnesses off)::
 
@@ -51,7 +51,7 @@ def run_ragas(scorer: ConflictScorer, items: list[dict[str, Any]]) -> None:
 
         from conflicteval.ragas import conflict_score_metrics
     except ImportError as exc:
-        print(f"ragas: skipped ({exc}); install with: pip install 'conflicteval[ragas]'")
+        print(f"ragas: skipped ({exc}); install with: pip install '.[ragas]'")
         return
     cs_c, cs_r = conflict_score_metrics(scorer=scorer)
     dataset = EvaluationDataset.from_list(
@@ -83,7 +83,7 @@ def run_deepeval(scorer: ConflictScorer, items: list[dict[str, Any]], threshold:
 
         from conflicteval.deepeval import ConflictScoreMetric
     except ImportError as exc:
-        print(f"deepeval: skipped ({exc}); install with: pip install 'conflicteval[deepeval]'")
+        print(f"deepeval: skipped ({exc}); install with: pip install '.[deepeval]'")
         return
     metric = ConflictScoreMetric(threshold=threshold, scorer=scorer)
     cases = [
@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help="OpenAI-compatible server for --model")
     parser.add_argument("--threshold", type=float, default=0.0, help="deepeval: largest CS-C")
     args = parser.parse_args(argv)
+    needs = f"{args.model} (an API key, or --base-url)" if args.model else "nothing (offline)"
+    print(f"needs: {needs}; the ragas / deepeval extras (each part is skipped without its own)")
+    print("output: none (prints its results; deepeval's run files go to a temporary directory)")
     scorer = make_scorer(args)
     items = load_demo_items()
     print(f"ConflictScore with {scorer!r} on {len(items)} demo responses\n")

@@ -1,8 +1,11 @@
 """Run conflicteval's WikiContradict task inside Inspect AI, then re-score its log.
 
-Offline by default: the evaluated model and the judge are Inspect's ``mockllm``
-with canned replies, on the real WikiContradict sample beside the checkout
-(``../shared/data/wikicontradict``); logs go to a temporary directory::
+Needs the ``inspect`` extra (``pip install '.[inspect]'``; without it the
+example says so in one line and exits 2). Offline by default: the evaluated model and the
+judge are Inspect's ``mockllm`` with canned replies (each with its token usage, so no
+tokenizer is downloaded), on the real WikiContradict sample beside the checkout
+(``../shared/data/wikicontradict``; or ``--data FILE``); logs go to one output directory,
+printed first (a new temporary directory, or ``--log-dir``)::
 
     python examples/inspect_eval.py
 
@@ -18,12 +21,17 @@ The same from the command line: ``inspect eval conflicteval/wikicontradict
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import eval, score
-from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
+try:
+    from inspect_ai import eval, score
+    from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
+except ImportError:  # one line, no traceback: what is missing and how to install it
+    print("needs the inspect extra: pip install '.[inspect]'", file=sys.stderr)
+    sys.exit(2)
 
 from conflicteval.inspect import conflict_score, wikicontradict
 
@@ -75,7 +83,15 @@ def main() -> None:
         model, grader = args.model, args.grader or args.model
     else:
         model = grader = get_model("mockllm/model", custom_outputs=canned)
+    if not args.data.is_file():
+        print(
+            f"needs a WikiContradict data file: {args.data} not found (pass --data FILE)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     log_dir = args.log_dir or tempfile.mkdtemp(prefix="conflicteval-inspect-")
+    print(f"needs: {args.model or 'nothing more (offline: mockllm with canned replies)'}")
+    print(f"output: {log_dir}")
 
     [log] = eval(
         wikicontradict(template=args.template, data=str(args.data)),
@@ -88,7 +104,7 @@ def main() -> None:
     print(f"log: {log.location} ({log.status})")
     assert log.results is not None
     for result in log.results.scores:
-        # wikicontradict_judge: a response without a verdict scores "failed" (counted, not a verdict)
+        # wikicontradict_judge: a response without a verdict scores "failed" (counted)
         print(f"{result.name}: {result.scored_samples} scored, {result.unscored_samples} unscored")
         for name, value in result.metrics.items():
             print(f"  {name:28s} {value.value:.3f}")

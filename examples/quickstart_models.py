@@ -1,6 +1,8 @@
 """The model layer in five minutes: a call, the cache, a resumable batch and a dry run.
 
-Runs offline against the library's local test server. To use a real endpoint, replace the
+Needs nothing (offline, no key, no extra): it runs against the library's local test server
+and writes its cache and checkpoint under one output directory, printed first (a new
+temporary directory, or ``--out DIR``). To use a real endpoint, replace the
 ``get_model`` line with e.g. ``ce.get_model("openai/gpt-4o-mini")`` or
 ``ce.get_model("openai/llama3", base_url="http://localhost:11434/v1", api_key="ollama")``.
 
@@ -9,6 +11,7 @@ Runs offline against the library's local test server. To use a real endpoint, re
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 from pathlib import Path
 
@@ -17,7 +20,12 @@ from conflicteval.testing import Fault, OpenAICompatServer
 
 
 def main() -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="conflicteval-quickstart-"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=None, help="output directory (default: a new temp dir)")
+    args = parser.parse_args()
+    workdir = Path(args.out or tempfile.mkdtemp(prefix="conflicteval-quickstart-"))
+    print("needs: nothing (offline: the library's local test server answers)")
+    print(f"output: {workdir}")
     replies = lambda body: "Echo: " + body["messages"][-1]["content"]  # noqa: E731
     with OpenAICompatServer(replies=replies, faults=[Fault.rate_limit(0.2)]) as server:
         model = ce.get_model(

@@ -1,7 +1,8 @@
 """Conflict-feedback regeneration on TruthfulQA (§6, Tables 4-5).
 
-Without arguments the example runs offline end to end: it writes two TruthfulQA questions
-(CSV release layout) and their retrieved documents (JSONL) to a temporary directory,
+Without arguments the example needs nothing (offline, no key, no extra) and runs end to
+end: it writes two TruthfulQA questions (CSV release layout) and their retrieved documents
+(JSONL) to its output directory (printed first: a new temporary directory, or ``--out``),
 starts the library's local OpenAI-compatible test server with scripted replies, and runs
 RAG, Control-RAG and Regenerated-RAG in both formats::
 
@@ -121,31 +122,35 @@ def main() -> None:
     parser.add_argument("--documents", default=None)
     parser.add_argument("--model", default="openai/gpt-4.1-mini")
     parser.add_argument("--base-url", default=None)
-    parser.add_argument("--out", default="runs/regenerate_truthfulqa")
+    parser.add_argument("--out", default=None, help="output directory (default: a new temp dir)")
     args = parser.parse_args()
+    out = Path(args.out or tempfile.mkdtemp(prefix="conflicteval-regenerate-"))
+    if args.questions is None:
+        print("needs: nothing (offline: the local test server plays the model)")
+    else:
+        print(f"needs: {args.model} (an API key, or --base-url for your server)")
+    print(f"output: {out}")
+    out.mkdir(parents=True, exist_ok=True)
 
     if args.questions is None:
         from conflicteval.testing import OpenAICompatServer
 
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            OpenAICompatServer(replies=scripted_reply) as server,
-        ):
-            qpath, dpath = write_demo(Path(tmp))
+        with OpenAICompatServer(replies=scripted_reply) as server:
+            qpath, dpath = write_demo(out)
             questions = load_truthfulqa(qpath)
             docs = load_retrieved_documents(dpath, questions)
             model = get_model("openai/demo", base_url=server.base_url, api_key="demo", cache=False)
             scorer = ConflictScorer(LLMDecomposer(model), LLMLabeler(model))
-            run = run_regeneration(questions, docs, model, scorer, progress=False)
+            run = run_regeneration(
+                questions, docs, model, scorer, checkpoint=out / "checkpoint.jsonl", progress=False
+            )
     else:
         options = {"base_url": args.base_url} if args.base_url else {}
         model = get_model(args.model, **options)
         questions = load_truthfulqa(args.questions)
         docs = load_retrieved_documents(args.documents, questions)
         scorer = ConflictScorer(LLMDecomposer(model), LLMLabeler(model))
-        run = run_regeneration(
-            questions, docs, model, scorer, checkpoint=Path(args.out) / "checkpoint.jsonl"
-        )
+        run = run_regeneration(questions, docs, model, scorer, checkpoint=out / "checkpoint.jsonl")
     print(run.tables(paper=True))
     print(run.summary_text())
 

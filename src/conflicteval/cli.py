@@ -7,17 +7,21 @@ function in its ``cli`` module.
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import importlib
 import importlib.util
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from conflicteval import __version__
 from conflicteval.errors import ConflictEvalError
+from conflicteval.suggest import did_you_mean
 
 AREAS = (
     "conflicteval.conflictscore.cli",
@@ -30,6 +34,7 @@ AREAS = (
     "conflicteval.data.cli",
     "conflicteval.bench.cli",
     "conflicteval.view.cli",
+    "conflicteval.docs_pages",
 )
 
 
@@ -63,9 +68,60 @@ def _cache_clear(args: argparse.Namespace) -> int:
     return 0
 
 
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose errors suggest the nearest valid word ("did you mean ...?").
+
+    Sub-command parsers are of this class too (``add_subparsers`` makes them of the parent's
+    class), so a mistyped choice names the closest choice with the sub-command's usage.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}{_choice_hint(message)}\n")
+
+
+def _choice_hint(message: str) -> str:
+    """ "; did you mean 'x'?" for argparse's "invalid choice: 'y' (choose from ...)" message."""
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return ""
+    choices = re.findall(r"'([^']*)'", found.group(2)) or found.group(2).split(", ")
+    return did_you_mean(found.group(1), choices)
+
+
+def _selected_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The deepest sub-command parser ``args`` went through (for its usage in an error)."""
+    current = parser
+    while True:
+        subs = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            return current
+        chosen = getattr(args, subs[0].dest, None)
+        if chosen is None or chosen not in subs[0].choices:
+            return current
+        current = subs[0].choices[chosen]
+
+
+def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """argparse's "unrecognized arguments" message, with the nearest option for each."""
+    options = [o for a in parser._actions for o in a.option_strings]
+    hints: list[tuple[str, str]] = []
+    for extra in extras:
+        if extra.startswith("-"):
+            typed = extra.split("=", 1)[0]
+            close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
+            if close:
+                hints.append((close[0], typed))
+    if len(hints) == 1:
+        hints = [(hints[0][0], "")]
+    named = [f"{option} for {typed}" if typed else option for option, typed in hints]
+    text = f"unrecognized arguments: {' '.join(extras)}"
+    return text + (f" (did you mean {', '.join(named)}?)" if named else "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every area's sub-commands."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="conflicteval",
         description=(
             "Conflict-aware evaluation of LLMs: does a model notice, and say, that its sources "
@@ -117,21 +173,27 @@ def _describe_subcommands(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``conflicteval`` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # the sub-command's usage, not the top-level one, and the nearest option
+        sub = _selected_parser(parser, args)
+        sub.error(_unrecognized(sub, extras))
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit
+        return status
     except BrokenPipeError:
-        # the reader went away (`... | head`): no error line, and a quiet final flush
+        # the reader went away (`... | head`): it asked for no more, which is not a failure;
+        # no error line, and a quiet final flush
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass
-        return 1
+        return 0
     except (ConflictEvalError, ValueError, OSError) as exc:
         # a user mistake (bad option, input file or configuration): one line, no traceback
         # (-vv logs the traceback at debug level)

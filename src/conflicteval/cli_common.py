@@ -181,7 +181,7 @@ def _add_executor_options(group: argparse._ArgumentGroup) -> None:
         default="local",
         help="where items run: 'local' (this process, the default) or 'ray' (a pool of Ray "
         "actors: the cluster at $RAY_ADDRESS, else a local Ray instance; extra: "
-        "pip install 'conflicteval[ray]')",
+        "pip install '.[ray]')",
     )
     group.add_argument(
         "--ray-actors",
@@ -219,7 +219,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="call no model: write the calls the cache cannot answer to FILE as OpenAI Batch "
         "API / vllm run-batch requests, then exit 3; import the results with "
-        "'conflicteval batch import' and run the command again (see docs/batch.md)",
+        "'conflicteval batch import' and run the command again (see 'conflicteval docs batch')",
     )
 
 
@@ -337,6 +337,7 @@ def finish(
     stream: TextIO | None = None,
     limit: int = 5,
     run_dir: Any = None,
+    calls: bool = True,
 ) -> int:
     """Print the closing lines of a batch command and return its exit status.
 
@@ -346,12 +347,14 @@ def finish(
         stream: Where to print (default: standard error).
         limit: How many failure reasons to show.
         run_dir: The run directory written, if any: the last line says how to open its report.
+        calls: Print the "this run: N model calls" line (False for a command that calls
+            no model).
 
     Returns:
         :func:`exit_status` of the result's counts.
     """
     out = stream if stream is not None else sys.stderr
-    print(result.report(what, limit=limit), file=out)
+    print(result.report(what, limit=limit, calls=calls), file=out)
     counts = result.counts
     if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)

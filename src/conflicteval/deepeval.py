@@ -40,7 +40,7 @@ labelled; for CS-R also no claim with evidence) raises with the reason in
 ``metric.error``, which deepeval reports as an errored metric (or re-raises,
 per its ``ErrorConfig``).
 
-Needs the optional extra: ``pip install 'conflicteval[deepeval]'``.
+Needs the optional extra: ``pip install '.[deepeval]'``.
 
 Example:
     >>> from deepeval import evaluate
@@ -203,6 +203,8 @@ class ConflictScoreMetric(BaseMetric):
         own = getattr(self, "_own_calls", True)
         self.input_tokens = result.usage.prompt_tokens if own else 0
         self.output_tokens = result.usage.completion_tokens if own else 0
+        # deepeval's "token cost": None only when unknown
+        self.evaluation_cost = _cost(result) if own else 0.0
         problem = unscored_reason(result, self._field)
         if problem is not None:
             self.score = None
@@ -220,6 +222,10 @@ class ConflictScoreMetric(BaseMetric):
             "failed_pairs": result.n_failed_pairs,
         }
         self.reason = conflict_reason(result) if self.include_reason else None
+        if self.reason is not None:
+            from conflicteval.pricing import cost_text
+
+            self.reason += f" ({cost_text(result.usage)})"
         self.success = self.is_successful()
         self.verbose_logs = construct_verbose_logs(
             self,
@@ -303,3 +309,16 @@ def conflict_score_metrics(
         ConflictScoreMetric(threshold, scorer=shared, **options),
         ConflictScoreRatioMetric(ratio, scorer=shared, **options),
     )
+
+
+def _cost(result: ScoreResult) -> float | None:
+    """Estimated dollars of the calls sent for ``result`` (0.0 when none was sent; None when
+    a model they went to has no known price)."""
+    from conflicteval.pricing import lookup
+
+    usage = result.usage
+    if not usage.sent_calls:
+        return 0.0
+    if not usage.models or any(lookup(m) is None for m in usage.models):
+        return None
+    return usage.cost_usd

@@ -29,9 +29,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval.errors import DataError
+
+if TYPE_CHECKING:
+    from conflicteval.types import Usage
 
 PRICES_AS_OF = "2025-08-07"
 """The date the built-in table was last checked against OpenAI's public pricing pages.
@@ -189,7 +192,9 @@ def format_usd(amount: float) -> str:
         return "$0"
     if amount >= 1:
         return f"${amount:,.2f}"
-    return f"${amount:.4f}" if amount >= 0.0001 else f"${amount:.2g}"
+    if amount >= 0.0001:
+        return f"${amount:.4f}"
+    return "$" + f"{amount:.8f}".rstrip("0").rstrip(".")  # no exponent: $0.000043
 
 
 def missing_note(model: str) -> str:
@@ -207,3 +212,68 @@ def source_note() -> str:
     else:
         where = f"; override with a JSON file named by ${ENV_PRICES}"
     return f"list prices, table last checked {PRICES_AS_OF}{where}; estimates, not invoices"
+
+
+def call_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float:
+    """Estimated dollars of one call sent online (0.0 when the model has no price).
+
+    A price file that cannot be read costs the call nothing here (a model call never fails
+    for its price); the summaries that show the cost name the file's problem.
+    """
+    try:
+        return estimate(model, prompt_tokens, completion_tokens) or 0.0
+    except DataError:
+        return 0.0
+
+
+def price_row(model: str) -> str:
+    """``"openai/gpt-4o-mini: $0.15 prompt + $0.60 completion per 1M tokens"`` or the
+    "no price known" sentence."""
+    price = lookup(model)
+    if price is None:
+        return f"{model}: no price known"
+    return f"{model}: ${price.input:g} prompt + ${price.output:g} completion per 1M tokens"
+
+
+def cost_text(usage: Usage) -> str:
+    """The money of a run's usage on one line: estimated dollars, the price rows and the
+    table's date, or which models have no known price.
+
+    Only calls sent to a server cost money; replays from the cache cost nothing.
+    """
+    if not usage.sent_calls:
+        return "cost: $0 (no call sent)" if usage.calls else "cost: $0 (no model calls)"
+    try:
+        rows = [price_row(m) for m in usage.models]
+    except DataError as exc:
+        return f"cost: unknown ({exc})"
+    unpriced = [m for m in usage.models if lookup(m) is None]
+    priced = [r for r, m in zip(rows, usage.models, strict=True) if m not in unpriced]
+    if not usage.models or not priced:
+        names = ", ".join(unpriced) or "these models"
+        return f"cost: no price known for {names} (prices of {PRICES_AS_OF})"
+    text = f"cost: est. {format_usd(usage.cost_usd)} ({'; '.join(priced)}; {source_note()})"
+    if unpriced:
+        text += f"; no price known for {', '.join(unpriced)} (not in the estimate)"
+    return text
+
+
+def cost_summary(usage: Usage) -> dict[str, Any]:
+    """The money of a usage for JSON summaries: estimated dollars of the calls sent, the
+    price table's date, each model's price row, and the models without a price."""
+    try:
+        table = {m: lookup(m) for m in usage.models}
+    except DataError as exc:
+        return {"usd": None, "error": str(exc), "prices_as_of": PRICES_AS_OF}
+    unpriced = [m for m, p in table.items() if p is None]
+    priced = {m: p for m, p in table.items() if p is not None}
+    return {
+        "usd": round(usage.cost_usd, 6) if priced or not usage.sent_calls else None,
+        "prices_as_of": PRICES_AS_OF,
+        "price_file": os.environ.get(ENV_PRICES) or None,
+        "prices_per_million_tokens": {
+            m: {"prompt": p.input, "completion": p.output} for m, p in priced.items()
+        },
+        "no_price_known": unpriced,
+        "note": "estimate of the calls sent this run at list prices; cache replays cost nothing",
+    }

@@ -31,7 +31,7 @@ missing value, NaN; the reason is logged as a warning and kept in the metric's
 is recorded there too and raised, so ragas reports it as it reports any failed
 metric job.
 
-Needs the optional extra: ``pip install 'conflicteval[ragas]'``.
+Needs the optional extra: ``pip install '.[ragas]'``.
 
 Example:
     >>> from ragas import EvaluationDataset, evaluate

@@ -114,7 +114,11 @@ class BatchResult(BaseModel):
         return [r for r in self.records if r.status != "ok"]
 
     def summary(self) -> str:
-        """One line: counts per status, resumed items, calls (cut-off replies) and tokens."""
+        """One line: counts per status, resumed items, calls (cut-off replies), tokens sent
+        and replayed from the cache, and the estimated cost (see
+        :func:`conflicteval.pricing.cost_text`)."""
+        from conflicteval.pricing import cost_text
+
         c = self.counts
         u = self.usage
         n = c.get("pending", 0)
@@ -124,8 +128,7 @@ class BatchResult(BaseModel):
             f"{c['model_error']} model errors{pending} ({self.resumed} resumed from checkpoint"
             f"{self._changed_note()}); "
             f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
-            f"executor {self.executor}"
+            f"{u.tokens_text()}; {cost_text(u)}; executor {self.executor}"
         )
 
     def _changed_note(self, sep: str = ",") -> str:
@@ -148,12 +151,14 @@ class BatchResult(BaseModel):
         ranked = sorted(groups.values(), key=lambda recs: -len(recs))[:limit]
         return [(_reason_text(recs[0]), len(recs), recs[0].id) for recs in ranked]
 
-    def report(self, what: str = "items", *, limit: int = 5) -> str:
+    def report(self, what: str = "items", *, limit: int = 5, calls: bool = True) -> str:
         """The closing lines every command prints: counts, top failure reasons, usage.
 
         Args:
             what: What the items are ("claims", "responses", ...).
             limit: How many failure reasons to show.
+            calls: Include the "this run: N model calls, tokens" line (False for a
+                command that calls no model, e.g. a report of finished results).
         """
         c = self.counts
         failed = c["parse_error"] + c["model_error"]
@@ -169,12 +174,13 @@ class BatchResult(BaseModel):
         for reason, n, example in self.failure_reasons(limit):
             lines.append(f"  {n} x {reason}  (e.g. {example})")
         u = self.usage
-        lines.append(
-            f"this run: {u.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
-        )
-        if self.executor != "local":
-            lines[-1] += f"; executor {self.executor}"
+        if calls:
+            lines.append(
+                f"this run: {u.calls} model calls ({u.cached_calls} from cache"
+                f"{u.truncated_note()}), {u.tokens_text()}"
+            )
+            if self.executor != "local":
+                lines[-1] += f"; executor {self.executor}"
         return "\n".join(lines)
 
     def to_pandas(self) -> Any:
@@ -191,6 +197,8 @@ class BatchResult(BaseModel):
                 row["result"] = r.result
             row["prompt_tokens"] = r.usage.prompt_tokens
             row["completion_tokens"] = r.usage.completion_tokens
+            row["cached_calls"] = r.usage.cached_calls
+            row["cost_usd"] = r.usage.cost_usd
             row["truncated"] = r.usage.truncated
             rows.append(row)
         return pd.DataFrame(rows)

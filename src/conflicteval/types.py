@@ -28,8 +28,16 @@ token limit cut short (``finish_reason == "length"``)."""
 
 
 class Usage(BaseModel):
-    """Token usage of one or more model calls.
+    """Token usage of one or more model calls, and their estimated cost.
 
+    ``prompt_tokens`` / ``completion_tokens`` count every call, those replayed
+    from the response cache included; ``cached_prompt_tokens`` /
+    ``cached_completion_tokens`` are the replayed share, so the tokens sent to a
+    server are the difference (:attr:`sent_prompt_tokens`,
+    :attr:`sent_completion_tokens`). ``cost_usd`` is the estimated price of the
+    calls sent (a cache replay costs nothing) at the price table's list prices
+    (:mod:`conflicteval.pricing`); ``models`` names the models calls were sent
+    to, so a summary can show each one's price row, or that no price is known.
     ``truncated`` counts the replies the token limit cut short
     (``finish_reason == "length"``).
     """
@@ -39,10 +47,29 @@ class Usage(BaseModel):
     calls: int = 0
     cached_calls: int = 0
     truncated: int = 0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    cost_usd: float = 0.0
+    models: list[str] = Field(default_factory=list)
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def sent_calls(self) -> int:
+        """Calls a server answered (not replayed from the cache)."""
+        return self.calls - self.cached_calls
+
+    @property
+    def sent_prompt_tokens(self) -> int:
+        """Prompt tokens of the calls a server answered."""
+        return self.prompt_tokens - self.cached_prompt_tokens
+
+    @property
+    def sent_completion_tokens(self) -> int:
+        """Completion tokens of the calls a server answered."""
+        return self.completion_tokens - self.cached_completion_tokens
 
     def add(self, other: Usage) -> None:
         """Add ``other`` into this object in place."""
@@ -51,6 +78,12 @@ class Usage(BaseModel):
         self.calls += other.calls
         self.cached_calls += other.cached_calls
         self.truncated += other.truncated
+        self.cached_prompt_tokens += other.cached_prompt_tokens
+        self.cached_completion_tokens += other.cached_completion_tokens
+        self.cost_usd += other.cost_usd
+        for name in other.models:
+            if name not in self.models:
+                self.models.append(name)
 
     def truncated_note(self) -> str:
         """``", N replies cut off by max_tokens"`` for a summary line, or "" when none were."""
@@ -60,8 +93,21 @@ class Usage(BaseModel):
             f", {self.truncated} repl{'y' if self.truncated == 1 else 'ies'} cut off by max_tokens"
         )
 
+    def tokens_text(self) -> str:
+        """``"N prompt + M completion tokens sent (K + L replayed from the cache)"``."""
+        text = (
+            f"{self.sent_prompt_tokens} prompt + {self.sent_completion_tokens} completion "
+            "tokens sent"
+        )
+        if self.cached_calls:
+            text += (
+                f" ({self.cached_prompt_tokens} + {self.cached_completion_tokens} replayed "
+                "from the cache)"
+            )
+        return text
+
     def __add__(self, other: Usage) -> Usage:
-        out = self.model_copy()
+        out = self.model_copy(deep=True)
         out.add(other)
         return out
 

@@ -29,7 +29,11 @@ def reply(body: dict[str, Any]) -> str:
 def _rows(path: Path) -> list[dict[str, Any]]:
     rows = [json.loads(x) for x in path.read_text().splitlines()]
     for r in rows:  # the batch run replays every call from the cache; nothing else differs
-        r["usage"].pop("cached_calls")
+        for key in ("cached_calls", "cached_prompt_tokens", "cached_completion_tokens"):
+            r["usage"].pop(key)
+        # a replay sends nothing: no cost, and no model calls were sent to
+        r["usage"].pop("cost_usd")
+        r["usage"].pop("models")
         r["result"].pop("cached", None)
     return sorted(rows, key=lambda r: r["id"])
 

@@ -125,9 +125,12 @@ def test_generate_judge_report_against_the_test_server(
     imp5 = report.cell("openai/tested", "5", "implicit")
     labelled = imp5.correct + imp5.partially_correct + imp5.incorrect
     assert (imp5.n, imp5.failed, labelled) == (2, 2, 0)
-    md = report.to_markdown()
-    assert "| openai/tested | 75.0 (3) | – | 25.0 (1) | 0.0 (0) |" in md
-    assert "| openai/tested | 25.0 (1) | 25.0 (1) | 0.0 (0) | 50.0 (2) |" in md
+    md = report.to_markdown()  # compact: a row per model and subset
+    assert "| openai/tested | all | 75.0 (3) | – | 25.0 (1) | 0.0 (0) | 4 |" in md
+    assert "| openai/tested | all | 25.0 (1) | 25.0 (1) | 0.0 (0) | 50.0 (2) | 4 |" in md
+    wide = report.to_markdown(layout="table5")  # the paper's layout, on request
+    assert "| openai/tested | 75.0 (3) | – | 25.0 (1) | 0.0 (0) |" in wide
+    assert "| openai/tested | 25.0 (1) | 25.0 (1) | 0.0 (0) | 50.0 (2) |" in wide
     assert "1 generation failures, 1 judge failures, 0 not graded" in md
     assert report.generation_usage.calls == 7 and report.judge_usage.calls == 7
     data = json.loads(report.to_json())

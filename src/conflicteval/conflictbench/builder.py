@@ -107,14 +107,16 @@ class BuildResult:
         return table1(self.counts)
 
     def summary(self) -> str:
-        """A few lines: item counts, failures, tokens."""
+        """A few lines: item counts, failures, tokens and their estimated cost."""
+        from conflicteval.pricing import cost_text
+
         lines = [
             f"{len(self.items)} items built"
             + (f" -> {self.output}" if self.output is not None else ""),
             f"claim writing: {len(self.claim_failures)} failures (template claim kept); "
             f"{self.usage.calls} model calls ({self.usage.cached_calls} cached"
             f"{self.usage.truncated_note()}), "
-            f"{self.usage.prompt_tokens} prompt + {self.usage.completion_tokens} completion tokens",
+            f"{self.usage.tokens_text()}; {cost_text(self.usage)}",
         ]
         lines += [f"shortfall: {s}" for s in self.shortfalls]
         return "\n".join(lines)

@@ -361,12 +361,15 @@ class ReportRun:
         return table3(self.rows, paper=paper)
 
     def entity_line(self) -> str:
-        """Main-entity failures and the tokens of the whole run (entities included)."""
+        """Main-entity failures and the tokens of the whole run (entities included), with
+        their estimated cost."""
+        from conflicteval.pricing import cost_text
+
         u = self.usage
         return (
             f"main entity: {len(self.entity_failures)} model failures "
             f"(heuristic used); total {u.calls} calls{u.truncated_note()}, "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
+            f"{u.tokens_text()}; {cost_text(u)}"
         )
 
     def summary(self) -> str:

@@ -257,8 +257,7 @@ def _score_one(args: argparse.Namespace) -> int:
         u = result.usage
         print(
             f"{result.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens; "
-            f"{result.n_failed_pairs} failed pairs"
+            f"{u.tokens_text()}; {result.n_failed_pairs} failed pairs"
         )
         _print_measured(scorer.labeler)
     # 0: every pair labelled; 1: some pairs (or the decomposition) failed
@@ -314,6 +313,7 @@ def _score_batch(args: argparse.Namespace) -> int:
                 "error": rec.error,
             }
         )
+    from conflicteval.pricing import cost_summary
     from conflicteval.runner import write_json_lines
 
     write_json_lines(out / "scores.jsonl", rows)
@@ -332,6 +332,9 @@ def _score_batch(args: argparse.Namespace) -> int:
         "failed_pairs": sum(r["n_failed_pairs"] or 0 for r in rows),
         "usage": result.total_usage.model_dump(),
         "usage_this_run": result.usage.model_dump(),
+        # tokens sent vs replayed from the cache are in the usage fields; money beside them
+        "cost": cost_summary(result.total_usage),
+        "cost_this_run": cost_summary(result.usage),
         "decomposer": scorer.decomposer.name,
         "labeler": scorer.labeler.name,
         "executor": result.executor,

@@ -112,10 +112,13 @@ def run_demo(
             file=out,
         )
     else:
+        from conflicteval.pricing import cost_text
+
         print(
             f"{calls} model calls ({total.cached_calls} from cache{total.truncated_note()}), "
-            f"{total.prompt_tokens} prompt + {total.completion_tokens} completion tokens",
+            f"{total.tokens_text()}",
             file=out,
         )
+        print(cost_text(total), file=out)
     print("See the offline demo as an HTML report: conflicteval view --demo", file=out)
     return status

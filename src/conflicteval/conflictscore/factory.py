@@ -19,6 +19,7 @@ from conflicteval.conflictscore.labelers import (
 )
 from conflicteval.conflictscore.lexical import LexicalLabeler
 from conflicteval.models import Model
+from conflicteval.suggest import unknown
 
 LABELER_KINDS = ("llm", "llm-per-document", "llm-per-claim", "lexical", "nli")
 DECOMPOSER_KINDS = ("llm", "sentence", "whole")
@@ -60,7 +61,7 @@ def make_labeler(
 
         return NLILabeler(nli_model, device="auto")  # a GPU when there is one (a GPU actor)
     if kind not in _LLM_LABELERS:
-        raise ValueError(f"unknown labeler {kind!r} (known: {', '.join(LABELER_KINDS)})")
+        raise ValueError(unknown("labeler", kind, LABELER_KINDS))
     if model is None:
         raise ValueError(f"the {kind} labeler needs a model (--model SPEC)")
     labeler: Labeler = _LLM_LABELERS[kind](model, structured=structured)
@@ -74,7 +75,7 @@ def make_decomposer(kind: str, model: Model | None = None) -> Any:
     if kind == "whole":
         return WholeResponse()
     if kind != "llm":
-        raise ValueError(f"unknown decomposer {kind!r} (known: {', '.join(DECOMPOSER_KINDS)})")
+        raise ValueError(unknown("decomposer", kind, DECOMPOSER_KINDS))
     if model is None:
         raise ValueError("the llm decomposer needs a model (--model SPEC)")
     return LLMDecomposer(model)

@@ -1,6 +1,6 @@
 """NLILabeler: a local natural-language-inference classifier as the labeler.
 
-Needs the optional extra ``nli`` (``pip install 'conflicteval[nli]'``: transformers
+Needs the optional extra ``nli`` (``pip install '.[nli]'``: transformers
 and torch), imported only when an NLILabeler is created. Models are loaded from
 a local directory only (``local_files_only``): nothing is downloaded.
 

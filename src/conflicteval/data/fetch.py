@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from platformdirs import user_cache_dir
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval.data import reach
 from conflicteval.data.download import IncompleteDownload, download, unknown_length_marker
 from conflicteval.data.registry import REGISTRY, DatasetFile, get_entry
 from conflicteval.errors import ConflictEvalError
@@ -297,6 +298,9 @@ def _fetch_url(entry: DatasetFile, force: bool, progress: bool | None) -> Path:
     if offline():
         raise _ways_out(entry, "it is not cached and offline mode is on")
     url = _mirrored(entry.download_url or "")
+    no_network = reach.unreachable(url)  # decided once and quickly
+    if no_network:
+        raise _ways_out(entry, f"it is not cached and there is no network ({no_network})")
     if force and target.exists():
         target.unlink()
         unknown_length_marker(target).unlink(missing_ok=True)
@@ -329,6 +333,9 @@ def _fetch_hf(entry: DatasetFile, force: bool) -> Path:
             "fetching Hugging Face datasets needs huggingface_hub: pip install huggingface_hub"
         ) from exc
     assert entry.repo is not None
+    endpoint = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    # decided once and quickly (not after the Hub client's retries): no network -> the cache
+    no_network = None if offline() else reach.unreachable(endpoint)
     try:
         path = hf_hub_download(
             repo_id=entry.repo,
@@ -336,13 +343,17 @@ def _fetch_hf(entry: DatasetFile, force: bool) -> Path:
             repo_type="dataset",
             revision=entry.revision,
             force_download=force,
-            local_files_only=offline(),
+            local_files_only=offline() or no_network is not None,
             cache_dir=_hf_cache_dir(),
             endpoint=os.environ.get("HF_ENDPOINT") or None,
         )
     except LocalEntryNotFoundError as exc:
         why = "it is not in the Hugging Face cache" + (
-            " and offline mode is on" if offline() else " and the Hub could not be reached"
+            " and offline mode is on"
+            if offline()
+            else f" and there is no network ({no_network})"
+            if no_network
+            else " and the Hub could not be reached"
         )
         raise _ways_out(entry, why) from exc
     except HfHubHTTPError as exc:

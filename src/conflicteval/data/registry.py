@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.suggest import did_you_mean
 
 Kind = Literal["hf", "url", "manual"]
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -353,4 +354,5 @@ def get_entry(name: str) -> DatasetFile:
         if entry.name == name:
             return entry
     names = ", ".join(e.name for e in REGISTRY)
-    raise ConflictEvalError(f"unknown dataset {name!r}; the registry has: {names}")
+    hint = did_you_mean(name, [e.name for e in REGISTRY])
+    raise ConflictEvalError(f"unknown dataset {name!r}{hint} (the registry has: {names})")

@@ -118,7 +118,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     batch = subparsers.add_parser(
         "batch",
         help="batch execution: import batch results, run rounds against the OpenAI Batch API",
-        description="Batch execution of any command's model calls; see docs/batch.md.",
+        description="Batch execution of any command's model calls; see 'conflicteval docs batch'.",
     )
     sub = batch.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
 

@@ -1,6 +1,6 @@
 """The Ray executor: a batch's pending items on a pool of Ray actors (Ray Data).
 
-Needs the optional extra ``ray`` (``pip install 'conflicteval[ray]'``), imported
+Needs the optional extra ``ray`` (``pip install '.[ray]'``), imported
 only when a Ray run starts.
 
 How a run goes:
@@ -36,11 +36,14 @@ function refers to): install it on every node, or ship it with a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import math
 import os
+import sys
+import tempfile
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -128,18 +131,25 @@ class RayExecutor:
         if ray.is_initialized():
             return ray
         address = self.address or os.environ.get("RAY_ADDRESS") or None
-        options: dict[str, Any] = {"ignore_reinit_error": True, **self.init_options}
+        options: dict[str, Any] = {
+            "ignore_reinit_error": True,
+            **_quiet_options(),
+            **self.init_options,
+        }
         if self.runtime_env is not None:
             options["runtime_env"] = self.runtime_env
         if address:
             log.info("connecting to the Ray cluster at %s", address)
-            ray.init(address=address, **options)
+            with _quiet_stderr():
+                ray.init(address=address, **options)
         else:
             options.setdefault("include_dashboard", False)
             if self.num_cpus is not None:
                 options["num_cpus"] = self.num_cpus
             log.info("starting a local Ray instance")
-            ray.init(**options)
+            with _quiet_stderr():
+                ray.init(**options)
+        _quiet_loggers()
         return ray
 
     def _pool(self, ray: Any, n_items: int, concurrency: int) -> tuple[int, int]:
@@ -424,3 +434,67 @@ def _run_one(fn_bytes: bytes, item_id: str, payload: bytes) -> Result:
 
     fn = cloudpickle.loads(fn_bytes)
     return asyncio.run(_run_items(fn, [item_id], [payload], 1))[0]
+
+
+# -- quiet by default ---------------------------------------------------------------------
+# Ray writes its own chatter to the terminal: start-up and dataset-plan INFO lines, warnings
+# about its own set-up, and C++ "E ... core_worker.cc" lines that read as failures on runs
+# that succeeded. The run's outcome is the library's closing lines; the workers' logs are still
+# written to Ray's session directory, and everything comes back on the terminal with -v.
+_RAY_LOGGERS = ("ray", "ray.data", "ray.train", "ray.tune", "ray.serve")
+
+
+def _verbose() -> bool:
+    """True when the user asked for more logging (``-v``: INFO on the library's logger)."""
+    return logging.getLogger("conflicteval").getEffectiveLevel() <= logging.INFO
+
+
+def _quiet_options() -> dict[str, Any]:
+    """``ray.init`` options that keep Ray quiet, unless verbose (set before Ray starts)."""
+    if _verbose():
+        return {}
+    # the C++ core worker's own log level (its "E ..." lines on stderr); its files keep all
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    return {"logging_level": logging.ERROR, "log_to_driver": False}
+
+
+def _quiet_loggers() -> None:
+    """Ray's Python loggers (Ray Data's dataset plans, progress notes) at ERROR, unless verbose."""
+    if _verbose():
+        return
+    for name in _RAY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    try:
+        from ray.data import DataContext
+
+        DataContext.get_current().enable_progress_bars = False
+    except (ImportError, AttributeError):  # pragma: no cover - depends on the Ray version
+        pass
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Hold back what Ray's C++ side writes straight to the standard error while it starts
+    (it bypasses Python's logging); shown after all when starting fails, or with -v."""
+    if _verbose():
+        yield
+        return
+    try:
+        fd = sys.stderr.fileno()
+        saved = os.dup(fd)
+    except (AttributeError, OSError, ValueError):  # no real stderr (captured): nothing to hide
+        yield
+        return
+    with tempfile.TemporaryFile() as held:
+        sys.stderr.flush()
+        os.dup2(held.fileno(), fd)
+        try:
+            yield
+        except BaseException:
+            os.dup2(saved, fd)
+            held.seek(0)
+            sys.stderr.write(held.read().decode("utf-8", "replace"))
+            raise
+        finally:
+            os.dup2(saved, fd)
+            os.close(saved)

@@ -10,7 +10,7 @@ split ``test``, one parquet file each (registry names ``faitheval-<task>``). Col
 * ``counterfactual`` (multiple choice, from ARC-Challenge): ``choices`` (``{"label": [...],
   "text": [...]}``) and ``answerKey`` (the option the counterfactual context supports).
 
-Reading parquet needs pyarrow (``pip install 'conflicteval[parquet]'``), imported lazily.
+Reading parquet needs pyarrow (``pip install '.[parquet]'``), imported lazily.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def load_faitheval(task: str, path: str | PathLike[str] | None = None) -> list[F
         ValueError: Unknown task.
         DataError: An unreadable file, a missing column, a duplicate id or an empty file; the
             message names the file, the row (1-based) and the field.
-        MissingDependency: pyarrow is not installed (``pip install 'conflicteval[parquet]'``).
+        MissingDependency: pyarrow is not installed (``pip install '.[parquet]'``).
     """
     if task not in TASKS:
         raise ValueError(f"unknown FaithEval task {task!r} (known: {', '.join(TASKS)})")

@@ -1,6 +1,6 @@
 """Inspect AI integration: conflicteval's tasks and scorers inside ``inspect eval``.
 
-Needs the ``inspect`` extra (``pip install 'conflicteval[inspect]'``). The
+Needs the ``inspect`` extra (``pip install '.[inspect]'``). The
 components are registered through the ``inspect_ai`` entry-point group, so
 they resolve as ``conflicteval/<name>`` from the ``inspect`` command line and
 from :func:`inspect_ai.eval`:

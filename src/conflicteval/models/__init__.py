@@ -32,6 +32,7 @@ from conflicteval.models.base import (
 from conflicteval.models.core import Model, usage_scope
 from conflicteval.models.openai_provider import OpenAIProvider
 from conflicteval.models.scripted import ScriptedProvider
+from conflicteval.suggest import did_you_mean
 
 ProviderFactory = Callable[[str, dict[str, Any]], Provider]
 
@@ -134,7 +135,8 @@ def get_model(spec: str | Model, **options: Any) -> Model:
         provider_name, model_name = "openai", spec  # a bare model name: OpenAI's provider
     if provider_name not in _REGISTRY:
         raise UsageError(
-            f"unknown model provider {provider_name!r} in {spec!r}; {accepted_specs()}"
+            f"unknown model provider {provider_name!r}"
+            f"{did_you_mean(provider_name, _REGISTRY)} in {spec!r}; {accepted_specs()}"
         )
     factory, cache_default = _REGISTRY[provider_name]
     opts = {k: v for k, v in options.items() if v is not None}  # None means "the default"

@@ -25,6 +25,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from conflicteval import pricing
 from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
@@ -340,6 +341,8 @@ class Model:
                     cached_calls=1,
                     truncated=int(hit.get("finish_reason") == "length"),
                 )
+                usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
+                usage.cached_completion_tokens = usage.completion_tokens
                 self._account(usage)
                 for obs in active_observers():  # batch export and cost accounting see hits
                     obs.on_cached(self, key, usage)
@@ -370,6 +373,8 @@ class Model:
             completion_tokens=resp.completion_tokens,
             calls=1,
             truncated=int(truncated),
+            models=[self.name],
+            cost_usd=pricing.call_cost(self.name, resp.prompt_tokens, resp.completion_tokens),
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
         for obs in observers:

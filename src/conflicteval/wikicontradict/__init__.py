@@ -32,6 +32,7 @@ from conflicteval.wikicontradict.generate import (
     read_generations,
 )
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
+from conflicteval.wikicontradict.item_table import ItemRow, ItemTable, build_item_table
 from conflicteval.wikicontradict.judge import Judge, Judgement, map_label
 from conflicteval.wikicontradict.lexical import LexicalJudgement, lexical_judge
 from conflicteval.wikicontradict.metrics import AgreementReport, agreement, cohen_kappa
@@ -78,6 +79,8 @@ __all__ = [
     "ComparisonRow",
     "GenerationRow",
     "HumanLabel",
+    "ItemRow",
+    "ItemTable",
     "Judge",
     "Judgement",
     "LabelledRow",
@@ -93,6 +96,7 @@ __all__ = [
     "WorkedExample",
     "add_revisions",
     "agreement",
+    "build_item_table",
     "build_report",
     "calibrate",
     "cohen_kappa",

@@ -29,6 +29,8 @@ from conflicteval.data.cli import add_data_option, record_data_source, resolve_d
 from conflicteval.dryrun import dry_run
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.runner import BatchResult, read_checkpoint
+from conflicteval.suggest import did_you_mean
+from conflicteval.wikicontradict.report_cli import aliases_from_args, check_aliases, report_command
 
 JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
 
@@ -38,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     wc = subparsers.add_parser(
         "wikicontradict",
         help="WikiContradict: real-world inter-context conflicts (load, generate, judge, report)",
-        description="WikiContradict benchmark: see docs/wikicontradict.md.",
+        description="WikiContradict benchmark: see 'conflicteval docs wikicontradict'.",
     )
     sub = wc.add_subparsers(dest="wc_command", metavar="ACTION", required=True)
 
@@ -90,7 +92,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("md", "csv", "json"), default="md", help="output format (md)"
     )
-    p.add_argument("--layout", choices=("table5", "table2"), default="table5", help="for md")
+    p.add_argument(
+        "--layout",
+        choices=("compact", "table5", "table2"),
+        default="compact",
+        help="for md: 'compact' (default; fits 100 columns: a row per model and subset), or the "
+        "paper's wide layouts 'table5' (a row per model) and 'table2' (a column per model and "
+        "subset)",
+    )
+    p.add_argument(
+        "--per-item",
+        action="store_true",
+        help="one flat row per generated response instead of the aggregate tables: id, "
+        "template, question, response, verdict, judge comment, gold answers, tokens, cost "
+        "(--format csv or json; json is JSON lines)",
+    )
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     p.add_argument("--out", default=None, help="write to this file instead of stdout")
     p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
@@ -103,7 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with its 95%% interval, and whether it is larger than the interval (md or json)",
     )
     _match_option(p)
-    p.set_defaults(func=_report)
+    p.set_defaults(func=report_command)
 
     p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
     p.add_argument(
@@ -147,18 +163,6 @@ def _match_option(p: argparse.ArgumentParser) -> None:
         help="pair a measured model (or judge) with a row of the paper's table "
         "(repeatable; default: matched by name)",
     )
-
-
-def _aliases(args: argparse.Namespace) -> dict[str, str]:
-    from conflicteval.errors import ConflictEvalError
-
-    out = {}
-    for item in args.match:
-        name, sep, row = item.rpartition("=")
-        if not sep or not name or not row:
-            raise ConflictEvalError(f"--match expects MODEL=PAPER_ROW, got {item!r}")
-        out[name] = row
-    return out
 
 
 def _template_options(p: argparse.ArgumentParser) -> None:
@@ -241,7 +245,8 @@ def _render(args: argparse.Namespace) -> int:
     tset = _template_set(args)
     if args.template not in tset:
         raise ConflictEvalError(
-            f"unknown template {args.template!r}; available: {', '.join(tset.names())}"
+            f"unknown template {args.template!r}{did_you_mean(args.template, tset.names())}; "
+            f"available: {', '.join(tset.names())}"
         )
     r = render(inst, args.template, tset)
     print(r.prompt)
@@ -336,100 +341,6 @@ def _judge(args: argparse.Namespace) -> int:
     return _finish(result, f"rows graded by {judge.name}", output, args.run)
 
 
-def _report(args: argparse.Namespace) -> int:
-    from conflicteval.errors import ConflictEvalError
-    from conflicteval.wikicontradict.published import (
-        compare_to_published,
-        comparison_json,
-        comparison_markdown,
-    )
-    from conflicteval.wikicontradict.report import build_report
-
-    if args.compare and args.format == "csv":
-        raise ConflictEvalError("--compare works with --format md or json")
-    aliases = _aliases(args)
-    report = build_report(args.run, args.judgements)
-    if args.compare and args.compare not in _PUBLISHED:
-        return _report_against_run(args, report)
-    rows = compare_to_published(report, args.compare, aliases=aliases) if args.compare else []
-    if args.format == "csv":
-        text = report.to_csv()
-    elif args.format == "json":
-        text = report.to_json()
-        if rows:
-            payload = json.loads(text)
-            payload["comparison"] = comparison_json(rows)
-            text = json.dumps(payload, indent=2, ensure_ascii=False)
-    else:
-        text = report.to_markdown(layout=args.layout)
-        if rows:
-            text += "\n" + comparison_markdown(rows)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out}")
-    else:
-        sys.stdout.write(text)
-    if args.plot:
-        _err(f"written: {report.plot(args.plot)}")
-    return finish(_report_records(args.run, args.judgements), "generated rows")
-
-
-_PUBLISHED = ("table2", "appendix_b", "table4", "table5")
-
-
-def _report_against_run(args: argparse.Namespace, report: Any) -> int:
-    """``report --compare RUN``: the two runs' percentages, differences and intervals."""
-    from conflicteval.errors import UsageError
-    from conflicteval.wikicontradict.report import build_report
-    from conflicteval.wikicontradict.runcompare import compare_runs, run_comparison_markdown
-
-    if not Path(args.compare).is_dir():
-        raise UsageError(
-            f"--compare {args.compare}: neither a published table ({', '.join(_PUBLISHED)}) "
-            "nor a run directory"
-        )
-    rows = compare_runs(report, build_report(args.compare))
-    if args.format == "json":
-        payload = json.loads(report.to_json())
-        payload["run_comparison"] = {"second_run": str(args.compare), "rows": rows}
-        text = json.dumps(payload, indent=2, ensure_ascii=False)
-    else:
-        text = report.to_markdown(layout=args.layout) + "\n" + run_comparison_markdown(rows)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out}")
-    else:
-        sys.stdout.write(text)
-    return finish(_report_records(args.run, args.judgements), "generated rows")
-
-
-def _report_records(run: str, judgements: str | None) -> BatchResult:
-    """Every generated row as a record: ok when graded, else why not (for the closing lines)."""
-    from conflicteval.runner import Record
-    from conflicteval.types import Status
-    from conflicteval.wikicontradict.generate import read_generations
-    from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
-
-    gens = read_generations(run)
-    path = Path(judgements) if judgements else Path(run) / JUDGEMENTS_FILE
-    graded = current_grades(read_checkpoint(path), gens)
-    records = []
-    for g in gens:
-        if g.status != "ok":
-            status: Status = "parse_error" if g.status == "parse_error" else "model_error"
-            rec = Record(id=g.id, status=status, error=f"generation failed: {g.error}")
-        elif g.id not in graded:
-            error = "not graded, or graded for another response (run 'wikicontradict judge')"
-            rec = Record(id=g.id, status="model_error", error=error)
-        elif graded[g.id].status != "ok":
-            j = graded[g.id]
-            rec = Record(id=g.id, status=j.status, error=f"judge failed: {j.error}")
-        else:
-            rec = Record(id=g.id, status="ok")
-        records.append(rec)
-    return BatchResult(records=records)
-
-
 def _calibrate(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.calibrate import (
         calibrate,
@@ -444,7 +355,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         comparison_markdown,
     )
 
-    aliases = _aliases(args)
+    aliases = aliases_from_args(args)
     labels = load_human_labels(args.labels) if args.labels else None
     # the data file's provenance line, as every command that reads a dataset prints it
     instances = (
@@ -454,6 +365,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
     )
     judge = Judge(judge_model)
+    if aliases:  # before any call
+        check_aliases(aliases, [judge.name], args.compare)
     if args.dry_run:
         if judge.model is None:
             print("dry run for lexical: grading is offline, no model calls")

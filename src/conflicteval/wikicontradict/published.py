@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.suggest import did_you_mean
 from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
 if TYPE_CHECKING:
@@ -138,7 +139,10 @@ def published_table(name: str) -> PublishedTable:
     for tid, data in tables.items():
         if re.sub(r"[\s_\-.]", "", tid) == wanted:
             return PublishedTable(id=tid, **data)
-    raise ConflictEvalError(f"unknown published table {name!r}; available: {', '.join(tables)}")
+    raise ConflictEvalError(
+        f"unknown published table {name!r}{did_you_mean(name, tables)}; "
+        f"available: {', '.join(tables)}"
+    )
 
 
 def model_key(name: str) -> str:

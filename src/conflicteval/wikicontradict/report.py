@@ -6,6 +6,12 @@ and the failed items (generation failed, judge failed, not graded yet) in a
 column of their own. Percentages are over *all* items of the cell, failures
 included, so C + PC + IC + failed = 100 and a failure is never folded into a
 class.
+
+The default Markdown layout (``compact``) fits a 100-column terminal: one row per
+model × subset. The paper's wide layouts (``table5``: one row per model with every
+subset side by side; ``table2``: one column per model × subset) are there on request.
+:class:`ItemTable` is the flat per-item view (one row per generated response, with
+its verdict, the judge's comment, the gold answers, tokens and cost).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +34,8 @@ from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
 from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES, TEMPLATE_NAMES
 from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
+Layout = Literal["compact", "table5", "table2"]
+LAYOUTS: tuple[Layout, ...] = ("compact", "table5", "table2")
 Subset = Literal["all", "explicit", "implicit"]
 SUBSETS: tuple[Subset, ...] = ("all", "explicit", "implicit")
 Failure = Literal["generation", "judge", "ungraded"]
@@ -95,6 +104,10 @@ def share_ci(count: int, n: int) -> list[float]:
     return [100.0 * low, 100.0 * high]
 
 
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _template_order(name: str) -> tuple[int, str]:
     return (TEMPLATE_NAMES.index(name) if name in TEMPLATE_NAMES else len(TEMPLATE_NAMES), name)
 
@@ -149,20 +162,26 @@ class WikiContradictReport(BaseModel):
         """Templates in the paper's order."""
         return sorted({c.template for c in self.cells}, key=_template_order)
 
-    def to_markdown(self, layout: Literal["table5", "table2"] = "table5") -> str:
+    def to_markdown(self, layout: Layout = "compact") -> str:
         """Markdown tables, one per template: "percent (count)" per label.
 
         Args:
-            layout: ``"table5"`` (rows: models; columns: C/PC/IC per subset)
-                or ``"table2"`` (rows: labels; columns: subsets per model).
+            layout: ``"compact"`` (the default, fits 100 columns: a row per model ×
+                subset; columns C/PC/IC/failed and n), ``"table5"`` (wide: a row per
+                model; columns C/PC/IC per subset) or ``"table2"`` (wide: rows labels;
+                columns subsets per model).
         """
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
         parts = []
         for template in self.templates:
             parts.append(f"### Template {template}\n")
             if layout == "table2":
                 parts.append(self._table2(template))
-            else:
+            elif layout == "table5":
                 parts.append(self._table5(template))
+            else:
+                parts.append(self._compact(template))
             parts.append("")
         parts.append(self._footer())
         parts.append("")
@@ -184,7 +203,21 @@ class WikiContradictReport(BaseModel):
                 ci = c.pct_ci(value)  # type: ignore[arg-type]
                 if ci is not None:
                     parts.append(f"{_SHORT.get(value, 'failed')} [{ci[0]:.1f}, {ci[1]:.1f}]")
-            lines.append(f"- T{c.template} {c.model} {c.subset}: " + "; ".join(parts))
+            # two lines per cell, so that the report stays within 100 columns
+            lines.append(f"- T{c.template} {_shorten(c.model, 40)} {c.subset}:")
+            lines.append("  " + "; ".join(parts))
+        return "\n".join(lines)
+
+    def _compact(self, template: str) -> str:
+        head = ["model", "subset", "C %", "PC %", "IC %", "failed", "n"]
+        lines = ["| " + " | ".join(head) + " |", "| --- | --- |" + " ---: |" * (len(head) - 2)]
+        for model in self.models:
+            for k, subset in enumerate(SUBSETS):
+                c = self.cell(model, template, subset)
+                cells = [_fmt(c, v, template) for v in VERDICTS] + [_fmt(c, "failed", template)]
+                # the model is named on its first row only: narrower, and still unambiguous
+                name = _shorten(model, 40) if k == 0 else ""
+                lines.append("| " + " | ".join([name, subset, *cells, str(c.n)]) + " |")
         return "\n".join(lines)
 
     def _table5(self, template: str) -> str:
@@ -227,15 +260,22 @@ class WikiContradictReport(BaseModel):
                 fails["generation"] += c.failed_generation
                 fails["judge"] += c.failed_judge
                 fails["ungraded"] += c.ungraded
+        from conflicteval.pricing import cost_text
+
         g, j = self.generation_usage, self.judge_usage
-        return (
-            f"Cells: percent of all items (count); templates 2 and 3 are correct/incorrect only. "
-            f"Judge: {self.judge or 'n/a'}.\n\n"
+        paragraphs = [
+            "Cells: percent of all items (count); templates 2 and 3 are correct/incorrect only. "
+            f"Judge: {self.judge or 'n/a'}.",
             f"Failed items (not in any class): {fails['generation']} generation failures, "
-            f"{fails['judge']} judge failures, {fails['ungraded']} not graded.\n\n"
-            f"Tokens: generation {g.prompt_tokens} prompt + {g.completion_tokens} completion "
-            f"({g.calls} calls{g.truncated_note()}); judge {j.prompt_tokens} prompt + "
-            f"{j.completion_tokens} completion ({j.calls} calls{j.truncated_note()})."
+            f"{fails['judge']} judge failures, {fails['ungraded']} not graded.",
+            f"Tokens: generation {g.calls} calls{g.truncated_note()}, {g.tokens_text()}; "
+            f"judge {j.calls} calls{j.truncated_note()}, {j.tokens_text()}.",
+            cost_text(g + j)[0].upper() + cost_text(g + j)[1:] + ".",
+        ]
+        # wrapped so that the whole default report fits a 100-column terminal
+        return "\n\n".join(
+            textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
+            for text in paragraphs
         )
 
     def rows(self) -> list[dict[str, Any]]:
@@ -279,12 +319,15 @@ class WikiContradictReport(BaseModel):
         return buf.getvalue()
 
     def to_json(self) -> str:
-        """JSON text: the cells plus judge and token usage."""
+        """JSON text: the cells plus judge, token usage and estimated cost."""
+        from conflicteval.pricing import cost_summary
+
         payload = {
             "judge": self.judge,
             "cells": self.rows(),
             "generation_usage": self.generation_usage.model_dump(),
             "judge_usage": self.judge_usage.model_dump(),
+            "cost": cost_summary(self.generation_usage + self.judge_usage),
         }
         return json.dumps(payload, indent=2, ensure_ascii=False)
 

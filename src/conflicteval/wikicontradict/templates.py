@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.identity import text_version
 from conflicteval.jsonio import load_json
+from conflicteval.suggest import did_you_mean
 from conflicteval.types import Message
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
 
@@ -198,7 +199,8 @@ class TemplateSet:
             return self.templates[name]
         except KeyError:
             raise UnknownTemplate(
-                f"unknown template {name!r}; available: {', '.join(self.templates)}"
+                f"unknown template {name!r}{did_you_mean(name, self.templates)}; "
+                f"available: {', '.join(self.templates)}"
             ) from None
 
     def __contains__(self, name: object) -> bool:
