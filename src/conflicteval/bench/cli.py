@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,7 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
         print(f"wrote {out / 'bench.json'} and {out / 'records.jsonl'}")
         if saved is not None:
             print(f"saved for 'score' / 'conflictbench detect' to show: {saved}")
+        print(f"open the report: conflicteval view {shlex.quote(str(out))}")
     if result.batch is not None:
         print(result.batch.report("gold items"), file=sys.stderr)
     ok = result.metrics.failed == 0 and not result.pending

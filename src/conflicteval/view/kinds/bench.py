@@ -1,0 +1,129 @@
+"""``conflicteval bench labeler`` runs: a labeler measured on gold claim–document relations.
+
+The directory holds ``bench.json`` (the figures with their intervals, the confusion matrix,
+the gold set, the labeler and its identity, calls, tokens and cost) and ``records.jsonl`` (one
+line per gold item: its gold relation per document, the labeler's label per document, and why
+pairs failed).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..common import failure_reasons, flatten, headline, read_json
+from ..model import Chart, RunView
+from ..registry import RunKind
+from ..svg import confusion_svg
+
+_SHORT = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
+
+
+def _detect(path: Path) -> bool:
+    return (path / "bench.json").exists() and (path / "records.jsonl").exists()
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with (path / "records.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                if isinstance(row, dict):
+                    rows.append(row)
+    return rows
+
+
+def _outcome(row: dict[str, Any]) -> str:
+    labels, gold = row.get("labels") or [], row.get("gold") or []
+    if row.get("status") != "ok" or any(lab is None for lab in labels):
+        return "failed"
+    return "all right" if list(labels) == list(gold) else "some wrong"
+
+
+def _item(row: dict[str, Any]) -> dict[str, Any]:
+    gold = [str(g) for g in row.get("gold") or []]
+    labels = list(row.get("labels") or [])
+    pairs = [
+        [f"document {j}", f"gold {g} · labeler {lab if lab is not None else 'failed'}"]
+        for j, (g, lab) in enumerate(zip(gold, labels + [None] * len(gold), strict=False))
+    ]
+    outcome = _outcome(row)
+    return {
+        "id": str(row.get("id")),
+        "status": row.get("status", "?"),
+        "error": "; ".join(row.get("errors") or []) or None,
+        "raw": None,
+        "question": None,
+        "gold": None,
+        "response": None,
+        "documents": [],
+        "facets": {"outcome": outcome, "source": row.get("source") or "—"},
+        "value": "".join(_SHORT.get(str(lab), "!") for lab in labels) or outcome,
+        "fields": [*pairs, ["calls", str(row.get("calls", 0))]],
+    }
+
+
+def _read(path: Path) -> RunView:
+    data = read_json(path / "bench.json") or {}
+    labeler = str(data.get("labeler") or "?")
+    model = data.get("model")
+    gold = str(data.get("gold") or "?")
+    who = f"{labeler} ({model})" if model else labeler
+    run = RunView("bench", f"labeler bench: {who} on {gold}", str(path))
+    run.dataset = gold
+    run.provenance = [
+        ("gold set", gold),
+        ("gold file", str(data.get("gold_path") or "")),
+        ("labeler", labeler),
+        ("model", str(model or "none (offline)")),
+    ] + [(f"identity.{k}", v) for k, v in flatten(data.get("labeler_identity") or {})]
+    rows = _records(path)
+    run.items = [_item(r) for r in rows]
+    run.facets = ["outcome", "source"]
+    counts = {k: int(v) for k, v in (data.get("counts") or {}).items() if isinstance(v, int)}
+    counts.setdefault("total", len(rows))
+    run.counts = counts
+    run.failures = failure_reasons(
+        (str(r.get("id")), "; ".join(r.get("errors") or []))
+        for r in rows
+        if _outcome(r) == "failed"
+    )
+    run.usage = {
+        "calls": data.get("calls", 0),
+        "cached_calls": data.get("cached_calls", 0),
+        "prompt_tokens": data.get("prompt_tokens", 0),
+        "completion_tokens": data.get("completion_tokens", 0),
+        "cost": "no model calls"
+        if not data.get("calls")
+        else f"est. ${data['cost_usd']:.6f}"
+        if isinstance(data.get("cost_usd"), int | float)
+        else "no price known",
+    }
+    n = data.get("n")
+    run.headlines = [
+        headline("accuracy", data, "accuracy", n=n),
+        headline("macro-F1", data, "macro_f1", n=n),
+        headline("accuracy of the answered pairs", data, "answered_accuracy", n=n),
+    ]
+    confusion = data.get("confusion") or {}
+    classes = list(confusion)
+    if classes:
+        cols = [*classes, "failed"]
+        matrix = [[int((confusion.get(g) or {}).get(p, 0)) for p in cols] for g in classes]
+        sub = f"n = {n} pairs · labeler {who} · gold {gold}"
+        run.charts.append(
+            Chart(
+                "labeler confusion",
+                confusion_svg("Labeler vs gold relations", sub, classes, matrix, columns=cols),
+            )
+        )
+    run.notes.append(
+        "each item lists its documents' gold relation beside the labeler's; the claims and "
+        "document texts are in the gold file"
+    )
+    return run
+
+
+KIND = RunKind("bench", "labeler bench (bench labeler)", _detect, _read, priority=20)
