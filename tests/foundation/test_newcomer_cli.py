@@ -97,7 +97,7 @@ def test_demo_with_a_model_prints_its_cost(server: OpenAICompatServer) -> None:
     assert priced.returncode == 0, priced.stderr
     cost = [x for x in priced.stdout.splitlines() if x.startswith("cost:")]
     assert len(cost) == 1 and "est. $" in cost[0]
-    assert f"list prices of {pricing.PRICES_AS_OF}" in cost[0]
+    assert f"list prices, table last checked {pricing.PRICES_AS_OF}" in cost[0]
     assert "openai/gpt-4o-mini: $0.15 prompt + $0.6 completion per 1M tokens" in cost[0]
     unpriced = cli("demo", "--model", "openai/my-local", "--base-url", server.base_url)
     assert "cost: no price known for openai/my-local" in unpriced.stdout

@@ -200,21 +200,21 @@ def test_a_new_kind_is_one_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
     plugin = tmp_path / "plugins"
     plugin.mkdir()
-    (plugin / "bench.py").write_text(
+    (plugin / "sketch.py").write_text(
         "from conflicteval.view.model import RunView\n"
         "from conflicteval.view.registry import RunKind\n"
-        "KIND = RunKind('bench', 'Labeler bench', lambda p: (p / 'bench.json').exists(),\n"
-        "               lambda p: RunView('bench', 'Labeler bench', str(p)), priority=30)\n",
+        "KIND = RunKind('sketch', 'Sketch run', lambda p: (p / 'sketch.json').exists(),\n"
+        "               lambda p: RunView('sketch', 'Sketch run', str(p)), priority=30)\n",
         encoding="utf-8",
     )
     monkeypatch.setattr(kinds_package, "__path__", [*kinds_package.__path__, str(plugin)])
-    monkeypatch.delitem(sys.modules, "conflicteval.view.kinds.bench", raising=False)
+    monkeypatch.delitem(sys.modules, "conflicteval.view.kinds.sketch", raising=False)
     run = tmp_path / "b"
     run.mkdir()
-    (run / "bench.json").write_text("{}", encoding="utf-8")
-    assert "bench" in [k.name for k in known_kinds()]
-    assert detect_kind(run).name == "bench" and load_run(run).kind_title == "Labeler bench"
-    assert "Labeler bench" in render_report(run)
+    (run / "sketch.json").write_text("{}", encoding="utf-8")
+    assert "sketch" in [k.name for k in known_kinds()]
+    assert detect_kind(run).name == "sketch" and load_run(run).kind_title == "Sketch run"
+    assert "Sketch run" in render_report(run)
 
 
 def test_headline_reads_both_interval_forms() -> None:

@@ -41,7 +41,7 @@ def test_report_rows_and_markdown_carry_share_intervals() -> None:
     assert report.cell("m", "5").pct_ci("correct") == report.cell("m", "5").pct_ci("correct")
     text = report.to_markdown()
     assert "95% intervals of the percentages" in text
-    assert f"- T5 m all: C [{row['correct_pct_ci_low']:.1f}, " in text
+    assert f"- T5 m all:\n  C [{row['correct_pct_ci_low']:.1f}, " in text
     assert report.cell("m", "5", "implicit").pct_ci("correct") is None  # empty cell
 
 

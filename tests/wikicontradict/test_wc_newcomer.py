@@ -87,7 +87,7 @@ def test_report_footer_splits_tokens_and_shows_money(run: Path, server: OpenAICo
     assert "judge 12 calls, 0 prompt + 0 completion tokens sent (" in footer
     assert "replayed from the cache" in footer
     assert "Cost: est. $" in footer and "openai/gpt-4o-mini: $0.15 prompt" in footer
-    assert "list prices of" in footer
+    assert "list prices, table last checked" in footer
     assert "no price known for openai/a-long-local-model-name-v2" in footer
     data = json.loads(cli("wikicontradict", "report", "--run", str(run), "--format", "json").stdout)
     assert data["cost"]["usd"] > 0 and data["cost"]["prices_as_of"]

@@ -191,7 +191,7 @@ class WikiContradictReport(BaseModel):
     def _intervals(self) -> str:
         """The 95 % intervals of the percentages, one line per model, template and subset."""
         lines = [
-            "95% intervals of the percentages (percentile bootstrap over the items of each "
+            "95% intervals of the percentages (percentile bootstrap over the items of each",
             "cell, 1,000 resamples, seed 0):",
             "",
         ]
