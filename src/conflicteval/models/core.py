@@ -92,13 +92,34 @@ def _semaphore(base_url: str, model: str, limit: int) -> asyncio.Semaphore:
         return sem
 
 
+_class_schemas: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def class_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """``model.model_json_schema()``, computed once per class.
+
+    pydantic rebuilds the schema on every call (most of the CPU of a cached
+    structured call before this memo). A class's schema does not change once
+    the class exists, so the first result is kept (weakly: a class made at run
+    time may still be collected). Treat the returned dict as read-only: it is
+    shared by every call with this class.
+    """
+    schema = _class_schemas.get(model)
+    if schema is None:
+        schema = model.model_json_schema()
+        _class_schemas[model] = schema
+    return schema
+
+
 def _schema_of(
     schema: dict[str, Any] | type[BaseModel] | None,
 ) -> tuple[dict[str, Any] | None, type[BaseModel] | None, str]:
     if schema is None:
         return None, None, "response"
     if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return schema.model_json_schema(), schema, schema.__name__
+        return class_schema(schema), schema, schema.__name__
     if isinstance(schema, dict):
         return schema, None, str(schema.get("title") or "response")
     raise TypeError("response_schema must be a JSON-schema dict or a pydantic model class")

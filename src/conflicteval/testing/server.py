@@ -129,6 +129,8 @@ class LoggedRequest:
     body: dict[str, Any] | None
     fault: str | None
     status: int
+    raw: bytes = b""
+    """The request body's bytes as received (empty when bodies are not logged)."""
 
     @property
     def prompt(self) -> str:
@@ -374,6 +376,7 @@ class OpenAICompatServer:
             body=body if self.config.log_bodies else None,
             fault=None,
             status=200,
+            raw=raw if self.config.log_bodies else b"",
         )
         self.requests.append(entry)
         try:
