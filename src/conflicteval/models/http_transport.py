@@ -84,7 +84,6 @@ SDK_CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 """Keyword arguments of ``create`` that are not body fields."""
 
 
-
 def _sdk_source(*relpaths: str) -> str | None:
     """The text of the first of ``relpaths`` found in the installed openai package, or None.
 
@@ -280,9 +279,7 @@ def error_message(status: int, content: bytes) -> tuple[str, Any]:
     return message, body
 
 
-def status_error(
-    status: int, content: bytes, headers: Any, scrub: Any = None
-) -> ProviderError:
+def status_error(status: int, content: bytes, headers: Any, scrub: Any = None) -> ProviderError:
     """The ProviderError of an HTTP error reply, classified as on the SDK path."""
     detail, body = error_message(status, content)
     message = f"HTTP {status}: {detail}"
@@ -346,7 +343,7 @@ async def post_completion(
         )
     except hx.TimeoutException:
         raise ProviderError(f"request timed out after {timeout}s", retryable=True) from None
-    except Exception as exc:  # noqa: BLE001 - as the SDK: any failure to send or read
+    except Exception as exc:
         text = f"connection error: {exc}"
         raise ProviderError(scrub(text) if scrub else text, retryable=True) from exc
     status = resp.status_code

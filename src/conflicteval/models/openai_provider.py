@@ -60,6 +60,7 @@ def _sdk_parameters() -> frozenset[str]:
 
     return frozenset(inspect.signature(AsyncCompletions.create).parameters) - {"self"}
 
+
 _PARAMS_ORDER = ("model", "messages", "temperature", "max_tokens", "seed", "response_format")
 
 
@@ -113,9 +114,7 @@ class OpenAIProvider:
                 f"schema_format must be one of {', '.join(SCHEMA_FORMATS)}, not {schema_format!r}"
             )
         if transport not in TRANSPORTS:
-            raise ValueError(
-                f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}"
-            )
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"

@@ -11,9 +11,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from conflicteval._sync import run_sync
 from conflicteval.cli_common import (
     SPEC_HELP,
     add_batch_options,
@@ -25,11 +24,12 @@ from conflicteval.cli_common import (
     run_options,
 )
 from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
-from conflicteval.dryrun import dry_run
 from conflicteval.executors.batch_cli import batch_command
-from conflicteval.runner import BatchResult, read_checkpoint
 
 JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
+
+if TYPE_CHECKING:  # imported where used: the command line starts without them
+    from conflicteval.runner import BatchResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -253,6 +253,7 @@ def _finish(result: BatchResult, what: str, path: Path) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from conflicteval._sync import run_sync
     from conflicteval.wikicontradict.generate import (
         GENERATIONS_FILE,
         dry_run_generation,
@@ -292,6 +293,9 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace) -> int:
+    from conflicteval._sync import run_sync
+    from conflicteval.dryrun import dry_run
+    from conflicteval.runner import read_checkpoint
     from conflicteval.wikicontradict.generate import read_generations
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, Judge
 
@@ -369,7 +373,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _report_records(run: str, judgements: str | None) -> BatchResult:
     """Every generated row as a record: ok when graded, else why not (for the closing lines)."""
-    from conflicteval.runner import Record
+    from conflicteval.runner import BatchResult, Record, read_checkpoint
     from conflicteval.types import Status
     from conflicteval.wikicontradict.generate import read_generations
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
@@ -393,6 +397,8 @@ def _report_records(run: str, judgements: str | None) -> BatchResult:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from conflicteval._sync import run_sync
+    from conflicteval.dryrun import dry_run
     from conflicteval.wikicontradict.calibrate import (
         calibrate,
         load_human_labels,
