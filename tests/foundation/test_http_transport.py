@@ -42,7 +42,7 @@ class Verdict(BaseModel):
 
 CALLS: list[tuple[Any, dict[str, Any], dict[str, Any]]] = [
     ("plain prompt", {}, {}),
-    ("ünïcödé — 東京 \"quotes\" \\ back\nslash", {}, {}),
+    ('ünïcödé — 東京 "quotes" \\ back\nslash', {}, {}),
     (
         [{"role": "system", "content": "be brief"}, {"role": "user", "content": "q"}],
         {"temperature": 0.7, "max_tokens": 12, "seed": None},

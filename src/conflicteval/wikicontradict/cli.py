@@ -186,6 +186,9 @@ def _template_set(args: argparse.Namespace) -> Any:
 
 
 def _model(spec: str, args: argparse.Namespace, concurrency: int) -> Any:
+    # one call per item: the model's calls in flight follow --concurrency unless
+    # --model-concurrency says otherwise (also what the Ray line reports per actor)
+    args.default_model_concurrency = concurrency
     return model_from_args(args, spec, max_concurrency=concurrency)
 
 
