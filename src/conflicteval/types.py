@@ -46,11 +46,13 @@ class Usage(BaseModel):
 
     def add(self, other: Usage) -> None:
         """Add ``other`` into this object in place."""
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.calls += other.calls
-        self.cached_calls += other.cached_calls
-        self.truncated += other.truncated
+        # Written straight into the fields (the model validates no assignment, so this is
+        # what pydantic's __setattr__ would do, at a fraction of its cost: every model call
+        # is added to several of these).
+        mine, theirs = self.__dict__, other.__dict__
+        for name in _USAGE_FIELDS:
+            mine[name] += theirs[name]
+        self.__pydantic_fields_set__.update(_USAGE_FIELDS)
 
     def truncated_note(self) -> str:
         """``", N replies cut off by max_tokens"`` for a summary line, or "" when none were."""
@@ -64,6 +66,9 @@ class Usage(BaseModel):
         out = self.model_copy()
         out.add(other)
         return out
+
+
+_USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "calls", "cached_calls", "truncated")
 
 
 class Completion(BaseModel):

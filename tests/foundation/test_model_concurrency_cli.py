@@ -1,4 +1,4 @@
-"""``--model-concurrency``: model calls in flight, distinct from items in flight (``--concurrency``)."""
+"""``--model-concurrency``: model calls in flight, apart from items in flight."""
 
 from __future__ import annotations
 

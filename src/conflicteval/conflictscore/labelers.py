@@ -340,8 +340,9 @@ def pair_label_from_reply(
     if truncated:
         judgement = Judgement(problem=CUT_OFF)
     elif isinstance(parsed, PairReply):
+        answer = parsed.answer  # the validator has normalised it already
         judgement = Judgement(
-            label=normalize_label(parsed.answer),
+            label=answer if answer in RELATIONS else normalize_label(answer),
             snippet=parsed.document_snippet,
             reasoning=parsed.reasoning,
         )

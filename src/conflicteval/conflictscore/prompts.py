@@ -46,12 +46,18 @@ def fill(template: str, **slots: str) -> str:
     Raises:
         KeyError: When a slot given in ``slots`` does not occur in the template.
     """
+    parts = _parts(template)
     missing = [name for name in slots if "{" + name + "}" not in template]
     if missing:
         raise KeyError(f"slots not in template: {missing}")
+    # parts alternate: text, slot name, text, ...; a slot not given stays as written
+    return "".join(
+        part if k % 2 == 0 else (slots[part] if part in slots else "{" + part + "}")
+        for k, part in enumerate(parts)
+    )
 
-    def repl(match: re.Match[str]) -> str:
-        name = match.group(1)
-        return slots[name] if name in slots else match.group(0)
 
-    return _SLOT.sub(repl, template)
+@cache
+def _parts(template: str) -> tuple[str, ...]:
+    """``template`` split at its ``{name}`` slots, computed once per template."""
+    return tuple(_SLOT.split(template))

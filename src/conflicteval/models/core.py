@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
 import json
 import logging
 import sqlite3
@@ -27,7 +28,7 @@ from tenacity import (
 
 from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
-from conflicteval.cache import ResponseCache, cache_key
+from conflicteval.cache import ResponseCache, cache_key, canonical_json
 from conflicteval.errors import ModelError
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
@@ -111,6 +112,32 @@ def class_schema(model: type[BaseModel]) -> dict[str, Any]:
         schema = model.model_json_schema()
         _class_schemas[model] = schema
     return schema
+
+
+_class_schema_texts: weakref.WeakKeyDictionary[type[BaseModel], str] = weakref.WeakKeyDictionary()
+
+
+def class_schema_text(model: type[BaseModel]) -> str:
+    """The canonical JSON of :func:`class_schema` (as it enters a cache key), computed once."""
+    text = _class_schema_texts.get(model)
+    if text is None:
+        text = canonical_json(class_schema(model))
+        _class_schema_texts[model] = text
+    return text
+
+
+def key_with_schema_text(components: dict[str, Any], schema_text: str) -> str:
+    """:func:`~conflicteval.cache.cache_key` of ``components``, its schema given as JSON text.
+
+    The canonical JSON of a mapping is its sorted entries joined, so the schema's
+    part can be spliced in from :func:`class_schema_text` instead of being encoded
+    again on every call: the same text, the same key.
+    """
+    before = {k: v for k, v in components.items() if k < "response_schema"}
+    after = {k: v for k, v in components.items() if k > "response_schema"}
+    parts = (canonical_json(before)[1:-1], '"response_schema":' + schema_text)
+    text = "{" + ",".join(p for p in (*parts, canonical_json(after)[1:-1]) if p) + "}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _schema_of(
@@ -339,11 +366,17 @@ class Model:
         schema_name: str,
         prompt_version: str | None,
         extra: dict[str, Any],
+        schema_text: str | None = None,
     ) -> Completion:
-        components = self.key_components(
-            messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
-        )
-        key = cache_key(components) if self.cache is not None else None
+        key = None
+        if self.cache is not None:
+            components = self.key_components(
+                messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
+            )
+            if schema_text is not None and components["response_schema"] is schema:
+                key = key_with_schema_text(components, schema_text)
+            else:
+                key = cache_key(components)
         if self.cache is not None and key is not None:
             try:
                 hit = self.cache.get(key)
@@ -454,7 +487,9 @@ class Model:
         msgs = _normalise_messages(messages)
         schema, schema_model, schema_name = _schema_of(response_schema)
         settings = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
-        out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra)
+        # a class's schema is encoded for the cache key once, not on every call
+        text = class_schema_text(schema_model) if schema_model is not None else None
+        out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra, text)
         if schema is None:
             return out
         if out.truncated:
@@ -471,7 +506,7 @@ class Model:
             {"role": "assistant", "content": out.text},
             {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
         ]
-        second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra)
+        second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra, text)
         parsed2: Any = None
         error2: str | None = CUT_OFF
         if not second.truncated:
