@@ -46,18 +46,20 @@ def fill(template: str, **slots: str) -> str:
     Raises:
         KeyError: When a slot given in ``slots`` does not occur in the template.
     """
-    parts = _parts(template)
-    missing = [name for name in slots if "{" + name + "}" not in template]
+    parts, names = _split(template)
+    missing = [name for name in slots if name not in names and "{" + name + "}" not in template]
     if missing:
         raise KeyError(f"slots not in template: {missing}")
     # parts alternate: text, slot name, text, ...; a slot not given stays as written
-    return "".join(
-        part if k % 2 == 0 else (slots[part] if part in slots else "{" + part + "}")
-        for k, part in enumerate(parts)
-    )
+    out = list(parts)
+    for k in range(1, len(out), 2):
+        name = out[k]
+        out[k] = slots[name] if name in slots else "{" + name + "}"
+    return "".join(out)
 
 
 @cache
-def _parts(template: str) -> tuple[str, ...]:
-    """``template`` split at its ``{name}`` slots, computed once per template."""
-    return tuple(_SLOT.split(template))
+def _split(template: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """``template`` split at its ``{name}`` slots, and the slot names; once per template."""
+    parts = tuple(_SLOT.split(template))
+    return parts, frozenset(parts[1::2])
