@@ -212,9 +212,9 @@ def scorer_online(batch: list[dict[str, Any]], c: int, repeats: int) -> dict[str
         for r in range(repeats):
             for which in ("scorer", "bare") if r % 2 == 0 else ("bare", "scorer"):
                 if which == "scorer":
-                    wall, cpu, calls = asyncio.run(run_scorer(server.base_url, batch, c))
+                    _, cpu, calls = asyncio.run(run_scorer(server.base_url, batch, c))
                 else:
-                    wall, cpu, calls = asyncio.run(run_bare(server.base_url, prompts, c))
+                    _, cpu, calls = asyncio.run(run_bare(server.base_url, prompts, c))
                 per[which].append(1000 * cpu / calls)
                 log(
                     f"online {which:6s}: {calls} calls, client CPU {1000 * cpu / calls:.3f} ms/call"

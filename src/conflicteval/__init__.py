@@ -29,11 +29,11 @@ if TYPE_CHECKING:
         ScoreResult,
         SentenceDecomposer,
         WholeResponse,
-        aggregate,
         aggregate_batch,
         parse_claims,
         parse_label,
     )
+    from conflicteval.conflictscore.aggregate import aggregate
     from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
     from conflicteval.errors import ConflictEvalError, DataError, ModelError, ParseFailure
     from conflicteval.feverous import FeverousClaim, FeverousScore
