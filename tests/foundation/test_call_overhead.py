@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from conflicteval import get_model
 from conflicteval.cache import cache_key
-from conflicteval.models.core import class_schema, class_schema_text, key_with_schema_text
+from conflicteval.models.schemas import class_schema, class_schema_text, key_with_schema_text
 from conflicteval.types import Usage
 
 
