@@ -125,7 +125,8 @@ def add_model_options(
         type=_positive_int,
         default=None,
         help="model calls in flight at once, per model (default "
-        f"{DEFAULT_MODEL_CONCURRENCY}; with --executor ray: per actor, each actor has its own)",
+        f"{DEFAULT_MODEL_CONCURRENCY}, or --concurrency where an item is one call, as in "
+        "wikicontradict; with --executor ray: per actor, each actor has its own)",
     )
     return group
 
