@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -67,7 +68,7 @@ CALLS: list[tuple[Any, dict[str, Any], dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize("index", range(len(CALLS)))
-def test_both_transports_send_byte_identical_bodies(index: int) -> None:
+def test_both_transports_send_byte_identical_bodies(index: int, http_client: str) -> None:
     messages, settings, model_options = CALLS[index]
     bodies: dict[str, bytes] = {}
     for transport in TRANSPORTS:
@@ -125,9 +126,32 @@ FAULTS = {
 }
 
 
+@pytest.fixture(params=["default", "httpx"])
+def http_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The lean transport on its default HTTP client (httpx2 when installed), then on httpx."""
+    from conflicteval.models import http_transport
+
+    if request.param == "httpx":
+        monkeypatch.setenv(http_transport.HTTP_CLIENT_ENV, "httpx")
+    http_transport.http_module.cache_clear()
+    http_transport._timeout.cache_clear()
+    yield http_transport.http_module().__name__
+    http_transport.http_module.cache_clear()
+    http_transport._timeout.cache_clear()
+
+
+def test_the_http_client_can_be_chosen(http_client: str) -> None:
+    import os
+
+    wanted = os.environ.get("CONFLICTEVAL_HTTP_CLIENT")
+    assert http_client == (wanted or http_client) and http_client in ("httpx", "httpx2")
+    with OpenAICompatServer(replies=["fine"]) as server:
+        assert model_on(server, "http").generate_sync("q").text == "fine"
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", sorted(FAULTS))
-def test_both_transports_end_every_fault_alike(name: str) -> None:
+def test_both_transports_end_every_fault_alike(name: str, http_client: str) -> None:
     options: dict[str, Any] = {"max_attempts": 3}
     if name in ("slow", "drip-past-timeout"):
         options["timeout"] = 0.6

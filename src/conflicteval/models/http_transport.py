@@ -197,17 +197,33 @@ def _error_code(body: Any) -> str | None:
     return None
 
 
+HTTP_CLIENT_ENV = "CONFLICTEVAL_HTTP_CLIENT"
+"""Environment variable choosing the lean transport's HTTP client: ``httpx2`` or ``httpx``."""
+
+
 @functools.lru_cache(maxsize=1)
 def http_module() -> ModuleType:
-    """``httpx2`` when installed (the openai SDK's own HTTP client), else ``httpx``."""
-    try:
-        import httpx2
+    """``httpx2`` when installed (the client openai 3.x is built on), else ``httpx``.
 
-        return httpx2
-    except ImportError:
-        import httpx
+    ``$CONFLICTEVAL_HTTP_CLIENT=httpx`` chooses httpx even when httpx2 is installed.
+    """
+    choice = os.environ.get(HTTP_CLIENT_ENV, "").strip().lower()
+    if choice not in ("", "httpx", "httpx2"):
+        raise ValueError(f"${HTTP_CLIENT_ENV} must be 'httpx' or 'httpx2', not {choice!r}")
+    if choice != "httpx":
+        try:
+            import httpx2
 
-        return httpx
+            return httpx2
+        except ImportError:
+            if choice == "httpx2":
+                raise ImportError(
+                    f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: "
+                    "pip install 'conflicteval[fast]'"
+                ) from None
+    import httpx
+
+    return httpx
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
