@@ -213,12 +213,16 @@ _REPLY = {
 
 def _mock_client() -> openai.AsyncOpenAI:
     """An SDK client whose transport answers in-process (no sockets)."""
-    import httpx2  # the HTTP client the installed openai SDK is built on
+    import importlib
 
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, json=_REPLY)
+    # the HTTP client the installed openai SDK is built on (httpx, or httpx2 for openai 3.x)
+    base = openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0]
+    hx: Any = importlib.import_module(base)
 
-    http = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    def handler(request: Any) -> Any:
+        return hx.Response(200, json=_REPLY)
+
+    http = hx.AsyncClient(transport=hx.MockTransport(handler))
     return openai.AsyncOpenAI(
         base_url="http://127.0.0.1:9/v1", api_key="x", max_retries=0, http_client=http
     )
@@ -237,6 +241,7 @@ async def _sdk_no_network(n: int, c: int, repeats: int = 5) -> dict[str, float]:
         api_key="x",
         cache=False,
         max_concurrency=c,
+        transport="sdk",  # this measures the SDK path: its client gets the in-process transport
     )
     model.provider._clients[loop] = _mock_client()  # type: ignore[attr-defined]
     hand_client = _mock_client()

@@ -2,7 +2,8 @@
 
 Every model-calling command takes the same model options
 (:func:`add_model_options`: ``--model SPEC``, ``--base-url``, ``--timeout``,
-``--max-attempts``, ``--no-cache``, ``--concurrency``), every batch command the
+``--max-attempts``, ``--no-cache``, ``--concurrency`` for items in flight and
+``--model-concurrency`` for model calls in flight), every batch command the
 same run options (:func:`add_run_options`: ``--quiet``, ``--restart``,
 ``--retry-failed``, and where the items run: ``--executor local|ray`` with the
 Ray options), builds its models with :func:`model_from_args` and ends
@@ -125,8 +126,20 @@ def add_model_options(
         default=concurrency,
         help=f"{concurrency_help} (default {concurrency})",
     )
+    group.add_argument(
+        "--model-concurrency",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="model calls in flight at once, per model (default "
+        f"{DEFAULT_MODEL_CONCURRENCY}, or --concurrency where an item is one call, as in "
+        "wikicontradict; with --executor ray: per actor, each actor has its own)",
+    )
     return group
 
+
+DEFAULT_MODEL_CONCURRENCY = 16
+"""Model calls in flight per model when ``--model-concurrency`` is not given (the model's own)."""
 
 DEFAULT_CLI_ITEM_TIMEOUT = 3600.0
 """The command line's bound on one item (an hour): far above any healthy item, so it only ends
@@ -229,12 +242,15 @@ def model_options(
     """The :func:`conflicteval.get_model` options the shared model options ask for.
 
     ``extra`` options (e.g. ``max_concurrency``) are added; None values are left out.
+    ``--model-concurrency`` sets ``max_concurrency`` over any default in ``extra``.
     """
     options: dict[str, Any] = {
         "timeout": getattr(args, "timeout", None),
         "max_attempts": getattr(args, "max_attempts", None),
         **extra,
     }
+    if getattr(args, "model_concurrency", None) is not None:
+        options["max_concurrency"] = args.model_concurrency
     if getattr(args, "no_cache", False):
         options["cache"] = False
     base_url = getattr(args, "base_url", None)
@@ -313,10 +329,35 @@ def executor_from_args(args: argparse.Namespace) -> Any:
         return None
     from conflicteval.executors.ray import RayExecutor
 
-    return RayExecutor(
+    executor = RayExecutor(
         actors=getattr(args, "ray_actors", None),
         num_cpus=getattr(args, "ray_num_cpus", None),
         gpus_per_actor=getattr(args, "ray_gpus_per_actor", 0.0),
+    )
+    if hasattr(args, "model_concurrency"):
+        print(ray_model_concurrency_line(args), file=sys.stderr)
+    return executor
+
+
+def ray_model_concurrency_line(args: argparse.Namespace) -> str:
+    """What ``--model-concurrency`` means on Ray: per actor, and the total over the actors."""
+    per = (
+        getattr(args, "model_concurrency", None)
+        or getattr(args, "default_model_concurrency", None)  # a command's own default
+        or DEFAULT_MODEL_CONCURRENCY
+    )
+    actors = getattr(args, "ray_actors", None)
+    if actors is None and getattr(args, "ray_gpus_per_actor", 0.0) == 0.0:
+        # a local instance: one actor per CPU it gets (a cluster's CPUs are unknown here)
+        import os
+
+        if not os.environ.get("RAY_ADDRESS"):
+            actors = getattr(args, "ray_num_cpus", None) or os.cpu_count()
+    if actors is None:
+        return f"model calls in flight: {per} per Ray actor per model (x the actors in all)"
+    return (
+        f"model calls in flight: {per} per Ray actor per model x {actors} actors "
+        f"= {per * actors} in all (at most; fewer actors when there are few items)"
     )
 
 

@@ -22,7 +22,7 @@ from conflicteval.cli_common import (
 from conflicteval.errors import UsageError
 from conflicteval.executors.batch_cli import batch_command
 
-from .gold import GOLD_SETS
+from .names import GOLD_SETS
 
 __all__ = ["labeler_from_spec", "register"]
 

@@ -46,7 +46,8 @@ __all__ = [
     "ramdocs_claim",
 ]
 
-GOLD_SETS = ("feverous", "feverous-s", "ramdocs", "conflictbench")
+from conflicteval.bench.names import GOLD_SETS
+
 """Names of the gold sets (``--gold``)."""
 
 FEVEROUS_TO_RELATION: dict[str, Relation] = {

@@ -222,6 +222,8 @@ def aggregate(labels: Any) -> Aggregate:
     Returns:
         The :class:`Aggregate` of the response.
     """
+    if not isinstance(labels, np.ndarray):
+        return _aggregate_rows(_code_rows(labels))
     table = encode_table(labels)
     c = _Counts([table])
     return Aggregate(
@@ -242,6 +244,64 @@ def aggregate(labels: Any) -> Aggregate:
         n_unlabelled=int(c.r_unlabelled[0]),
         n_pairs=int(table.size),
         n_failed_pairs=int(c.r_failed[0]),
+    )
+
+
+def _code_rows(table: Any) -> list[list[int]]:
+    """The codes of a table given as rows (checked as :func:`encode_table` checks them)."""
+    rows = [[_code(v) for v in row] for row in table]
+    width = len(rows[0]) if rows else 0
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(f"ragged label table: row {i} has {len(row)} labels, row 0 {width}")
+    return rows
+
+
+def _aggregate_rows(rows: list[list[int]]) -> Aggregate:
+    """:func:`aggregate` of one small table in plain Python (one response: numpy's set-up
+    costs more than the arithmetic). The same operations in the same order as ``_Counts``:
+    counts, then float64 divisions and a running sum over the claims, so the same values."""
+    width = len(rows[0]) if rows else 0
+    conflicted: list[bool] = []
+    ratios: list[float | None] = []
+    n_evidenced = n_unlabelled = n_no_evidence = n_failed = 0
+    ratio_sum = 0.0
+    for row in rows:
+        sup, con, failed = row.count(_SUP), row.count(_CON), row.count(FAILED)
+        n_failed += failed
+        conflicted.append(sup > 0 and con > 0)
+        if sup + con > 0:
+            n_evidenced += 1
+            ratio = con / (sup + con)
+            ratios.append(ratio)
+            ratio_sum += ratio
+        else:
+            ratios.append(None)
+            if width > 0 and failed == width:
+                n_unlabelled += 1
+            else:
+                n_no_evidence += 1
+    n_claims = len(rows)
+    n_scored = n_claims - n_unlabelled
+    n_conflicted = sum(conflicted)
+    return Aggregate(
+        n_claims=n_claims,
+        n_documents=width,
+        cs_c=n_conflicted / n_scored if n_scored > 0 else None,
+        cs_r=ratio_sum / n_evidenced if n_evidenced > 0 else None,
+        cs_r_all=ratio_sum / n_scored if n_scored > 0 else None,
+        supporting=[[j for j, v in enumerate(row) if v == _SUP] for row in rows],
+        contradicting=[[j for j, v in enumerate(row) if v == _CON] for row in rows],
+        failed=[[j for j, v in enumerate(row) if v == FAILED] for row in rows],
+        conflicted=conflicted,
+        ratios=ratios,
+        n_conflicted=n_conflicted,
+        n_scored=n_scored,
+        n_evidenced=n_evidenced,
+        n_no_evidence=n_no_evidence,
+        n_unlabelled=n_unlabelled,
+        n_pairs=n_claims * width,
+        n_failed_pairs=n_failed,
     )
 
 

@@ -21,7 +21,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval.cli_common import (
     add_batch_options,
@@ -36,9 +36,11 @@ from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
 from conflicteval.jsonio import iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text
-from conflicteval.types import Document
 
 from .factory import DECOMPOSER_KINDS, LABELER_KINDS
+
+if TYPE_CHECKING:  # imported where used: the command line starts without pydantic
+    from conflicteval.types import Document
 
 __all__ = ["register"]
 
@@ -182,6 +184,8 @@ def _unique_documents(path: str, docs: list[Document], rows: list[int]) -> None:
 
 
 def _doc(path: str, row: int, value: Any, index: int) -> Document:
+    from conflicteval.types import Document
+
     if isinstance(value, dict):
         # Types are checked here, not stringified: an id is a string or an integer,
         # the text and title are strings.

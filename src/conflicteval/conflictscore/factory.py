@@ -8,26 +8,21 @@ same names with the same meaning.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from conflicteval.conflictscore.decompose import LLMDecomposer, SentenceDecomposer, WholeResponse
-from conflicteval.conflictscore.labelers import (
-    Labeler,
-    LLMLabeler,
-    PerClaimLLMLabeler,
-    PerDocumentLLMLabeler,
-)
-from conflicteval.conflictscore.lexical import LexicalLabeler
-from conflicteval.models import Model
 from conflicteval.suggest import unknown
+
+if TYPE_CHECKING:  # imported where used: the command line lists these names at start-up
+    from conflicteval.conflictscore.labelers import Labeler
+    from conflicteval.models import Model
 
 LABELER_KINDS = ("llm", "llm-per-document", "llm-per-claim", "lexical", "nli")
 DECOMPOSER_KINDS = ("llm", "sentence", "whole")
 
-_LLM_LABELERS: dict[str, Any] = {
-    "llm": LLMLabeler,
-    "llm-per-document": PerDocumentLLMLabeler,
-    "llm-per-claim": PerClaimLLMLabeler,
+_LLM_LABELERS = {
+    "llm": "LLMLabeler",
+    "llm-per-document": "PerDocumentLLMLabeler",
+    "llm-per-claim": "PerClaimLLMLabeler",
 }
 
 
@@ -53,6 +48,8 @@ def make_labeler(
         ValueError: Unknown kind, or a missing model / NLI model.
     """
     if kind == "lexical":
+        from conflicteval.conflictscore.lexical import LexicalLabeler
+
         return LexicalLabeler()
     if kind == "nli":
         if nli_model is None:
@@ -64,12 +61,20 @@ def make_labeler(
         raise ValueError(unknown("labeler", kind, LABELER_KINDS))
     if model is None:
         raise ValueError(f"the {kind} labeler needs a model (--model SPEC)")
-    labeler: Labeler = _LLM_LABELERS[kind](model, structured=structured)
+    from conflicteval.conflictscore import labelers
+
+    labeler: Labeler = getattr(labelers, _LLM_LABELERS[kind])(model, structured=structured)
     return labeler
 
 
 def make_decomposer(kind: str, model: Model | None = None) -> Any:
     """A decomposer by name (one of :data:`DECOMPOSER_KINDS`)."""
+    from conflicteval.conflictscore.decompose import (
+        LLMDecomposer,
+        SentenceDecomposer,
+        WholeResponse,
+    )
+
     if kind == "sentence":
         return SentenceDecomposer()
     if kind == "whole":

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -343,8 +343,18 @@ def pair_label_from_reply(
     if truncated:
         judgement = Judgement(problem=CUT_OFF)
     elif isinstance(parsed, PairReply):
+        answer = parsed.answer  # the validator has normalised it already
+        label = cast("Relation", answer) if answer in RELATIONS else normalize_label(answer)
+        if label is not None:  # the common case, built at once (what _pair would build)
+            return PairLabel(
+                claim_index=i,
+                doc_index=j,
+                label=label,
+                snippet=parsed.document_snippet,
+                reasoning=parsed.reasoning,
+            )
         judgement = Judgement(
-            label=normalize_label(parsed.answer),
+            label=label,
             snippet=parsed.document_snippet,
             reasoning=parsed.reasoning,
         )

@@ -54,12 +54,20 @@ def fill(template: str, **slots: str) -> str:
     Raises:
         KeyError: When a slot given in ``slots`` does not occur in the template.
     """
-    missing = [name for name in slots if "{" + name + "}" not in template]
+    parts, names = _split(template)
+    missing = [name for name in slots if name not in names and "{" + name + "}" not in template]
     if missing:
         raise KeyError(f"slots not in template: {missing}")
+    # parts alternate: text, slot name, text, ...; a slot not given stays as written
+    out = list(parts)
+    for k in range(1, len(out), 2):
+        name = out[k]
+        out[k] = slots[name] if name in slots else "{" + name + "}"
+    return "".join(out)
 
-    def repl(match: re.Match[str]) -> str:
-        name = match.group(1)
-        return slots[name] if name in slots else match.group(0)
 
-    return _SLOT.sub(repl, template)
+@cache
+def _split(template: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """``template`` split at its ``{name}`` slots, and the slot names; once per template."""
+    parts = tuple(_SLOT.split(template))
+    return parts, frozenset(parts[1::2])

@@ -23,11 +23,13 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval.cli_common import EXIT_PENDING, add_batch_options, positive_float, positive_int
 from conflicteval.errors import ConflictEvalError, PendingCall
-from conflicteval.executors.plan import BatchExport, CallLedger
+
+if TYPE_CHECKING:  # imported where used: the command line starts without the model layer
+    from conflicteval.executors.plan import CallLedger
 
 __all__ = ["add_batch_options", "batch_command", "batch_context_from_args", "register"]
 
@@ -38,6 +40,8 @@ class CommandBatch:
     """The batch context of one command run (see :func:`batch_context_from_args`)."""
 
     def __init__(self, export: str | None, *, dry_run: bool = False) -> None:
+        from conflicteval.executors.plan import BatchExport, CallLedger
+
         self.export = Path(export) if export else None
         self.ledger: CallLedger
         if self.export is not None and not dry_run:
@@ -58,6 +62,8 @@ class CommandBatch:
         """Print the calls/cost summary and the export's; returns the exit status."""
         for line in self.ledger.cost_lines():
             print(line, file=sys.stderr)
+        from conflicteval.executors.plan import BatchExport
+
         if not isinstance(self.ledger, BatchExport):
             return rc
         result = self.ledger.result

@@ -6,7 +6,9 @@ Specs:
     ``openai/<model>``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
         llama.cpp, TGI); options ``base_url``, ``api_key``, ``organization``,
         ``supports_schema``, ``schema_format`` (``"json_schema"``, the default,
-        or ``"json_object"`` for llama-cpp-python's server).
+        or ``"json_object"`` for llama-cpp-python's server), ``transport``
+        (``"http"``, the default: the lean HTTP transport; ``"sdk"``: the
+        openai SDK's ``chat.completions.create``).
     ``scripted``: the test double; option ``replies`` (list, mapping or callable).
 
 Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
@@ -69,6 +71,7 @@ def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
         organization=options.pop("organization", None),
         supports_schema=options.pop("supports_schema", True),
         schema_format=options.pop("schema_format", "json_schema"),
+        transport=options.pop("transport", "http"),
     )
 
 

@@ -34,6 +34,7 @@ from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.observe import active_observers
+from conflicteval.models.schemas import class_schema, class_schema_text, key_with_schema_text
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 log = logging.getLogger("conflicteval.models")
@@ -100,7 +101,7 @@ def _schema_of(
     if schema is None:
         return None, None, "response"
     if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return schema.model_json_schema(), schema, schema.__name__
+        return class_schema(schema), schema, schema.__name__
     if isinstance(schema, dict):
         return schema, None, str(schema.get("title") or "response")
     raise TypeError("response_schema must be a JSON-schema dict or a pydantic model class")
@@ -322,11 +323,17 @@ class Model:
         schema_name: str,
         prompt_version: str | None,
         extra: dict[str, Any],
+        schema_text: str | None = None,
     ) -> Completion:
-        components = self.key_components(
-            messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
-        )
-        key = cache_key(components) if self.cache is not None else None
+        key = None
+        if self.cache is not None:
+            components = self.key_components(
+                messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
+            )
+            if schema_text is not None and components["response_schema"] is schema:
+                key = key_with_schema_text(components, schema_text)
+            else:
+                key = cache_key(components)
         if self.cache is not None and key is not None:
             try:
                 hit = self.cache.get(key)
@@ -442,7 +449,9 @@ class Model:
         msgs = _normalise_messages(messages)
         schema, schema_model, schema_name = _schema_of(response_schema)
         settings = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
-        out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra)
+        # a class's schema is encoded for the cache key once, not on every call
+        text = class_schema_text(schema_model) if schema_model is not None else None
+        out = await self._raw(msgs, settings, schema, schema_name, prompt_version, extra, text)
         if schema is None:
             return out
         if out.truncated:
@@ -459,7 +468,7 @@ class Model:
             {"role": "assistant", "content": out.text},
             {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
         ]
-        second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra)
+        second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra, text)
         parsed2: Any = None
         error2: str | None = CUT_OFF
         if not second.truncated:

@@ -1,26 +1,25 @@
 """The ``openai/<model>`` provider: any OpenAI-compatible chat completions server.
 
 Works with OpenAI itself and with vLLM, Ollama, llama.cpp's server and TGI via
-``base_url``. The SDK's own retries are switched off (``max_retries=0``): the
-core wrapper retries, so retries are never stacked.
+``base_url``. Online calls go through the lean transport of
+:mod:`conflicteval.models.http_transport` by default, or through the openai SDK
+(``transport="sdk"``), whose own retries are then switched off
+(``max_retries=0``). Either way the core wrapper retries, caches and limits
+concurrency, so retries are never stacked. The SDK is imported only when used.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime
-import email.utils
 import functools
 import inspect
 import os
 import threading
-import time
 import weakref
 from typing import Any
 
-import openai
-
 from conflicteval.errors import UsageError
+from conflicteval.models import http_transport
 from conflicteval.models.base import (
     ProviderError,
     ProviderRequest,
@@ -28,66 +27,32 @@ from conflicteval.models.base import (
     status_is_retryable,
 )
 from conflicteval.models.endpoint import base_url_problem
+from conflicteval.models.http_transport import (
+    _content_text,
+    _error_code,
+    encode_body,
+    known_parameters,
+    order_body,
+    parse_retry_after,
+)
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "MISSING_KEY",
+    "SCHEMA_FORMATS",
+    "TRANSPORTS",
+    "OpenAIProvider",
+    "_content_text",
+    "parse_retry_after",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_FORMATS = ("json_schema", "json_object")
+TRANSPORTS = ("http", "sdk")
 MISSING_KEY = (
     "no API key: set OPENAI_API_KEY (or pass api_key=...) for OpenAI's API, or give a "
     "base URL (--base-url / base_url=...) for a local OpenAI-compatible server"
 )
-
-
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
-    if headers is None:
-        return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:  # asctime form: an HTTP date is always GMT, never local time
-        when = when.replace(tzinfo=datetime.timezone.utc)
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _content_text(content: Any) -> str:
-    """The reply text; some servers send a list of parts (``[{"type": "text", "text": …}]``)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, dict):
-                if part.get("type", "text") == "text" and isinstance(part.get("text"), str):
-                    parts.append(part["text"])
-            elif isinstance(part, str):
-                parts.append(part)
-        return "".join(parts)
-    raise TypeError(f"message content of type {type(content).__name__}")
-
-
-def _error_code(body: Any) -> str | None:
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict):
-            code = err.get("code") or err.get("type")
-            return str(code) if code else None
-    return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -98,8 +63,11 @@ def _sdk_parameters() -> frozenset[str]:
     return frozenset(inspect.signature(AsyncCompletions.create).parameters) - {"self"}
 
 
+_PARAMS_ORDER = ("model", "messages", "temperature", "max_tokens", "seed", "response_format")
+
+
 class OpenAIProvider:
-    """Translate requests to ``client.chat.completions.create``.
+    """Send chat completion requests to an OpenAI-compatible server.
 
     Args:
         model: The model name the server knows.
@@ -114,6 +82,12 @@ class OpenAIProvider:
             ``"json_object"`` (``{"type": "json_object", "schema": ...}``, the
             form llama-cpp-python's server enforces; it answers the
             ``json_schema`` form with HTTP 500).
+        transport: ``"http"`` (the default): the lean transport of
+            :mod:`conflicteval.models.http_transport`, one pooled HTTP client
+            posting the body the SDK would post and reading the reply
+            directly; ``"sdk"``: ``client.chat.completions.create`` of the
+            openai SDK. Both send the same body bytes and classify failures
+            alike.
 
     Pickling keeps the configuration and leaves the HTTP clients behind (each
     process builds its own on first use). A key that came from
@@ -135,11 +109,14 @@ class OpenAIProvider:
         organization: str | None = None,
         supports_schema: bool = True,
         schema_format: str = "json_schema",
+        transport: str = "http",
     ) -> None:
         if schema_format not in SCHEMA_FORMATS:
             raise ValueError(
                 f"schema_format must be one of {', '.join(SCHEMA_FORMATS)}, not {schema_format!r}"
             )
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
@@ -154,7 +131,8 @@ class OpenAIProvider:
         self._organization = organization
         self.supports_schema = supports_schema
         self.schema_format = schema_format
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+        self.transport = transport
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
         self._clients_lock = threading.Lock()
@@ -171,12 +149,14 @@ class OpenAIProvider:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("transport", "http")
         if "_api_key" not in state:
             self._api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
         self._clients = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
 
-    def _client(self) -> openai.AsyncOpenAI:
+    def _client(self) -> Any:
+        """The HTTP client (lean transport) or ``AsyncOpenAI`` (SDK) of the running loop."""
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
@@ -185,24 +165,33 @@ class OpenAIProvider:
                 # never leave this weak dictionary: drop them (sockets close when collected).
                 for dead in [lp for lp in self._clients if lp.is_closed()]:
                     del self._clients[dead]
-                client = openai.AsyncOpenAI(
-                    api_key=self._api_key,
-                    organization=self._organization,
-                    base_url=self.base_url,
-                    max_retries=0,
-                    # the SDK's defaults, without its own HTTP client's finaliser, which
-                    # would try to close a dead loop's connections on whichever loop runs
-                    http_client=openai.DefaultAsyncHttpxClient(),
-                )
+                client = self._new_client()
                 self._clients[loop] = client
         return client
+
+    def _new_client(self) -> Any:
+        if self.transport == "http":
+            return http_transport.new_client(self._api_key, self._organization)
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            organization=self._organization,
+            base_url=self.base_url,
+            max_retries=0,
+            # the SDK's defaults, without its own HTTP client's finaliser, which
+            # would try to close a dead loop's connections on whichever loop runs
+            http_client=openai.DefaultAsyncHttpxClient(),
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running event loop (others close with their loop)."""
         loop = asyncio.get_running_loop()
         client = self._clients.pop(loop, None)
-        if client is not None:
-            await client.close()
+        if client is None:
+            return
+        close = getattr(client, "aclose", None)  # an HTTP client; AsyncOpenAI has close()
+        await (close() if close is not None else client.close())
 
     def _scrub(self, text: str) -> str:
         # Placeholders such as "none" or "ollama" are no secret; masking every
@@ -220,26 +209,33 @@ class OpenAIProvider:
         """
         return not self.has_key and self.base_url == DEFAULT_BASE_URL
 
-    def _params(self, request: ProviderRequest) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for ``request``."""
-        params: dict[str, Any] = {"model": self.model, "messages": request.messages}
-        if request.temperature is not None:
-            params["temperature"] = request.temperature
+    def _fields(self, request: ProviderRequest) -> dict[str, Any]:
+        """The request's own body fields, in the order the SDK writes them."""
+        fields: dict[str, Any] = {"model": self.model, "messages": request.messages}
         if request.max_tokens is not None:
-            params["max_tokens"] = request.max_tokens
-        if request.seed is not None:
-            params["seed"] = request.seed
+            fields["max_tokens"] = request.max_tokens
         if request.response_schema is not None and self.supports_schema:
             if self.schema_format == "json_object":
-                params["response_format"] = {
+                fields["response_format"] = {
                     "type": "json_object",
                     "schema": request.response_schema,
                 }
             else:
-                params["response_format"] = {
+                fields["response_format"] = {
                     "type": "json_schema",
                     "json_schema": {"name": request.schema_name, "schema": request.response_schema},
                 }
+        if request.seed is not None:
+            fields["seed"] = request.seed
+        if request.temperature is not None:
+            fields["temperature"] = request.temperature
+        return fields
+
+    def _params(self, request: ProviderRequest) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for ``request``."""
+        fields = self._fields(request)
+        # the order batch files have always had (the SDK orders the online body itself)
+        params = {k: fields[k] for k in _PARAMS_ORDER if k in fields}
         # Parameters the SDK names are passed as such; others (top_k, min_p, ... of vLLM,
         # llama.cpp, TGI) go in the request body, which is where the SDK would refuse them.
         known = _sdk_parameters()
@@ -263,10 +259,68 @@ class OpenAIProvider:
             params.update(extra)
         return params
 
+    def wire_request(
+        self, request: ProviderRequest
+    ) -> tuple[bytes, dict[str, str] | None, dict[str, Any] | None]:
+        """The lean transport's request: body bytes (the SDK's), extra headers and query.
+
+        Raises:
+            ProviderError: A parameter no request can carry (``timeout``, which
+                is the model's own setting), or values JSON cannot encode; not
+                retryable.
+        """
+        fields = self._fields(request)
+        headers = query = None
+        extra_body: dict[str, Any] | None = None
+        if request.extra:
+            unknown: dict[str, Any] = {}
+            given: Any = None
+            known = known_parameters()
+            for key, value in request.extra.items():
+                if key not in known:
+                    unknown[key] = value
+                elif key == "timeout":
+                    raise ProviderError(
+                        "invalid request: 'timeout' is the model's own setting "
+                        "(get_model(..., timeout=...)), not a request parameter"
+                    )
+                elif key == "extra_headers":
+                    headers = dict(value or {})
+                elif key == "extra_query":
+                    query = dict(value or {})
+                elif key == "extra_body":
+                    given = value
+                else:
+                    fields[key] = value
+            extra_body = {**given, **unknown} if isinstance(given, dict) else unknown
+        try:
+            body = encode_body(order_body(fields, extra_body))
+        except (TypeError, ValueError) as exc:
+            raise ProviderError(self._scrub(f"invalid request: {exc}")) from exc
+        return body, headers, query
+
     async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
         """Send one chat completion request; classify any failure."""
         if self.needs_key:
             raise ProviderError(MISSING_KEY, fatal=True)
+        if self.transport == "http":
+            body, headers, query = self.wire_request(request)
+            return await http_transport.post_completion(
+                self._client(),
+                f"{self.base_url}/chat/completions",
+                body,
+                timeout,
+                headers=headers,
+                params=query,
+                scrub=self._scrub,
+            )
+        return await self._complete_sdk(request, timeout)
+
+    async def _complete_sdk(
+        self, request: ProviderRequest, timeout: float | None
+    ) -> ProviderResponse:
+        import openai
+
         params = self._params(request)
         try:
             pending = self._client().chat.completions.create(**params, timeout=timeout)

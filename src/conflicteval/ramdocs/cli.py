@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
 from conflicteval.cli_common import (
@@ -26,7 +26,10 @@ from conflicteval.cli_common import (
 from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.errors import UsageError
 from conflicteval.executors.batch_cli import batch_command
-from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, Question
+from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
+
+if TYPE_CHECKING:
+    from conflicteval.ramdocs.methods import Question
 
 
 def positive_int(text: str) -> int:

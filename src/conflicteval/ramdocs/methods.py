@@ -32,15 +32,13 @@ from conflicteval.errors import PendingCall
 from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
 from conflicteval.ramdocs.answers import agent_answer, agent_explanation, answers_unchanged
+from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
 
 Method = Literal["no-rag", "rag", "madam"]
-METHODS: tuple[str, ...] = ("no-rag", "rag", "madam")
 
 MAX_NEW_TOKENS = 128
 SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": MAX_NEW_TOKENS, "seed": 42}
 """Decoding of every call: greedy, 128 new tokens (``run_madam_rag.py``'s ``call_llm``)."""
-
-DEFAULT_ROUNDS = 3
 
 T = TypeVar("T")
 

@@ -129,6 +129,8 @@ class LoggedRequest:
     body: dict[str, Any] | None
     fault: str | None
     status: int
+    raw: bytes = b""
+    """The request body's bytes as received (empty when bodies are not logged)."""
 
     @property
     def prompt(self) -> str:
@@ -384,6 +386,7 @@ class OpenAICompatServer:
             body=body if self.config.log_bodies else None,
             fault=None,
             status=200,
+            raw=raw if self.config.log_bodies else b"",
         )
         self.requests.append(entry)
         try:
@@ -837,9 +840,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--echo", action="store_true", help="reply with the last message")
+    parser.add_argument("--reply", default=None, help="reply with this text to every request")
     args = parser.parse_args(argv)
     replies: Replies = (
-        (lambda body: "echo: " + str(body["messages"][-1]["content"])) if args.echo else None
+        (lambda body: "echo: " + str(body["messages"][-1]["content"]))
+        if args.echo
+        else ([args.reply] if args.reply is not None else None)
     )
     faults = random_faults(args.fault_rate, args.seed) if args.fault_rate else None
     server = OpenAICompatServer(

@@ -11,9 +11,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from conflicteval._sync import run_sync
 from conflicteval.cli_common import (
     SPEC_HELP,
     add_batch_options,
@@ -26,13 +25,14 @@ from conflicteval.cli_common import (
     run_options,
 )
 from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
-from conflicteval.dryrun import dry_run
 from conflicteval.executors.batch_cli import batch_command
-from conflicteval.runner import BatchResult, read_checkpoint
 from conflicteval.suggest import did_you_mean
 from conflicteval.wikicontradict.report_cli import aliases_from_args, check_aliases, report_command
 
 JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
+
+if TYPE_CHECKING:  # imported where used: the command line starts without them
+    from conflicteval.runner import BatchResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -193,6 +193,9 @@ def _template_set(args: argparse.Namespace) -> Any:
 
 
 def _model(spec: str, args: argparse.Namespace, concurrency: int) -> Any:
+    # one call per item: the model's calls in flight follow --concurrency unless
+    # --model-concurrency says otherwise (also what the Ray line reports per actor)
+    args.default_model_concurrency = concurrency
     return model_from_args(args, spec, max_concurrency=concurrency)
 
 
@@ -261,6 +264,7 @@ def _finish(result: BatchResult, what: str, path: Path, run_dir: str) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from conflicteval._sync import run_sync
     from conflicteval.wikicontradict.generate import (
         GENERATIONS_FILE,
         dry_run_generation,
@@ -300,6 +304,9 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace) -> int:
+    from conflicteval._sync import run_sync
+    from conflicteval.dryrun import dry_run
+    from conflicteval.runner import read_checkpoint
     from conflicteval.wikicontradict.generate import read_generations
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, Judge
 
@@ -342,6 +349,8 @@ def _judge(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from conflicteval._sync import run_sync
+    from conflicteval.dryrun import dry_run
     from conflicteval.wikicontradict.calibrate import (
         calibrate,
         load_human_labels,

@@ -7,10 +7,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval.cli_common import finish
-from conflicteval.runner import BatchResult, read_checkpoint
+
+if TYPE_CHECKING:
+    from conflicteval.runner import BatchResult
 
 
 def _err(text: str) -> None:
@@ -143,7 +145,7 @@ def _report_items(args: argparse.Namespace) -> int:
 
 def _report_records(run: str, judgements: str | None) -> BatchResult:
     """Every generated row as a record: ok when graded, else why not (for the closing lines)."""
-    from conflicteval.runner import Record
+    from conflicteval.runner import BatchResult, Record, read_checkpoint
     from conflicteval.types import Status
     from conflicteval.wikicontradict.generate import read_generations
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades

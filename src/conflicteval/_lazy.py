@@ -1,0 +1,62 @@
+"""Public names of a package imported on first use (PEP 562), for a fast start.
+
+``import conflicteval`` and ``conflicteval --help`` should not pay for pydantic
+models, numpy, HTTP clients and every area at start-up. A package lists its
+public names and where each lives; :func:`install` makes the package import a
+name's module only when the name is first looked up.
+
+One subtlety: importing a submodule binds it on its package under its own
+name (``conflicteval.conflictscore.aggregate`` the module), which would hide a
+public name of the same name (``aggregate`` the function). Eager imports in
+``__init__`` rebound the name right after; here the package refuses that one
+binding instead, so ``from conflicteval.conflictscore import aggregate`` is the
+function either way, as before.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["install"]
+
+
+class _LazyPackage(types.ModuleType):
+    """A package module whose public names are imported when first looked up."""
+
+    _lazy_exports: Mapping[str, tuple[str, str]]
+
+    def __getattr__(self, name: str) -> Any:
+        target = self.__dict__.get("_lazy_exports", {}).get(name)
+        if target is None:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        module_name, attr = target
+        value = getattr(importlib.import_module(module_name, self.__name__), attr)
+        types.ModuleType.__setattr__(self, name, value)  # later look-ups are plain
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        exports = self.__dict__.get("_lazy_exports", {})
+        if (
+            name in exports
+            and isinstance(value, types.ModuleType)
+            and value.__name__ == f"{self.__name__}.{name}"
+        ):
+            return  # a submodule import must not hide the public name it shares
+        types.ModuleType.__setattr__(self, name, value)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(self.__dict__) | set(self.__dict__.get("_lazy_exports", {})))
+
+
+def install(package: str, exports: Mapping[str, tuple[str, str]]) -> None:
+    """Make ``package`` import each of ``exports`` (name -> (module, attribute)) on first use.
+
+    Relative module names (``".scorer"``) are resolved against ``package``.
+    """
+    module = sys.modules[package]
+    types.ModuleType.__setattr__(module, "_lazy_exports", dict(exports))
+    module.__class__ = _LazyPackage

@@ -1,0 +1,368 @@
+"""The lean transport of the ``openai/<model>`` provider: one pooled HTTP client, no SDK.
+
+An online chat completion is one JSON POST and one JSON reply. The openai SDK
+spends about half of a call's client CPU on its own machinery (validating and
+transforming the parameters, building the request, constructing pydantic
+objects from the reply); this transport posts the same body bytes through one
+pooled ``AsyncClient`` per event loop and reads the reply straight into a
+:class:`~conflicteval.models.base.ProviderResponse`.
+
+The HTTP client is ``httpx2`` (the client the installed openai SDK is built
+on) when it is installed, else ``httpx``: with httpx 0.28 the connection pool
+alone costs as much CPU per call as the whole SDK (see docs/benchmarks.md).
+
+Every failure is classified as the SDK path classifies it (see
+``openai_provider.OpenAIProvider``): a timeout and any error while sending or
+reading are retryable; a status outside 2xx is an HTTP error whose message
+carries the server's own error message (``HTTP 429: Error code: 429 - ...``,
+the SDK's wording); a reply that is not a chat completion is retryable as
+"malformed response".
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import functools
+import importlib.util
+import json
+import os
+import re
+import time
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from conflicteval.models.base import ProviderError, ProviderResponse, status_is_retryable
+
+# The keys of the body the openai SDK builds in ``chat.completions.create``, in its order.
+# The SDK drops the parameters not given and appends ``extra_body`` after them; building the
+# body in the same order makes the two transports send the same bytes. The order differs
+# between SDK releases, so it is read from the installed SDK's source (without importing the
+# SDK, which takes about a second) by :func:`sdk_body_order`; this is openai 3.x's, the
+# fallback when the source cannot be read.
+SDK_BODY_ORDER = (
+    "model",
+    "stream",
+    "service_tier",
+    "messages",
+    "audio",
+    "frequency_penalty",
+    "function_call",
+    "functions",
+    "logit_bias",
+    "logprobs",
+    "max_completion_tokens",
+    "max_tokens",
+    "metadata",
+    "modalities",
+    "moderation",
+    "n",
+    "parallel_tool_calls",
+    "prediction",
+    "presence_penalty",
+    "prompt_cache_key",
+    "prompt_cache_options",
+    "prompt_cache_retention",
+    "reasoning_effort",
+    "response_format",
+    "safety_identifier",
+    "seed",
+    "stop",
+    "store",
+    "stream_options",
+    "temperature",
+    "tool_choice",
+    "tools",
+    "top_logprobs",
+    "top_p",
+    "user",
+    "verbosity",
+    "web_search_options",
+)
+SDK_CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+"""Keyword arguments of ``create`` that are not body fields."""
+
+
+def _sdk_source(*relpaths: str) -> str | None:
+    """The text of the first of ``relpaths`` found in the installed openai package, or None.
+
+    The package is located, not imported (``find_spec`` of a top-level name runs no code).
+    """
+    try:
+        spec = importlib.util.find_spec("openai")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        for rel in relpaths:
+            try:
+                with open(os.path.join(location, rel), encoding="utf-8") as fh:
+                    return fh.read()
+            except OSError:
+                continue
+    return None
+
+
+def _body_keys(source: str) -> tuple[str, ...] | None:
+    """The keys of the body literal of ``AsyncCompletions.create`` in the SDK's source."""
+    start = source.find("class AsyncCompletions(")
+    end = source.find("async def retrieve(", start)
+    create = source.rfind("async def create(", start, end if end > 0 else None)
+    call = source.find("async_maybe_transform(", create) if create > 0 else -1
+    brace = source.find("{", call) if call > 0 else -1
+    if brace < 0:
+        return None
+    depth = 0
+    for i in range(brace, len(source)):
+        depth += {"{": 1, "}": -1}.get(source[i], 0)
+        if depth == 0:
+            keys = tuple(re.findall(r'"(\w+)"\s*:', source[brace : i + 1]))
+            return keys if "model" in keys and "messages" in keys else None
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def sdk_body_order() -> dict[str, int]:
+    """Each body key's position in the installed SDK's chat completion body."""
+    source = _sdk_source(
+        os.path.join("resources", "chat", "completions", "completions.py"),
+        os.path.join("resources", "chat", "completions.py"),
+    )
+    keys = (_body_keys(source) if source else None) or SDK_BODY_ORDER
+    return {name: i for i, name in enumerate(keys)}
+
+
+@functools.lru_cache(maxsize=1)
+def _whole_body_in_errors() -> bool:
+    """Whether the installed SDK words an error status with the whole body (openai 1.x)."""
+    source = _sdk_source("_base_client.py")
+    return source is not None and "Error code: {response.status_code} - {body}" in source
+
+
+def known_parameters() -> frozenset[str]:
+    """The keyword arguments of the SDK's ``create``: body fields and call options."""
+    return frozenset(sdk_body_order()) | frozenset(SDK_CALL_OPTIONS)
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # asctime form: an HTTP date is always GMT, never local time
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _content_text(content: Any) -> str:
+    """The reply text; some servers send a list of parts (``[{"type": "text", "text": …}]``)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "".join(parts)
+    raise TypeError(f"message content of type {type(content).__name__}")
+
+
+def _error_code(body: Any) -> str | None:
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            code = err.get("code") or err.get("type")
+            return str(code) if code else None
+    return None
+
+
+HTTP_CLIENT_ENV = "CONFLICTEVAL_HTTP_CLIENT"
+"""Environment variable choosing the lean transport's HTTP client: ``httpx2`` or ``httpx``."""
+
+
+@functools.lru_cache(maxsize=1)
+def http_module() -> ModuleType:
+    """``httpx2`` when installed (the client openai 3.x is built on), else ``httpx``.
+
+    ``$CONFLICTEVAL_HTTP_CLIENT=httpx`` chooses httpx even when httpx2 is installed.
+    """
+    choice = os.environ.get(HTTP_CLIENT_ENV, "").strip().lower()
+    if choice not in ("", "httpx", "httpx2"):
+        raise ValueError(f"${HTTP_CLIENT_ENV} must be 'httpx' or 'httpx2', not {choice!r}")
+    if choice != "httpx":
+        try:
+            import httpx2
+
+            return httpx2
+        except ImportError:
+            if choice == "httpx2":
+                raise ImportError(
+                    f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: "
+                    "pip install 'conflicteval[fast]'"
+                ) from None
+    import httpx
+
+    return httpx
+
+
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """JSON bytes as the SDK (and httpx) write a request body: compact, UTF-8, no NaN."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def order_body(fields: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``fields`` in the SDK's key order, then ``extra_body`` merged over them (as the SDK does)."""
+    order = sdk_body_order()
+    body = {k: fields[k] for k in sorted(fields, key=order.__getitem__)}
+    if extra_body:
+        body.update(extra_body)
+    return body
+
+
+def read_completion(content: bytes) -> ProviderResponse:
+    """A chat completion body read into a ProviderResponse; ProviderError when malformed."""
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        raise ProviderError(
+            f"malformed response: {type(exc).__name__}: {exc}", retryable=True
+        ) from None
+    try:
+        choice = data["choices"][0]
+        message = choice["message"]
+        text = _content_text(message.get("content"))
+        finish = choice.get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise ProviderError("malformed response: no choices", retryable=True) from None
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        usage = {}
+    try:
+        prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        completion_tokens = int(usage.get("completion_tokens") or 0)
+    except (TypeError, ValueError) as exc:
+        raise ProviderError(
+            f"malformed response: {type(exc).__name__}: {exc}", retryable=True
+        ) from None
+    return ProviderResponse(
+        text=text,
+        finish_reason=finish if isinstance(finish, str) else None,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+    )
+
+
+def error_message(status: int, content: bytes) -> tuple[str, Any]:
+    """The installed SDK's message for an error status, and the body (JSON when it parses).
+
+    ``Error code: N - <the error's message>`` (openai 2.x and later) or
+    ``Error code: N - <the whole body>`` (openai 1.x).
+    """
+    message = f"Error code: {status}"
+    text = content.decode("utf-8", "replace").strip()
+    body: Any = text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return ((text or message) if _whole_body_in_errors() else message), body
+    if _whole_body_in_errors():
+        return f"{message} - {body}", body
+    error = body.get("error", body) if isinstance(body, dict) else None
+    detail = error.get("message") if isinstance(error, dict) else None
+    if isinstance(detail, str) and detail:
+        message += f" - {detail}"
+    return message, body
+
+
+def status_error(status: int, content: bytes, headers: Any, scrub: Any = None) -> ProviderError:
+    """The ProviderError of an HTTP error reply, classified as on the SDK path."""
+    detail, body = error_message(status, content)
+    message = f"HTTP {status}: {detail}"
+    if scrub is not None:
+        message = scrub(message)
+    if status in (400, 422, 500) and "response_format" in detail:
+        # the server cannot take the schema parameter: the wrapper stops sending it
+        return ProviderError(message, status=status, schema_rejected=True)
+    retryable = status_is_retryable(status) and _error_code(body) != "insufficient_quota"
+    return ProviderError(
+        message,
+        status=status,
+        retryable=retryable,
+        retry_after=parse_retry_after(headers) if retryable else None,
+    )
+
+
+def new_client(api_key: str, organization: str | None) -> Any:
+    """One pooled AsyncClient with the headers every request carries.
+
+    The pool's limits and redirect policy are the openai SDK's defaults.
+    """
+    from conflicteval import __version__
+
+    hx = http_module()
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": f"conflicteval/{__version__}",
+    }
+    if organization:
+        headers["OpenAI-Organization"] = organization
+    return hx.AsyncClient(
+        headers=headers,
+        limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
+        follow_redirects=True,
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(seconds: float | None) -> Any:
+    return http_module().Timeout(seconds)
+
+
+async def post_completion(
+    client: Any,
+    url: str,
+    body: bytes,
+    timeout: float | None,
+    *,
+    headers: Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    scrub: Any = None,
+) -> ProviderResponse:
+    """POST one chat completion body; read the reply or raise a classified ProviderError."""
+    hx = http_module()
+    try:
+        resp = await client.post(
+            url, content=body, headers=headers, params=params, timeout=_timeout(timeout)
+        )
+    except hx.TimeoutException:
+        raise ProviderError(f"request timed out after {timeout}s", retryable=True) from None
+    except Exception as exc:
+        text = f"connection error: {exc}"
+        raise ProviderError(scrub(text) if scrub else text, retryable=True) from exc
+    status = resp.status_code
+    if not 200 <= status < 300:
+        raise status_error(status, resp.content, resp.headers, scrub)
+    return read_completion(resp.content)
