@@ -6,7 +6,9 @@ the per-call speed-ups (schema memo, spliced cache keys, prompt filling,
 ``Usage.add``) and before the lean HTTP transport, when every online call went
 through the openai SDK. The same items now run on the scripted provider and
 through the real test server on both transports; every record, score, error
-and token count must be the same.
+and token count must be the same. The reference was made by the code just before
+the speed-ups landed, so it already has the paper's Table 7 text and the stricter
+label parser that landed beside them.
 """
 
 from __future__ import annotations
