@@ -28,6 +28,7 @@ import sys
 from typing import Any, TextIO
 
 from conflicteval.errors import UsageError
+from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
 
 __all__ = [
     "EXIT_FAILED",
@@ -50,11 +51,6 @@ __all__ = [
     "run_options",
 ]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_PENDING = 3
-"""Batch export: calls wait for batch results; import them and run the command again."""
 
 SPEC_HELP = (
     "model spec: openai/<model> (OpenAI, or any OpenAI-compatible server with --base-url); "

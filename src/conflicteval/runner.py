@@ -43,11 +43,9 @@ from conflicteval.checkpoint import (
 from conflicteval.errors import (
     BatchAborted,
     ConflictEvalError,
-    ModelError,
-    ParseFailure,
-    PendingCall,
 )
-from conflicteval.models.core import usage_scope
+from conflicteval.itemrun import ItemTimeout as _ItemTimeout
+from conflicteval.itemrun import finish_record, run_item
 from conflicteval.types import Usage
 
 log = logging.getLogger("conflicteval.runner")
@@ -259,10 +257,6 @@ DEFAULT_ITEM_TIMEOUT: float | None = None
 A front end (the CLI) may set it once for every batch of a command."""
 
 
-class _ItemTimeout(Exception):
-    pass
-
-
 async def _bounded(work: Awaitable[Any], seconds: float | None) -> Any:
     """Await ``work``, stopping it after ``seconds`` (None: no bound)."""
     if seconds is None:
@@ -471,68 +465,6 @@ def _fingerprints(
     from conflicteval.identity import input_fingerprint
 
     return {i: input_fingerprint(inputs(it)) for i, it in zip(ids, items, strict=True)}
-
-
-async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> Record:
-    """Run ``fn`` on one item and say how it ended; never raises for the item's failure."""
-    with usage_scope() as usage:
-        try:
-            result = await fn(item)
-            rec = Record(id=item_id, status="ok", result=result, usage=usage)
-        except _ItemTimeout as exc:
-            log.warning("item %s: %s", item_id, exc)
-            rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
-        except ParseFailure as exc:
-            rec = Record(
-                id=item_id, status="parse_error", error=exc.reason, raw=exc.raw, usage=usage
-            )
-        except ModelError as exc:
-            rec = Record(id=item_id, status="model_error", error=str(exc), usage=usage)
-        except PendingCall as exc:  # batch export: done in a later round, not a failure
-            rec = Record(id=item_id, status="pending", error=str(exc), usage=usage)
-        except asyncio.CancelledError as exc:
-            cancelling = getattr(asyncio.current_task(), "cancelling", None)
-            if cancelling is None or cancelling():
-                raise  # the batch itself is cancelled (on 3.10 it cannot be told apart)
-            # raised inside the item (a helper task it awaited was cancelled)
-            log.warning("item %s raised CancelledError", item_id)
-            rec = Record(
-                id=item_id,
-                status="model_error",
-                error=f"CancelledError: {exc}".rstrip(": "),
-                usage=usage,
-            )
-        except Exception as exc:
-            log.warning("item %s raised %s: %s", item_id, type(exc).__name__, exc)
-            rec = Record(
-                id=item_id,
-                status="model_error",
-                error=f"{type(exc).__name__}: {exc}",
-                usage=usage,
-            )
-    return rec
-
-
-def finish_record(rec: Record) -> tuple[Record, str]:
-    """The record as its checkpoint line, and as a resumed run reads that line back.
-
-    A result that is not JSON-serialisable ends the item ``model_error``. A
-    pydantic result becomes its dict, a tuple a list: fresh and resumed runs
-    give the same results.
-    """
-    try:
-        line = rec.model_dump_json()
-    except (TypeError, ValueError) as exc:
-        rec = Record(
-            id=rec.id,
-            status="model_error",
-            error=f"result is not JSON-serialisable: {exc}",
-            usage=rec.usage,
-        )
-        line = rec.model_dump_json()
-    else:
-        rec = Record.model_validate_json(line)
-    return rec, line
 
 
 def _lost(item_id: str, executor: str) -> Record:

@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from conflicteval.runner import Record, finish_record, run_item
+from conflicteval.checkpoint import Record
+from conflicteval.itemrun import finish_record, run_item
 
 T = TypeVar("T")
 
@@ -26,7 +27,7 @@ class Executor(Protocol):
 
     An executor runs ``fn`` on every ``(id, item)`` of ``todo`` and calls
     ``emit(record, line)`` once per item, as soon as it is finished (records from
-    :func:`conflicteval.runner.run_item` and :func:`~conflicteval.runner.finish_record`,
+    :func:`conflicteval.itemrun.run_item` and :func:`~conflicteval.itemrun.finish_record`,
     so failures are recorded exactly as locally). The runner owns everything
     else: the checkpoint, resume, progress and the result.
 

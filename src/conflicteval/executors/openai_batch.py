@@ -37,10 +37,10 @@ from typing import Any, TextIO
 
 from conflicteval._atomic import atomic_write_text
 from conflicteval.cache import ResponseCache
-from conflicteval.cli_common import EXIT_PENDING
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
 from conflicteval.executors.plan import CHAT_URL
+from conflicteval.exitcodes import EXIT_PENDING
 
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 COMPLETION_WINDOW = "24h"

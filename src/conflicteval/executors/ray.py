@@ -17,7 +17,7 @@ How a run goes:
    actor: a :class:`~conflicteval.models.Model` builds its own HTTP client on
    first use, an NLI labeler loads its weights, the response cache opens the
    same SQLite file. An actor runs the items of a batch on its own event loop,
-   ``concurrency`` at a time, through :func:`~conflicteval.runner.run_item`, so
+   ``concurrency`` at a time, through :func:`~conflicteval.itemrun.run_item`, so
    a failure becomes the same record as locally.
 4. Records stream back to the driver as batches finish and are written to the
    checkpoint at once: a killed run resumes from it, and a re-run of a finished
@@ -50,8 +50,9 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from conflicteval._fatal import close_signal, open_signal, report_fatal
+from conflicteval.checkpoint import Record
 from conflicteval.errors import ConflictEvalError, ModelError, require
-from conflicteval.runner import Record, finish_record, run_item
+from conflicteval.itemrun import finish_record, run_item
 
 log = logging.getLogger("conflicteval.executors.ray")
 

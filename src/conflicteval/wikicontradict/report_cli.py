@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval.cli_common import finish
-
 if TYPE_CHECKING:
     from conflicteval.runner import BatchResult
 
@@ -51,7 +49,9 @@ def check_aliases(aliases: dict[str, str], measured: list[str], table: str) -> N
             raise UsageError(f"--match {name}={row}: " + unknown(f"{table} row", row, rows))
 
 
-def report_command(args: argparse.Namespace) -> int:
+def report_command(args: argparse.Namespace) -> BatchResult:
+    """Print the report ``args`` ask for; return every generated row as a record (ok when
+    graded, else why not) for the command's closing lines."""
     from conflicteval.errors import ConflictEvalError
     from conflicteval.wikicontradict.published import (
         compare_to_published,
@@ -90,15 +90,14 @@ def report_command(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if args.plot:
         _err(f"written: {report.plot(args.plot)}")
-    # a report calls no model: no "this run: 0 model calls" line
-    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
+    return _report_records(args.run, args.judgements)
 
 
 PUBLISHED = ("table2", "appendix_b", "table4", "table5")
 """The published tables ``--compare`` takes by name (anything else must be a run directory)."""
 
 
-def _report_against_run(args: argparse.Namespace, report: Any) -> int:
+def _report_against_run(args: argparse.Namespace, report: Any) -> BatchResult:
     """``report --compare RUN``: the two runs' percentages, differences and intervals."""
     from conflicteval.errors import UsageError
     from conflicteval.wikicontradict.report import build_report
@@ -121,10 +120,10 @@ def _report_against_run(args: argparse.Namespace, report: Any) -> int:
         _err(f"written: {args.out}")
     else:
         sys.stdout.write(text)
-    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
+    return _report_records(args.run, args.judgements)
 
 
-def _report_items(args: argparse.Namespace) -> int:
+def _report_items(args: argparse.Namespace) -> BatchResult:
     """``report --per-item``: the flat per-item table as CSV or JSON lines."""
     from conflicteval.errors import UsageError
     from conflicteval.wikicontradict.item_table import build_item_table
@@ -140,7 +139,7 @@ def _report_items(args: argparse.Namespace) -> int:
         _err(f"written: {args.out} ({len(table.rows)} rows)")
     else:
         sys.stdout.write(text)
-    return finish(_report_records(args.run, args.judgements), "generated rows", calls=False)
+    return _report_records(args.run, args.judgements)
 
 
 def _report_records(run: str, judgements: str | None) -> BatchResult:

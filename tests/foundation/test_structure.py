@@ -1,0 +1,138 @@
+"""The import structure of the package: no cycles, nothing below the command line imports it.
+
+Every ``import`` and ``from … import`` of a ``conflicteval`` module counts, at module level
+or inside a function (a lazy import is still a dependency); imports under
+``if TYPE_CHECKING:`` do not run and do not count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement, except those under ``if TYPE_CHECKING:`` (not run)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                found.append(child)
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {_module_name(p): p for p in (SRC / "conflicteval").rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for mod, path in files.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                targets = [f"{base}.{a.name}" for a in node.names]
+            for target in targets:
+                while target and target not in files:  # an attribute: its module
+                    target = target.rpartition(".")[0]
+                if target and target != mod and target.startswith("conflicteval"):
+                    graph[mod].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        out.append(sorted(component))
+    return out
+
+
+def _is_cli(module: str) -> bool:
+    parts = module.split(".")
+    return parts[1:2] in (["cli"], ["cli_common"]) or parts[-1] in ("cli", "batch_cli", "__main__")
+
+
+def test_the_walker_finds_a_cycle_and_an_upward_import() -> None:
+    graph = {"conflicteval.a": {"conflicteval.b"}, "conflicteval.b": {"conflicteval.a"}}
+    assert _cycles(graph) == [["conflicteval.a", "conflicteval.b"]]
+    assert _is_cli("conflicteval.feverous.cli") and not _is_cli("conflicteval.feverous.verify")
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return _graph()
+
+
+def test_no_import_cycles(graph: dict[str, set[str]]) -> None:
+    # the walker reads real imports: module level, relative, and inside functions
+    assert "conflicteval.checkpoint" in graph["conflicteval.executors.local"]
+    assert "conflicteval.view.registry" in graph["conflicteval.view"]
+    assert "conflicteval.executors.choice" in graph["conflicteval.runner"]  # a lazy import
+    assert _cycles(graph) == []
+
+
+def test_nothing_below_the_command_line_imports_it(graph: dict[str, set[str]]) -> None:
+    upward = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph.items()
+        for t in targets
+        if _is_cli(t) and not _is_cli(m)
+    )
+    assert upward == []
