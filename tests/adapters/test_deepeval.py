@@ -9,7 +9,7 @@ import pytest
 
 deepeval = pytest.importorskip(
     "deepeval",
-    reason="deepeval is not installed (or does not import): pip install 'conflicteval[deepeval]'",
+    reason="deepeval is not installed (or does not import): pip install '.[deepeval]'",
     exc_type=ImportError,
 )
 

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip(
     "deepeval",
-    reason="deepeval is not installed (or does not import): pip install 'conflicteval[deepeval]'",
+    reason="deepeval is not installed (or does not import): pip install '.[deepeval]'",
 )
 
 from deepeval.test_case import LLMTestCase

@@ -10,7 +10,7 @@ import pytest
 
 ragas = pytest.importorskip(
     "ragas",
-    reason="ragas is not installed (or does not import): pip install 'conflicteval[ragas]'",
+    reason="ragas is not installed (or does not import): pip install '.[ragas]'",
     exc_type=ImportError,
 )
 

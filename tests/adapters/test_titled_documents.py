@@ -59,7 +59,7 @@ def test_titled_context_is_the_text_score_shows() -> None:
 def test_ragas_prompts_equal_the_score_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("ragas", reason="pip install 'conflicteval[ragas]'", exc_type=ImportError)
+    pytest.importorskip("ragas", reason="pip install '.[ragas]'", exc_type=ImportError)
     from ragas import EvaluationDataset, evaluate
 
     from conflicteval.ragas import conflict_score_metrics
@@ -81,7 +81,7 @@ def test_deepeval_prompts_equal_the_score_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip(
-        "deepeval", reason="pip install 'conflicteval[deepeval]'", exc_type=ImportError
+        "deepeval", reason="pip install '.[deepeval]'", exc_type=ImportError
     )
     from deepeval.test_case import LLMTestCase
 

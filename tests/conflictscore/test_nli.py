@@ -15,7 +15,7 @@ S, C, IRR = "SUPPORTS", "CONTRADICTS", "IRRELEVANT"
 HAVE_NLI = all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch"))
 pytestmark = pytest.mark.skipif(
     not HAVE_NLI,
-    reason="transformers and torch are not installed (extra: pip install 'conflicteval[nli]')",
+    reason="transformers and torch are not installed (extra: pip install '.[nli]')",
 )
 
 VOCAB = [

@@ -20,7 +20,7 @@ def ray_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     usage statistics off, and a default cache directory of the tests' own.
     """
     if not HAVE_RAY:
-        pytest.skip("ray is not installed (extra: pip install 'conflicteval[ray]')")
+        pytest.skip("ray is not installed (extra: pip install '.[ray]')")
     import ray
 
     with pytest.MonkeyPatch.context() as mp:
@@ -45,7 +45,7 @@ def tiny_nli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny randomly initialised BERT classifier saved to a directory (nothing downloaded)."""
     if not all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch")):
         pytest.skip(
-            "transformers and torch are not installed (extra: pip install 'conflicteval[nli]')"
+            "transformers and torch are not installed (extra: pip install '.[nli]')"
         )
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
