@@ -219,7 +219,7 @@ def http_module() -> ModuleType:
             if choice == "httpx2":
                 raise ImportError(
                     f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: "
-                    "pip install 'conflicteval[fast]'"
+                    "pip install '.[fast]'"
                 ) from None
     import httpx
 
