@@ -90,7 +90,9 @@ def main() -> None:
         for n in args.sizes:
             data = Path(tmp) / f"items-{n}.jsonl"
             make_input(data, n)
-            modes = {"stream (CLI)": "cli"} if args.no_held else {"stream (CLI)": "cli", "held": "held"}
+            modes = (
+                {"stream (CLI)": "cli"} if args.no_held else {"stream (CLI)": "cli", "held": "held"}
+            )
             for label, mode in modes.items():
                 rss, wall = [], []
                 for r in range(args.repeat):

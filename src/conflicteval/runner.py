@@ -173,7 +173,7 @@ class BatchResult(BaseModel):
         groups: dict[str, tuple[Record, list[int]]] = {}  # key -> (first record, [count])
         for rec in self.records:  # one record at a time: only the first of each reason is kept
             if rec.status in ("parse_error", "model_error"):
-                first, count = groups.setdefault(_reason_key(rec), (rec, [0]))
+                _, count = groups.setdefault(_reason_key(rec), (rec, [0]))
                 count[0] += 1
         ranked = sorted(groups.values(), key=lambda group: -group[1][0])[:limit]
         return [(_reason_text(first), count[0], first.id) for first, count in ranked]
