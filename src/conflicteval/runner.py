@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from conflicteval._fatal import close_signal, open_signal
 from conflicteval._sync import run_sync
@@ -71,7 +71,14 @@ __all__ = [
 
 
 class BatchResult(BaseModel):
-    """All records of a batch, in input order, with counts and usage."""
+    """All records of a batch, in input order, with counts and usage.
+
+    ``records`` is a list, or with ``run_batch(..., keep_records=False)`` a
+    :class:`~conflicteval.lazyrecords.CheckpointRecords`: a read-only sequence
+    in input order that reads the records from the checkpoint when asked, so a
+    run's memory does not grow with its items. Its counts and total usage are
+    then tallied while the run goes (``status_counts``, ``all_usage``).
+    """
 
     records: list[Record]
     resumed: int = 0
@@ -82,9 +89,25 @@ class BatchResult(BaseModel):
     executor: str = "local"
     """The executor that computed this run's items (``local``, ``ray``, ...)."""
 
+    status_counts: dict[str, int] | None = Field(default=None, exclude=True, repr=False)
+    """Items per status tallied during the run (None: counted from ``records``)."""
+    all_usage: Usage | None = Field(default=None, exclude=True, repr=False)
+    """Usage of every record tallied during the run (None: summed from ``records``)."""
+
+    @field_validator("records", mode="wrap")
+    @classmethod
+    def _lazy_records(cls, value: Any, handler: Any) -> Any:
+        from conflicteval.lazyrecords import CheckpointRecords
+
+        if isinstance(value, CheckpointRecords):
+            return value  # kept lazy: validating would read every record
+        return handler(value)
+
     @property
     def total_usage(self) -> Usage:
         """Usage of every record, those resumed from the checkpoint included."""
+        if self.all_usage is not None:
+            return self.all_usage.model_copy(deep=True)
         total = Usage()
         for rec in self.records:
             total.add(rec.usage)
@@ -94,8 +117,11 @@ class BatchResult(BaseModel):
     def counts(self) -> dict[str, int]:
         """Items per status, plus ``total`` (``pending`` only when some are)."""
         counts = {"ok": 0, "parse_error": 0, "model_error": 0, "pending": 0}
-        for r in self.records:
-            counts[r.status] += 1
+        if self.status_counts is not None:
+            counts.update(self.status_counts)
+        else:
+            for r in self.records:
+                counts[r.status] += 1
         if not counts["pending"]:  # only batch export leaves items pending
             del counts["pending"]
         counts["total"] = len(self.records)
@@ -142,12 +168,13 @@ class BatchResult(BaseModel):
         Reasons are grouped by status and the error text with numbers and
         quoted parts masked, so "item 3 ..." and "item 7 ..." count together.
         """
-        groups: dict[str, list[Record]] = {}
-        for rec in self.records:
+        groups: dict[str, tuple[Record, list[int]]] = {}  # key -> (first record, [count])
+        for rec in self.records:  # one record at a time: only the first of each reason is kept
             if rec.status in ("parse_error", "model_error"):
-                groups.setdefault(_reason_key(rec), []).append(rec)
-        ranked = sorted(groups.values(), key=lambda recs: -len(recs))[:limit]
-        return [(_reason_text(recs[0]), len(recs), recs[0].id) for recs in ranked]
+                _, count = groups.setdefault(_reason_key(rec), (rec, [0]))
+                count[0] += 1
+        ranked = sorted(groups.values(), key=lambda group: -group[1][0])[:limit]
+        return [(_reason_text(first), count[0], first.id) for first, count in ranked]
 
     def report(self, what: str = "items", *, limit: int = 5, calls: bool = True) -> str:
         """The closing lines every command prints: counts, top failure reasons, usage.
@@ -291,6 +318,7 @@ async def run_batch(
     executor: Any = None,
     inputs: Callable[[T], Any] | None = None,
     adopt: bool | None = None,
+    keep_records: bool = True,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
@@ -340,6 +368,13 @@ async def run_batch(
             items without an identity record (``<checkpoint>.meta.json``
             missing) or without input fingerprints are trusted as made by this
             configuration from these inputs (None: :data:`DEFAULT_ADOPT`).
+        keep_records: Hold every record in memory (the default). False (with
+            a ``checkpoint``): the records stay in the checkpoint only, counts
+            and usage are tallied as items finish, and ``result.records``
+            reads them back from the checkpoint one at a time when asked
+            (:class:`~conflicteval.lazyrecords.CheckpointRecords`), so the
+            run's memory does not grow with its number of items. Without a
+            checkpoint the records are kept whatever this says.
 
     Returns:
         A BatchResult with one record per item, in input order.
@@ -397,8 +432,14 @@ async def run_batch(
     if retry_failed:
         done = {k: v for k, v in done.items() if v.status != "model_error"}
     todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
-    results: dict[str, Record] = {i: done[i] for i in ids if i in done}
-    resumed = len(results)
+    del item_list
+    keep = keep_records or path is None
+    tally = _Tally(keep)
+    for i in ids:
+        if i in done:
+            tally.add(done[i], fresh=False)
+    resumed = len(tally.finished)
+    del done  # held by the tally when records are kept; read back lazily otherwise
     if changed:
         log.warning(
             "%s: %d items' inputs changed since they were recorded: computing them again",
@@ -411,14 +452,14 @@ async def run_batch(
         if fatal.error is not None:
             raise _Stop  # not written: a re-run does this item again
         if rec.status == "pending":  # never checkpointed: the next round runs it again
-            results[rec.id] = rec
+            tally.add(rec, fresh=True)
             bar.update(1)
             return
         if fingerprints is not None and rec.id in fingerprints:
             rec = rec.model_copy(update={"inputs": fingerprints[rec.id]})
             line = rec.model_dump_json()
         writer.write(line)
-        results[rec.id] = rec
+        tally.add(rec, fresh=True)
         bar.update(1)
 
     fatal, token = open_signal()  # the executor's tasks inherit it
@@ -429,14 +470,14 @@ async def run_batch(
             pass
         if fatal.error is None:
             for item_id, _ in todo:  # an executor that lost an item: counted, never dropped
-                if item_id not in results:
+                if item_id not in tally.finished:
                     emit(*finish_record(_lost(item_id, runner.name)))
     finally:
         close_signal(token)
         writer.close()
         bar.close()
     if fatal.error is not None:
-        finished = len(results) - resumed
+        finished = len(tally.finished) - resumed
         where = (
             f"; {finished} items finished this run are kept in {path}" if path and finished else ""
         )
@@ -446,14 +487,44 @@ async def run_batch(
             error=fatal.error,
             finished=finished,
         )
-    records = [results[i] for i in ids]
-    now = Usage()
-    for rec in records:
-        if rec.id not in done:
-            now.add(rec.usage)
-    return BatchResult(
-        records=records, resumed=resumed, changed=changed, usage=now, executor=runner.name
-    )
+    return tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+
+
+class _Tally:
+    """What a run keeps of its finished records: all of them, or counts, usage and ids."""
+
+    def __init__(self, keep: bool) -> None:
+        self.keep = keep
+        self.records: dict[str, Record] = {}  # all (keep) or only the pending ones
+        self.finished: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self.total = Usage()
+        self.now = Usage()  # this run's calls (resumed records excluded)
+
+    def add(self, rec: Record, *, fresh: bool) -> None:
+        if self.keep or rec.status == "pending":
+            self.records[rec.id] = rec
+        if rec.id in self.finished:  # never twice; the first one counts, as before
+            return
+        self.finished.add(rec.id)
+        self.counts[rec.status] = self.counts.get(rec.status, 0) + 1
+        self.total.add(rec.usage)
+        if fresh:
+            self.now.add(rec.usage)
+
+    def result(self, ids: list[str], path: Path | None, **fields: Any) -> BatchResult:
+        if self.keep:
+            return BatchResult(records=[self.records[i] for i in ids], usage=self.now, **fields)
+        from conflicteval.lazyrecords import CheckpointRecords
+
+        assert path is not None
+        return BatchResult(
+            records=CheckpointRecords(path, ids, self.records),  # type: ignore[arg-type]
+            usage=self.now,
+            status_counts=self.counts,
+            all_usage=self.total,
+            **fields,
+        )
 
 
 def _fingerprints(

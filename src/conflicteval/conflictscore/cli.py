@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -297,32 +298,15 @@ def _score_batch(args: argparse.Namespace) -> int:
         items,
         checkpoint=out / "checkpoint.jsonl",
         concurrency=args.concurrency,
+        keep_records=False,  # records stay in the checkpoint: memory flat in the items
         **run_options(args),
     )
-    rows = []
-    for rec in result.records:
-        res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
-        agg = res.get("aggregate") or {}
-        rows.append(
-            {
-                "id": rec.id,
-                "status": rec.status,
-                "cs_c": res.get("cs_c"),
-                "cs_r": res.get("cs_r"),
-                "n_claims": agg.get("n_claims"),
-                "n_conflicted": agg.get("n_conflicted"),
-                "n_no_evidence": agg.get("n_no_evidence"),
-                "n_failed_pairs": agg.get("n_failed_pairs"),
-                "calls": res.get("calls"),
-                "error": rec.error,
-            }
-        )
     from conflicteval.pricing import cost_summary
     from conflicteval.runner import write_json_lines
 
-    write_json_lines(out / "scores.jsonl", rows)
-    cs_c = [r["cs_c"] for r in rows if r["cs_c"] is not None]
-    cs_r = [r["cs_r"] for r in rows if r["cs_r"] is not None]
+    tally = _ScoreTally()
+    write_json_lines(out / "scores.jsonl", map(tally.add, _score_rows(result)))
+    cs_c, cs_r = tally.cs_c, tally.cs_r
     summary = {
         "counts": result.counts,
         "resumed": result.resumed,
@@ -331,9 +315,9 @@ def _score_batch(args: argparse.Namespace) -> int:
         "mean_cs_c_ci": _mean_ci(cs_c),
         "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
         "mean_cs_r_ci": _mean_ci(cs_r),
-        "cs_c_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_c"] is None),
-        "cs_r_undefined": sum(1 for r in rows if r["status"] == "ok" and r["cs_r"] is None),
-        "failed_pairs": sum(r["n_failed_pairs"] or 0 for r in rows),
+        "cs_c_undefined": tally.cs_c_undefined,
+        "cs_r_undefined": tally.cs_r_undefined,
+        "failed_pairs": tally.failed_pairs,
         "usage": result.total_usage.model_dump(),
         "usage_this_run": result.usage.model_dump(),
         # tokens sent vs replayed from the cache are in the usage fields; money beside them
@@ -364,6 +348,45 @@ def _score_batch(args: argparse.Namespace) -> int:
         written.append(out / "checkpoint.jsonl")
     print(f"wrote {', '.join(map(str, written[:-1]))} and {written[-1]}")
     return finish(result, "responses", stream=sys.stdout, run_dir=out)
+
+
+def _score_rows(result: Any) -> Iterator[dict[str, Any]]:
+    """One scores.jsonl row per record, in input order (records read one at a time)."""
+    for rec in result.records:
+        res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
+        agg = res.get("aggregate") or {}
+        yield {
+            "id": rec.id,
+            "status": rec.status,
+            "cs_c": res.get("cs_c"),
+            "cs_r": res.get("cs_r"),
+            "n_claims": agg.get("n_claims"),
+            "n_conflicted": agg.get("n_conflicted"),
+            "n_no_evidence": agg.get("n_no_evidence"),
+            "n_failed_pairs": agg.get("n_failed_pairs"),
+            "calls": res.get("calls"),
+            "error": rec.error,
+        }
+
+
+class _ScoreTally:
+    """The summary's figures, gathered row by row as scores.jsonl is written."""
+
+    def __init__(self) -> None:
+        self.cs_c: list[float] = []
+        self.cs_r: list[float] = []
+        self.cs_c_undefined = 0
+        self.cs_r_undefined = 0
+        self.failed_pairs = 0
+
+    def add(self, row: dict[str, Any]) -> dict[str, Any]:
+        for name in ("cs_c", "cs_r"):
+            if row[name] is not None:
+                getattr(self, name).append(row[name])
+            elif row["status"] == "ok":
+                setattr(self, f"{name}_undefined", getattr(self, f"{name}_undefined") + 1)
+        self.failed_pairs += row["n_failed_pairs"] or 0
+        return row
 
 
 def _mean_ci(values: list[float]) -> list[float] | None:

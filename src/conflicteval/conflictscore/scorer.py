@@ -461,6 +461,7 @@ class ConflictScorer:
         retry_failed: bool = False,
         restart: bool = False,
         executor: Any = None,
+        keep_records: bool = True,
     ) -> ScoreBatchResult:
         """Score many responses through :func:`conflicteval.runner.run_batch`.
 
@@ -478,6 +479,10 @@ class ConflictScorer:
                 (:class:`~conflicteval.errors.CheckpointMismatch`).
             executor: Where items run: None/``"local"`` (this process), ``"ray"``
                 or an executor object (see :func:`conflicteval.runner.run_batch`).
+            keep_records: False (with a checkpoint): records are read back from
+                the checkpoint when asked, so memory does not grow with the
+                number of items (see ``keep_records`` of
+                :func:`conflicteval.runner.run_batch`).
 
         Returns:
             The runner's BatchResult (a :class:`ScoreBatchResult`, whose
@@ -507,6 +512,7 @@ class ConflictScorer:
             restart=restart,
             executor=executor,
             inputs=_score_inputs,
+            keep_records=keep_records,
         )
         return ScoreBatchResult(**{name: getattr(batch, name) for name in BatchResult.model_fields})
 
