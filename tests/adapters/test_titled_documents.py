@@ -80,9 +80,7 @@ def test_ragas_prompts_equal_the_score_command(
 def test_deepeval_prompts_equal_the_score_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip(
-        "deepeval", reason="pip install '.[deepeval]'", exc_type=ImportError
-    )
+    pytest.importorskip("deepeval", reason="pip install '.[deepeval]'", exc_type=ImportError)
     from deepeval.test_case import LLMTestCase
 
     from conflicteval.deepeval import ConflictScoreMetric

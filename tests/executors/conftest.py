@@ -44,9 +44,7 @@ VOCAB += ["1847", "1851", "cats", "purr", "."]
 def tiny_nli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny randomly initialised BERT classifier saved to a directory (nothing downloaded)."""
     if not all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch")):
-        pytest.skip(
-            "transformers and torch are not installed (extra: pip install '.[nli]')"
-        )
+        pytest.skip("transformers and torch are not installed (extra: pip install '.[nli]')")
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
 

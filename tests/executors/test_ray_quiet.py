@@ -16,9 +16,7 @@ HAVE_RAY = all(importlib.util.find_spec(m) is not None for m in ("ray", "pyarrow
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not HAVE_RAY, reason="ray is not installed (extra: pip install '.[ray]')"
-    ),
+    pytest.mark.skipif(not HAVE_RAY, reason="ray is not installed (extra: pip install '.[ray]')"),
 ]
 
 RAY_NOISE = ("core_worker.cc", "Started a local Ray instance", "streaming_executor", "worker.py")

@@ -218,8 +218,7 @@ def http_module() -> ModuleType:
         except ImportError:
             if choice == "httpx2":
                 raise ImportError(
-                    f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: "
-                    "pip install '.[fast]'"
+                    f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: pip install '.[fast]'"
                 ) from None
     import httpx
 
