@@ -17,6 +17,9 @@
 Batch commands write a checkpoint into their output directory (run the same
 command again to resume), show progress on a terminal, end with a summary of
 failures and tokens, and take ``--dry-run`` to count calls without making any.
+The commands only parse, call the library and print: sources and their files are
+resolved in ``source_files``, the labeler and scorer made in ``instruments``, dry
+runs counted in ``dryrun_calls`` and output files written in ``run_files``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conflicteval._atomic import atomic_write_text
 from conflicteval.cli_common import (
     SPEC_HELP,
     add_batch_options,
@@ -40,14 +42,13 @@ from conflicteval.cli_common import (
     positive_int,
     run_options,
 )
+from conflicteval.conflictbench.instruments import DECOMPOSERS, LABELERS, make_labeler, make_scorer
+from conflicteval.conflictbench.source_files import parse_sources, source_options, source_path
 from conflicteval.data.cli import add_data_option, record_input, resolve_data_arg
 from conflicteval.errors import UsageError
 from conflicteval.executors.batch_cli import batch_command
 
 __all__ = ["register"]
-
-LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical")
-DECOMPOSERS = ("llm", "sentence", "whole")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,7 +59,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="ConflictBench from its five sources, and the conflict-detection task.",
     )
     sub = cb.add_subparsers(dest="conflictbench_command", metavar="ACTION", required=True)
+    _add_convert(sub).set_defaults(func=_convert)
+    _add_build(sub).set_defaults(func=batch_command(_build))
+    _add_detect(sub).set_defaults(func=batch_command(_detect))
+    _add_report(sub).set_defaults(func=_report)
+    _add_reports(subparsers).set_defaults(func=batch_command(_reports))
+    _add_regenerate(subparsers).set_defaults(func=batch_command(_regenerate))
 
+
+# ------------------------------------------------------------------ per-command options
+
+
+def _add_convert(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """conflictbench convert: one source's release files as JSONL."""
     conv = sub.add_parser(
         "convert",
         help="read one source's release files and write unified items (or pickle rows) as JSONL",
@@ -80,8 +93,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="ConflictingQA: write the DataFrame rows with their columns (pickle -> JSONL)",
     )
     _source_args(conv)
-    conv.set_defaults(func=_convert)
+    return conv
 
+
+def _add_build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """conflictbench build: sources, seed, sizes, the claim writer."""
     build = sub.add_parser("build", help="build ConflictBench (Appendix A) as unified JSONL")
     build.add_argument(
         "--source",
@@ -113,8 +129,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_run_options(build)
     add_batch_options(build)
-    build.set_defaults(func=batch_command(_build))
+    return build
 
+
+def _add_detect(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """conflictbench detect: items, labeler, model and run options."""
     det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
     det.add_argument("--items", required=True, help="ConflictBench JSONL (from 'build')")
     det.add_argument("--out", required=True, help="directory: checkpoint, metrics, table")
@@ -132,16 +151,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_model_options(det, what="labeler model")
     add_run_options(det)
     add_batch_options(det)
-    det.set_defaults(func=batch_command(_detect))
+    return det
 
+
+def _add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """conflictbench report: Table 2 from a checkpoint."""
     rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
     rep.add_argument("--out", default=None, help="the detection output directory")
     rep.add_argument("--checkpoint", default=None, help="or: the checkpoint file")
     rep.add_argument("--items", default=None, help="the items (needed to count failed items)")
     rep.add_argument("--paper", action="store_true", help="show the paper's numbers too")
     rep.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    rep.set_defaults(func=_report)
+    return rep
 
+
+def _add_reports(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """reports: report models, settings, sampling and the scorer."""
     reports = subparsers.add_parser(
         "reports",
         help="report benchmarking with ConflictScore (ConflictBench §5, Table 3)",
@@ -188,8 +213,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_run_options(reports)
     _scorer_args(reports)
     add_batch_options(reports)
-    reports.set_defaults(func=batch_command(_reports))
+    return reports
 
+
+def _add_regenerate(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """regenerate: questions, documents, modes, models and the scorer."""
     regen = subparsers.add_parser(
         "regenerate",
         help="conflict-feedback regeneration on TruthfulQA (ConflictBench §6, Tables 4-5)",
@@ -235,7 +263,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_run_options(regen)
     _scorer_args(regen)
     add_batch_options(regen)
-    regen.set_defaults(func=batch_command(_regenerate))
+    return regen
 
 
 # ------------------------------------------------------------------ shared arguments
@@ -259,22 +287,6 @@ def _source_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--claimed-index", type=not_negative_int, default=0, help="AmbigDocs claimed document (0)"
     )
-
-
-def _source_options(source: str, args: argparse.Namespace) -> dict[str, Any]:
-    name = source.lower()
-    if name == "conflictingqa":
-        return {"allow_pickle": args.allow_pickle}
-    if name.startswith("macnoise"):
-        opts: dict[str, Any] = {"level": args.level, "keep_original": args.keep_original}
-        if args.variant and name == "macnoise":
-            opts["variant"] = args.variant
-        return opts
-    if name == "contraqa":
-        return {k: getattr(args, k) for k in ("queries", "qrels") if getattr(args, k)}
-    if name == "ambigdocs":
-        return {"claimed_index": args.claimed_index}
-    return {}
 
 
 def _batch_args(parser: argparse.ArgumentParser) -> None:
@@ -321,35 +333,26 @@ def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
     return func
 
 
-def _labeler(kind: str, model: Any, plain_json: bool = False) -> Any:
-    from conflicteval.conflictscore.factory import make_labeler
-
-    return make_labeler(kind, model, structured=not plain_json)
-
-
 def _scorer(args: argparse.Namespace) -> Any:
-    from conflicteval.conflictscore import (
-        ConflictScorer,
-        LLMDecomposer,
-        SentenceDecomposer,
-        WholeResponse,
-    )
-
     model = model_from_args(args, args.scorer_model) if args.scorer_model else None
-    dec_kind = args.decomposer or ("llm" if model is not None else "sentence")
-    lab_kind = args.labeler or ("llm" if model is not None else "lexical")
-    if dec_kind == "llm":
-        if model is None:
-            raise UsageError("--decomposer llm needs --scorer-model")
-        dec: Any = LLMDecomposer(model)
-    else:
-        dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
-    return ConflictScorer(dec, _labeler(lab_kind, model, args.plain_json))
+    return make_scorer(model, args.decomposer, args.labeler, args.plain_json)
+
+
+def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str | None:
+    allow = getattr(args, "allow_checksum_mismatch", False)
+    convert = args.conflictbench_command == "convert"
+    return source_path(name, path, allow_mismatch=allow, convert=convert)
 
 
 def _print_dry_run(reports: list[Any]) -> None:
     for report in reports:
         print(report.summary())
+
+
+def _run_dir(args: argparse.Namespace) -> Path:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 # ------------------------------------------------------------------ conflictbench
@@ -368,85 +371,31 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"wrote {n} rows to {args.out}")
         return 0
     path = _source_path(args.source, args.path, args)
-    items = load(args.source, path, **_source_options(args.source, args))
+    items = load(args.source, path, **source_options(args.source, args))
     n = write_items(items, args.out)
     print(f"wrote {n} items to {args.out}")
     return 0
 
 
-def _parse_sources(values: list[str]) -> list[tuple[str, str | None]]:
-    out: list[tuple[str, str | None]] = []
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not name or (sep and not path):
-            raise UsageError(f"--source expects NAME=PATH or NAME, got {value!r}")
-        out.append((name.strip(), path.strip() if sep else None))
-    return out
-
-
-_REGISTRY_NAMES = {"ambigdocs": "ambigdocs", "contraqa": "contraqa-corpus"}
-"""The dataset registry's name for a source that can be fetched (the rest are manual)."""
-
-
-def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str | None:
-    """The file to load for a source, printing its ``data: ...`` provenance line on stderr.
-
-    Without a path the registry's file is fetched (or, for a manual source, the error says
-    where to download it). ContraQA's corpus and queries are two files: its loader fetches both.
-    """
-    from conflicteval.data import fetch, resolve
-    from conflicteval.data.fetch import DatasetUnavailable
-
-    allow = getattr(args, "allow_checksum_mismatch", False)
-    base = name.lower().split("-")[0]
-    if path is not None:
-        if Path(path).is_file():
-            print(resolve(path, base).describe(), file=sys.stderr)
-        return path
-    try:
-        source = fetch(_REGISTRY_NAMES.get(base, base), allow_mismatch=allow)
-    except DatasetUnavailable as exc:  # name this command's way to pass a file
-        convert = args.conflictbench_command == "convert"
-        way = "PATH (the argument after the source)" if convert else f"--source {base}=PATH"
-        raise exc.naming(way) from exc
-    print(source.describe(), file=sys.stderr)
-    return None if base == "contraqa" else str(source.path)
-
-
 @_handled
 def _build(args: argparse.Namespace) -> int:
-    from conflicteval.conflictbench import (
-        PAPER_TABLE1,
-        LLMClaimWriter,
-        abuild_conflictbench,
-        assemble,
-        table1,
-    )
-    from conflicteval.conflictbench.builder import load_sources
-    from conflicteval.conflictbench.claims import claim_request
+    from conflicteval.conflictbench import PAPER_TABLE1, LLMClaimWriter, abuild_conflictbench
 
     specs = [
-        (n, _source_path(n, p, args), _source_options(n, args))
-        for n, p in _parse_sources(args.source)
+        (n, _source_path(n, p, args), source_options(n, args))
+        for n, p in parse_sources(args.source)
     ]
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(model_from_args(args)) if args.model else None
     if args.dry_run:
-        by_source = load_sources(specs)
-        counts = {}
-        built = []
-        for src, loaded in by_source.items():
-            conf, noconf, _ = assemble(src, loaded, seed=args.seed, sizes=(sizes or {}).get(src))
-            counts[src] = (len(conf), len(noconf))
-            built += conf + noconf
-        print(table1(counts))
-        if writer is None:
-            print(f"dry run: {len(built)} items, template claims, no model calls")
-            return 0
-        from conflicteval.dryrun import PlannedCall, dry_run
+        from conflicteval.conflictbench.dryrun_calls import build_dry_run
 
-        calls = [PlannedCall(writer.messages(claim_request(it)), writer.settings()) for it in built]
-        _print_dry_run([dry_run(writer.model, calls)])  # type: ignore[arg-type]
+        table, n_items, report = build_dry_run(specs, seed=args.seed, sizes=sizes, writer=writer)
+        print(table)
+        if report is None:
+            print(f"dry run: {n_items} items, template claims, no model calls")
+        else:
+            _print_dry_run([report])
         return 0
     from conflicteval._sync import run_sync
 
@@ -470,7 +419,6 @@ def _build(args: argparse.Namespace) -> int:
 @_handled
 def _detect(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import adetect, read_items
-    from conflicteval.conflictbench.metrics import table2, table2_intervals
 
     items = read_items(args.items)
     if not items:  # metrics of nothing would read as a run that went well
@@ -480,22 +428,20 @@ def _detect(args: argparse.Namespace) -> int:
     if args.limit is not None:
         items = items[: args.limit]
     model = model_from_args(args) if args.model else None
-    labeler = _labeler(
-        args.labeler or ("llm" if model is not None else "lexical"), model, args.plain_json
-    )
+    kind = args.labeler or ("llm" if model is not None else "lexical")
+    labeler = make_labeler(kind, model, args.plain_json)
     if args.dry_run:
         if model is None:
             pairs = sum(len(it.documents) for it in items)
             print(f"dry run: {len(items)} items, {pairs} pairs, no model calls (offline labeler)")
             return 0
-        from conflicteval.dryrun import dry_run
+        from conflicteval.conflictbench.dryrun_calls import detection_dry_run
 
-        calls = [c for it in items for c in labeler.planned_calls([it.claim], it.to_documents())]
-        _print_dry_run([dry_run(model, calls)])
+        _print_dry_run([detection_dry_run(items, labeler, model)])
         return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _run_dir(args)
     from conflicteval._sync import run_sync
+    from conflicteval.conflictbench.run_files import write_detection_files
 
     run = run_sync(
         adetect(
@@ -506,14 +452,8 @@ def _detect(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
-    metrics = {k: m.model_dump() for k, m in run.metrics.items()}
-    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2), encoding="utf-8")
+    text = write_detection_files(out, run, paper=args.paper)
     record_input(out, args.items)  # data.json: the items file and its sha256
-    text = table2(run.metrics, paper=args.paper)
-    text += "\n\n95% intervals (percentile bootstrap over items):\n\n" + table2_intervals(
-        run.metrics
-    )
-    atomic_write_text(out / "table2.md", text + "\n", encoding="utf-8")
     print(text)
     from conflicteval.bench.store import measured_lines
 
@@ -548,12 +488,7 @@ def _report(args: argparse.Namespace) -> int:
 @_handled
 def _reports(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import read_items
-    from conflicteval.conflictbench.reports import (
-        arun_reports,
-        plan_tasks,
-        report_prompt,
-        select_report_items,
-    )
+    from conflicteval.conflictbench.reports import arun_reports, select_report_items
 
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     models: dict[str, Any] = {}
@@ -575,43 +510,17 @@ def _reports(args: argparse.Namespace) -> int:
     scorer = _scorer(args)
     entity_model = model_from_args(args, args.entity_model) if args.entity_model else None
     if args.dry_run:
-        from conflicteval.conflictbench.reports import main_entity_heuristic
-        from conflicteval.dryrun import PlannedCall, dry_run
+        from conflicteval.conflictbench.dryrun_calls import reports_dry_run
 
-        entities = {
-            it.id: it.meta.get("main_entity") or main_entity_heuristic(it.question) for it in items
-        }
-        tasks = plan_tasks(items, list(models), settings, entities)
-        notes = ["scoring calls depend on the generated reports and are not counted"]
-        if entity_model is not None:
-            notes.append(
-                "main entities here come from the offline heuristic; with --entity-model the "
-                f"report prompts differ and {len(items)} entity calls are not counted"
-            )
-        reports = []
-        for name, model in models.items():
-            calls = [
-                PlannedCall(
-                    [
-                        {
-                            "role": "user",
-                            "content": report_prompt(
-                                t.setting, t.main_entity, t.item.to_documents()
-                            ),
-                        }
-                    ],
-                    {"temperature": 0.0, "max_tokens": args.max_tokens},
-                )
-                for t in tasks
-                if t.model == name
-            ]
-            reports.append(dry_run(model, calls, notes))
-        print(f"dry run: {len(tasks)} reports ({len(items)} items)")
+        n_tasks, reports = reports_dry_run(
+            items, models, settings, max_tokens=args.max_tokens, entity_model=entity_model
+        )
+        print(f"dry run: {n_tasks} reports ({len(items)} items)")
         _print_dry_run(reports)
         return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _run_dir(args)
     from conflicteval._sync import run_sync
+    from conflicteval.conflictbench.run_files import write_report_files
 
     run = run_sync(
         arun_reports(
@@ -626,13 +535,7 @@ def _reports(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
-    text = run.table(paper=args.paper)
-    atomic_write_text(out / "table3.md", text + "\n", encoding="utf-8")
-    atomic_write_text(
-        out / "rows.json",
-        json.dumps([r.model_dump() for r in run.rows], indent=2),
-        encoding="utf-8",
-    )
+    text = write_report_files(out, run, paper=args.paper)
     record_input(out, args.items)  # data.json: the items file and its sha256
     print(text)
     print(run.entity_line())  # the report counts and usage: finish's closing lines, not twice
@@ -641,7 +544,7 @@ def _reports(args: argparse.Namespace) -> int:
 
 @_handled
 def _regenerate(args: argparse.Namespace) -> int:
-    from conflicteval.conflictbench.regenerate import arun_regeneration, plan_regeneration
+    from conflicteval.conflictbench.regenerate import arun_regeneration
     from conflicteval.conflictbench.truthfulqa import (
         load_retrieved_documents,
         load_truthfulqa,
@@ -663,37 +566,17 @@ def _regenerate(args: argparse.Namespace) -> int:
     if missing:
         print(f"note: {missing} questions have no documents and are skipped", file=sys.stderr)
     if args.dry_run:
-        from conflicteval.conflictbench._prompts import load_prompt, render
-        from conflicteval.conflictbench.regenerate import (
-            CHOICE_MAX_TOKENS,
-            FREE_MAX_TOKENS,
-            PROMPTS,
-            format_context,
-        )
-        from conflicteval.dryrun import PlannedCall, dry_run
+        from conflicteval.conflictbench.dryrun_calls import regeneration_dry_run
 
-        tasks = plan_regeneration(questions, documents, modes, max_docs=args.max_docs)
-        calls = []
-        for t in tasks:
-            a, b, _ = t.question.options(args.seed) if t.mode == "choice" else ("", "", "A")
-            for kind in ("rag", "control"):
-                text = render(
-                    load_prompt(PROMPTS[(t.mode, kind)]),
-                    question=t.question.question,
-                    context_text=format_context(t.documents),
-                    option_a=a,
-                    option_b=b,
-                )
-                limit = FREE_MAX_TOKENS if t.mode == "free" else CHOICE_MAX_TOKENS
-                settings = {"temperature": 0.0, "max_tokens": limit}
-                calls.append(PlannedCall([{"role": "user", "content": text}], settings))
-        note = "scoring, regeneration and judge calls depend on the answers and are not counted"
-        print(f"dry run: {len(tasks)} question-format items")
-        _print_dry_run([dry_run(model, calls, [note])])
+        n_tasks, report = regeneration_dry_run(
+            questions, documents, modes, max_docs=args.max_docs, seed=args.seed, model=model
+        )
+        print(f"dry run: {n_tasks} question-format items")
+        _print_dry_run([report])
         return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _run_dir(args)
     from conflicteval._sync import run_sync
+    from conflicteval.conflictbench.run_files import write_regeneration_files
 
     run = run_sync(
         arun_regeneration(
@@ -711,9 +594,7 @@ def _regenerate(args: argparse.Namespace) -> int:
             main_claim=args.main_claim.replace("-", "_"),
         )
     )
-    text = run.tables(paper=args.paper)
-    atomic_write_text(out / "tables.md", text + "\n", encoding="utf-8")
-    atomic_write_text(out / "summary.json", run.summary.model_dump_json(indent=2), encoding="utf-8")
+    text = write_regeneration_files(out, run, paper=args.paper)
     record_input(out, questions_path)  # data.json: the questions and documents with sha256
     record_input(out, args.documents)
     print(text)

@@ -1,23 +1,21 @@
 """The core model wrapper: cache, retries, concurrency limits and usage accounting.
 
 Providers only translate requests; everything that makes a long evaluation run
-cheap and robust lives here, once.
+cheap and robust lives here, once. Its parts: ``usage_scopes`` (per-item usage),
+``limits`` (concurrency per endpoint and model) and ``structured`` (messages,
+schemas, parsing a JSON reply); their names stay importable from here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import json
 import logging
 import sqlite3
-import threading
 import time
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -30,92 +28,24 @@ from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
-from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.endpoint import dead_endpoint, note_answered
+from conflicteval.models.limits import _semaphore
 from conflicteval.models.observe import active_observers
-from conflicteval.models.schemas import class_schema, class_schema_text, key_with_schema_text
+from conflicteval.models.schemas import class_schema_text, key_with_schema_text
+from conflicteval.models.structured import (
+    REASK_TEMPLATE,
+    _normalise_messages,
+    _parse_structured,
+    _schema_of,
+    dumps_messages,
+)
+from conflicteval.models.usage_scopes import account_in_scopes, usage_scope
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
+__all__ = ["REASK_TEMPLATE", "Model", "dumps_messages", "usage_scope"]
+
 log = logging.getLogger("conflicteval.models")
-
-_item_usage: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar(
-    "conflicteval_item_usage", default=()
-)
-
-REASK_TEMPLATE = (
-    "Your previous reply could not be used: {error}. "
-    "Reply again with only one JSON object that follows the requested format."
-)
-
-
-class usage_scope:
-    """Context manager collecting the usage of every model call made inside it.
-
-    The runner opens one per item, so each item knows its own token usage even
-    when many items run concurrently. Scopes nest: a call counts in every
-    scope it is made in.
-    """
-
-    def __init__(self) -> None:
-        self.usage = Usage()
-        self._token: contextvars.Token[tuple[Usage, ...]] | None = None
-
-    def __enter__(self) -> Usage:
-        self._token = _item_usage.set((*_item_usage.get(), self.usage))
-        return self.usage
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _item_usage.reset(self._token)
-
-
-_semaphores: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[str, str, int], asyncio.Semaphore]
-] = weakref.WeakKeyDictionary()
-_sem_lock = threading.Lock()
-
-
-def _semaphore(base_url: str, model: str, limit: int) -> asyncio.Semaphore:
-    """The semaphore shared by all calls to (base URL, model) with this limit on this loop."""
-    loop = asyncio.get_running_loop()
-    with _sem_lock:
-        table = _semaphores.get(loop)
-        if table is None:
-            # A semaphore refers to its loop, so a dead loop's entry would never leave
-            # this weak dictionary (nor the loop be collected): drop those first.
-            for dead in [lp for lp in _semaphores if lp.is_closed()]:
-                del _semaphores[dead]
-            table = _semaphores.setdefault(loop, {})
-        key = (base_url, model, limit)
-        sem = table.get(key)
-        if sem is None:
-            sem = asyncio.Semaphore(limit)
-            table[key] = sem
-        return sem
-
-
-def _schema_of(
-    schema: dict[str, Any] | type[BaseModel] | None,
-) -> tuple[dict[str, Any] | None, type[BaseModel] | None, str]:
-    if schema is None:
-        return None, None, "response"
-    if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return class_schema(schema), schema, schema.__name__
-    if isinstance(schema, dict):
-        return schema, None, str(schema.get("title") or "response")
-    raise TypeError("response_schema must be a JSON-schema dict or a pydantic model class")
-
-
-def _normalise_messages(messages: Sequence[Message] | str) -> list[Message]:
-    if isinstance(messages, str):
-        return [{"role": "user", "content": messages}]
-    out: list[Message] = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict) or "role" not in m or "content" not in m:
-            raise ValueError(f"message {i} must be a mapping with 'role' and 'content'")
-        out.append({"role": str(m["role"]), "content": str(m["content"])})
-    return out
 
 
 class Model:
@@ -312,8 +242,72 @@ class Model:
 
     def _account(self, usage: Usage) -> None:
         self.usage.add(usage)
-        for scope in _item_usage.get():
-            scope.add(usage)
+        account_in_scopes(usage)
+
+    def _key(
+        self,
+        messages: list[Message],
+        settings: dict[str, Any],
+        schema: dict[str, Any] | None,
+        prompt_version: str | None,
+        extra: dict[str, Any],
+        schema_text: str | None,
+    ) -> str | None:
+        """The call's cache key (None without a cache)."""
+        if self.cache is None:
+            return None
+        components = self.key_components(
+            messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
+        )
+        if schema_text is not None and components["response_schema"] is schema:
+            return key_with_schema_text(components, schema_text)
+        return cache_key(components)
+
+    def _from_cache(self, key: str) -> Completion | None:
+        """The stored reply under ``key`` as a cached Completion, accounted; None on a miss."""
+        if self.cache is None:
+            return None
+        try:
+            hit = self.cache.get(key)
+        except (sqlite3.Error, OSError, ValueError) as exc:  # the cache never fails a call
+            log.warning("%s: could not read the cache: %s", self.name, exc)
+            hit = None
+        if hit is None:
+            return None
+        usage = Usage(
+            prompt_tokens=int(hit.get("prompt_tokens", 0)),
+            completion_tokens=int(hit.get("completion_tokens", 0)),
+            calls=1,
+            cached_calls=1,
+            truncated=int(hit.get("finish_reason") == "length"),
+        )
+        usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
+        usage.cached_completion_tokens = usage.completion_tokens
+        self._account(usage)
+        for obs in active_observers():  # batch export and cost accounting see hits
+            obs.on_cached(self, key, usage)
+        return Completion(
+            text=hit["text"],
+            finish_reason=hit.get("finish_reason"),
+            usage=usage,
+            cached=True,
+            model=self.name,
+        )
+
+    def _store(self, key: str, resp: ProviderResponse) -> None:
+        """Keep a whole reply in the cache (a failure to store never loses the reply)."""
+        if self.cache is None:
+            return
+        value = {
+            "text": resp.text,
+            "finish_reason": resp.finish_reason,
+            "prompt_tokens": resp.prompt_tokens,
+            "completion_tokens": resp.completion_tokens,
+        }
+        try:
+            self.cache.put(key, self.name, value)
+        except (sqlite3.Error, OSError) as exc:  # disk full, locked too long: keep the reply
+            log.warning("%s: could not store the reply in the cache: %s", self.name, exc)
 
     async def _raw(
         self,
@@ -325,41 +319,11 @@ class Model:
         extra: dict[str, Any],
         schema_text: str | None = None,
     ) -> Completion:
-        key = None
-        if self.cache is not None:
-            components = self.key_components(
-                messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
-            )
-            if schema_text is not None and components["response_schema"] is schema:
-                key = key_with_schema_text(components, schema_text)
-            else:
-                key = cache_key(components)
+        key = self._key(messages, settings, schema, prompt_version, extra, schema_text)
         if self.cache is not None and key is not None:
-            try:
-                hit = self.cache.get(key)
-            except (sqlite3.Error, OSError, ValueError) as exc:  # the cache never fails a call
-                log.warning("%s: could not read the cache: %s", self.name, exc)
-                hit = None
+            hit = self._from_cache(key)
             if hit is not None:
-                usage = Usage(
-                    prompt_tokens=int(hit.get("prompt_tokens", 0)),
-                    completion_tokens=int(hit.get("completion_tokens", 0)),
-                    calls=1,
-                    cached_calls=1,
-                    truncated=int(hit.get("finish_reason") == "length"),
-                )
-                usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
-                usage.cached_completion_tokens = usage.completion_tokens
-                self._account(usage)
-                for obs in active_observers():  # batch export and cost accounting see hits
-                    obs.on_cached(self, key, usage)
-                return Completion(
-                    text=hit["text"],
-                    finish_reason=hit.get("finish_reason"),
-                    usage=usage,
-                    cached=True,
-                    model=self.name,
-                )
+                return hit
         request = ProviderRequest(
             messages=messages,
             temperature=settings["temperature"],
@@ -397,16 +361,7 @@ class Model:
             # max_tokens key, perhaps the same) asks again instead of reusing half an answer
             log.info("%s: reply cut off by max_tokens (not cached)", self.name)
         elif self.cache is not None and key is not None:
-            value = {
-                "text": resp.text,
-                "finish_reason": resp.finish_reason,
-                "prompt_tokens": resp.prompt_tokens,
-                "completion_tokens": resp.completion_tokens,
-            }
-            try:
-                self.cache.put(key, self.name, value)
-            except (sqlite3.Error, OSError) as exc:  # disk full, locked too long: keep the reply
-                log.warning("%s: could not store the reply in the cache: %s", self.name, exc)
+            self._store(key, resp)
         return Completion(
             text=resp.text, finish_reason=resp.finish_reason, usage=usage, model=self.name
         )
@@ -501,30 +456,3 @@ class Model:
     def generate_sync(self, messages: Sequence[Message] | str, **settings: Any) -> Completion:
         """Synchronous :meth:`generate`; also works inside a running event loop."""
         return run_sync(self.generate(messages, **settings))
-
-
-def _parse_structured(
-    text: str, schema: dict[str, Any], schema_model: type[BaseModel] | None
-) -> tuple[Any, str | None]:
-    """Extract and validate; returns (value, None) or (None, reason)."""
-    want: type = list if schema.get("type") == "array" else dict
-    try:
-        value = extract_json(text, want=want)
-    except ValueError as exc:
-        return None, str(exc)
-    if schema_model is not None:
-        try:
-            return schema_model.model_validate(value), None
-        except ValidationError as exc:
-            return None, "schema validation failed: " + "; ".join(
-                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-            )
-    problems = check_schema(value, schema)
-    if problems:
-        return None, "schema validation failed: " + "; ".join(problems[:5])
-    return value, None
-
-
-def dumps_messages(messages: Sequence[Message]) -> str:
-    """Messages as canonical JSON (used by dry runs for token estimates)."""
-    return json.dumps(list(messages), ensure_ascii=False)

@@ -1,0 +1,38 @@
+"""Per-item usage: a scope collects the usage of every model call made inside it."""
+
+from __future__ import annotations
+
+import contextvars
+
+from conflicteval.types import Usage
+
+_item_usage: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar(
+    "conflicteval_item_usage", default=()
+)
+
+
+class usage_scope:
+    """Context manager collecting the usage of every model call made inside it.
+
+    The runner opens one per item, so each item knows its own token usage even
+    when many items run concurrently. Scopes nest: a call counts in every
+    scope it is made in.
+    """
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self._token: contextvars.Token[tuple[Usage, ...]] | None = None
+
+    def __enter__(self) -> Usage:
+        self._token = _item_usage.set((*_item_usage.get(), self.usage))
+        return self.usage
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _item_usage.reset(self._token)
+
+
+def account_in_scopes(usage: Usage) -> None:
+    """Add one call's usage to every usage scope open where the call is made."""
+    for scope in _item_usage.get():
+        scope.add(usage)

@@ -1,0 +1,209 @@
+"""The test server's HTTP/1.1 plumbing: lifecycle, reading requests, writing replies.
+
+A background thread runs its own event loop and serves keep-alive connections on a
+loopback address; every request is logged. What a request gets as its answer is up
+to the subclass (``_respond``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from conflicteval.testing.faults import Fault
+
+_S = TypeVar("_S", bound="HTTPServerBase")
+
+
+@dataclass
+class LoggedRequest:
+    """One request as the server saw it."""
+
+    n: int
+    time: float
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+    fault: str | None
+    status: int
+    raw: bytes = b""
+    """The request body's bytes as received (empty when bodies are not logged)."""
+
+    @property
+    def prompt(self) -> str:
+        """The last message's content (empty when there is none)."""
+        msgs = (self.body or {}).get("messages") or []
+        return str(msgs[-1].get("content", "")) if msgs else ""
+
+
+def _error_body(message: str, code: str) -> bytes:
+    return json.dumps(
+        {"error": {"message": message, "type": code, "code": code, "param": None}}
+    ).encode()
+
+
+class HTTPServerBase:
+    """A loopback HTTP/1.1 server in its own thread; subclasses answer requests.
+
+    Attributes:
+        requests: The request log (list of LoggedRequest), in arrival order.
+        max_in_flight: The most requests the server was handling at once.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        if not host.startswith("127.") and host not in ("localhost", "::1"):
+            raise ValueError("the test server binds to loopback addresses only")
+        self.host = host
+        self.port = port
+        self.requests: list[LoggedRequest] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._ready = threading.Event()
+        self._count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    # -- lifecycle ----------------------------------------------------------
+    def start(self: _S) -> _S:
+        """Start serving in a background thread; returns self once listening."""
+        self._ready.clear()  # a restart waits for its own server, not the previous one's signal
+        self._thread = threading.Thread(target=self._run, name="openai-compat-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("test server did not start")
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and join the thread."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self: _S) -> _S:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+
+        async def boot() -> None:
+            self._server = await asyncio.start_server(
+                self._handle, self.host, self.port, backlog=1024
+            )
+            self.port = self._server.sockets[0].getsockname()[1]
+
+        loop.run_until_complete(boot())
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            if self._server is not None:
+                self._server.close()
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+            loop.run_until_complete(asyncio.sleep(0))
+            loop.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    break
+                parts = request_line.decode("latin-1").split()
+                if len(parts) < 2:
+                    break
+                method, path = parts[0], parts[1]
+                headers: dict[str, str] = {}
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length", "0") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                try:
+                    keep = await self._respond(method, path, headers, raw, writer)
+                finally:
+                    self.in_flight -= 1
+                if not keep:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        finally:
+            try:
+                writer.close()
+            except RuntimeError:
+                pass
+
+    async def _respond(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        raw: bytes,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        """Answer one request; False closes the connection."""
+        raise NotImplementedError
+
+    async def _drip(self, writer: asyncio.StreamWriter, payload: bytes, fault: Fault) -> bool:
+        """Headers now, then one byte of the body per ``fault.delay`` seconds."""
+        length = 10**12 if fault.endless else len(payload)
+        head = (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\nConnection: keep-alive\r\n\r\n"
+        )
+        writer.write(head.encode("latin-1"))
+        await writer.drain()
+        index = 0
+        while fault.endless or index < len(payload):
+            if writer.is_closing():
+                return False
+            await asyncio.sleep(fault.delay)
+            writer.write(payload[index : index + 1] if index < len(payload) else b" ")
+            index += 1
+            await writer.drain()  # raises ConnectionError once the client has gone
+        return not fault.endless
+
+    @staticmethod
+    def _write(
+        writer: asyncio.StreamWriter,
+        status: int,
+        payload: bytes,
+        extra_headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
+    ) -> None:
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}.get(
+            status, "Error"
+        )
+        head = [
+            f"HTTP/1.1 {status} {reason}",
+            f"Content-Type: {content_type}",
+            f"Content-Length: {len(payload)}",
+            "Connection: keep-alive",
+        ]
+        for k, v in (extra_headers or {}).items():
+            head.append(f"{k}: {v}")
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
