@@ -6,6 +6,7 @@ written to JSON lines, read back, and opened in pandas without custom code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -197,3 +198,27 @@ class PairLabel(BaseModel):
     reasoning: str | None = None
     error: str | None = None
     raw: str | None = None
+
+
+def row_labels(
+    row: Sequence[PairLabel], n_documents: int
+) -> tuple[list[Relation | None], list[str]]:
+    """One claim's labels against ``n_documents`` documents, and why each missing one failed.
+
+    ``row`` is the claim's row of a labeler's table (``LabelResult.pairs[i]``). A document
+    the row has no pair for, or whose pair has no valid relation, gets None and a reason
+    ``"document j: ..."``.
+    """
+    labels: list[Relation | None] = []
+    errors: list[str] = []
+    for j in range(n_documents):
+        pair = row[j] if j < len(row) else None
+        if pair is None:
+            labels.append(None)
+            errors.append(f"document {j}: the labeler returned no pair")
+        elif pair.label is None or pair.label not in RELATIONS:
+            labels.append(None)
+            errors.append(f"document {j}: {pair.error or f'no valid label ({pair.label!r})'}")
+        else:
+            labels.append(pair.label)
+    return labels, errors

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from conflicteval._sync import run_sync
@@ -22,7 +21,7 @@ from conflicteval.errors import ModelError
 from conflicteval.runner import BatchResult, run_batch
 from conflicteval.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from conflicteval.stats import classification_metrics as _metrics
-from conflicteval.types import RELATIONS, PairLabel, Usage
+from conflicteval.types import RELATIONS, Usage, row_labels
 
 from .gold import GoldItem, GoldSet, load_gold
 from .result import BenchRecord, BenchResult
@@ -38,19 +37,7 @@ async def label_gold_item(item: GoldItem, labeler: Any) -> dict[str, Any]:
     """
     documents = list(item.documents)
     result = await labeler.label([item.claim], documents)
-    row: Sequence[PairLabel] = result.pairs[0] if result.pairs else []
-    labels: list[str | None] = []
-    errors: list[str] = []
-    for j in range(len(documents)):
-        pair = row[j] if j < len(row) else None
-        if pair is None:
-            labels.append(None)
-            errors.append(f"document {j}: the labeler returned no pair")
-        elif pair.label is None or pair.label not in RELATIONS:
-            labels.append(None)
-            errors.append(f"document {j}: {pair.error or f'no valid label ({pair.label!r})'}")
-        else:
-            labels.append(pair.label)
+    labels, errors = row_labels(result.pairs[0] if result.pairs else [], len(documents))
     if labels and all(lab is None for lab in labels) and any("model error" in e for e in errors):
         raise ModelError(f"every pair failed: {'; '.join(sorted(set(errors)))[:500]}")
     return {"labels": labels, "errors": errors, "calls": int(getattr(result, "calls", 0))}

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
 from conflicteval.runner import BatchResult, Record, run_batch
-from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage
+from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage, row_labels
 
 from .claims import Label, normalize_label
 from .items import VerifyItem
@@ -273,19 +273,7 @@ async def _label_item(item: VerifyItem, labeler: Labeler, mode: Mode) -> dict[st
     if not documents:
         return {"pair_labels": [], "errors": [], "calls": 0}
     result = await labeler.label([item.claim], documents)
-    row: Sequence[PairLabel] = result.pairs[0] if result.pairs else []
-    labels: list[Relation | None] = []
-    errors: list[str] = []
-    for j in range(len(documents)):
-        pair = row[j] if j < len(row) else None
-        if pair is None:
-            labels.append(None)
-            errors.append(f"document {j}: labeler returned no pair")
-        elif pair.label is None or pair.label not in RELATIONS:
-            labels.append(None)
-            errors.append(f"document {j}: {pair.error or f'no valid label ({pair.label!r})'}")
-        else:
-            labels.append(pair.label)
+    labels, errors = row_labels(result.pairs[0] if result.pairs else [], len(documents))
     return {"pair_labels": labels, "errors": errors, "calls": int(result.calls)}
 
 
