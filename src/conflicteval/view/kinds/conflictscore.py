@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conflicteval.types import Usage
-
 from ..common import (
     LABEL_LETTER,
+    add_usage,
     counts_of,
     data_provenance,
     failure_reasons,
@@ -164,9 +163,7 @@ def _read(path: Path) -> RunView:
     run.dataset = source.name if source is not None else path.name
     run.counts = counts_of(records)
     run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = Usage()
-    for r in records:
-        usage.add(r.usage)
+    usage = add_usage(records)
     model = next((v for k, v in run.provenance if k.endswith(".model") and "/" in v), "")
     run.usage = usage_view({model or "offline": usage})
     rows = _input_rows(run, path)

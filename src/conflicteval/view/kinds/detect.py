@@ -12,6 +12,7 @@ from typing import Any
 
 from ..common import (
     LABEL_LETTER,
+    add_usage,
     counts_of,
     data_provenance,
     failure_reasons,
@@ -115,11 +116,8 @@ def _read(path: Path) -> RunView:
     run.counts = counts_of(records)
     run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
     models = models_in(run.provenance)
-    from conflicteval.types import Usage
 
-    usage = Usage()
-    for r in records:
-        usage.add(r.usage)
+    usage = add_usage(records)
     run.usage = usage_view({models[0] if models else "offline": usage})
     overall = metrics.get("overall") or {}
     n = overall.get("tp", 0) + overall.get("fp", 0) + overall.get("fn", 0) + overall.get("tn", 0)

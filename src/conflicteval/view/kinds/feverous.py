@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.jsonio import iter_json_lines
-from conflicteval.types import Usage
 
 from ..common import (
     LABEL_LETTER,
+    add_usage,
     counts_of,
     data_provenance,
     failure_reasons,
@@ -78,9 +78,7 @@ def _read(path: Path) -> RunView:
     if undecided is not None:
         run.counts["undecided"] = undecided
     run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = Usage()
-    for r in records:
-        usage.add(r.usage)
+    usage = add_usage(records)
     models = models_in(run.provenance)
     run.usage = usage_view({models[0] if models else "offline": usage})
     n = metrics.get("n")

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conflicteval.types import Usage
-
 from ..common import (
+    add_usage,
     counts_of,
     data_provenance,
     failure_reasons,
@@ -55,9 +54,7 @@ def _read(path: Path) -> RunView:
     run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
     run.counts = counts_of(records)
     run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = Usage()
-    for r in records:
-        usage.add(r.usage)
+    usage = add_usage(records)
     models = models_in(run.provenance)
     run.usage = usage_view({models[0] if len(models) == 1 else "unpriced": usage})
     run.items = [generic_item(r) for r in records]

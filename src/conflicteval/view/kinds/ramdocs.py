@@ -13,9 +13,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from conflicteval.types import Usage
-
 from ..common import (
+    add_usage,
     counts_of,
     data_provenance,
     failure_reasons,
@@ -106,9 +105,7 @@ def _read(path: Path) -> RunView:
     run.facets = ["outcome"]
     run.counts = counts_of(records)
     run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = Usage()
-    for r in records:
-        usage.add(r.usage)
+    usage = add_usage(records)
     model = str(info.get("model") or "unpriced")
     run.usage = usage_view({model: usage})
     keys = REPORTS.get(bench, ("", "", ()))[2]
