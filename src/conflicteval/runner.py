@@ -284,14 +284,23 @@ DEFAULT_ITEM_TIMEOUT: float | None = None
 A front end (the CLI) may set it once for every batch of a command."""
 
 
+def _read_outcome(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 async def _bounded(work: Awaitable[Any], seconds: float | None) -> Any:
     """Await ``work``, stopping it after ``seconds`` (None: no bound)."""
     if seconds is None:
         return await work
     loop = asyncio.get_running_loop()
     start = loop.time()
+    task = asyncio.ensure_future(work)
+    # If the batch is cancelled just as the item fails, wait_for leaves the
+    # item's exception unread; reading it here keeps asyncio from logging it.
+    task.add_done_callback(_read_outcome)
     try:
-        return await asyncio.wait_for(work, seconds)
+        return await asyncio.wait_for(task, seconds)
     except asyncio.TimeoutError:
         if loop.time() - start < seconds:
             raise  # raised by the item itself, not by its bound

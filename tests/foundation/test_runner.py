@@ -569,3 +569,30 @@ def test_the_cli_reports_a_full_disk_without_a_traceback(
     assert cli.main(["cache", "info"]) == 2
     err = capsys.readouterr().err
     assert "report.csv" in err and "no space left" in err and "safe" in err
+
+
+def test_an_item_failing_as_its_batch_is_cancelled_leaves_no_unread_exception(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An item whose cleanup raises while the batch is cancelled is not logged as lost."""
+    import gc
+
+    from conflicteval.runner import _bounded
+
+    async def work() -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            raise ValueError("cleanup failed") from None
+
+    async def main() -> None:
+        outer = asyncio.ensure_future(_bounded(work(), 5.0))
+        await asyncio.sleep(0.01)
+        outer.cancel()
+        with pytest.raises((asyncio.CancelledError, ValueError)):
+            await outer
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        asyncio.run(main())
+        gc.collect()
+    assert "never retrieved" not in caplog.text

@@ -8,6 +8,7 @@ or inside a function (a lazy import is still a dependency); imports under
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 import pytest
@@ -40,12 +41,26 @@ def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
+def _parse(path: Path) -> ast.Module:
+    # CPython 3.11 can raise "AST constructor recursion depth mismatch" when a
+    # garbage collection runs Python finalizers in the middle of ast.parse;
+    # collect first and keep the collector off while parsing.
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _graph() -> dict[str, set[str]]:
     files = {_module_name(p): p for p in (SRC / "conflicteval").rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in files}
     for mod, path in files.items():
         package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _imports(_parse(path)):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
