@@ -42,10 +42,10 @@ def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 
 def _parse(path: Path) -> ast.Module:
-    # CPython 3.11 can raise "AST constructor recursion depth mismatch" when a
-    # garbage collection runs Python finalizers in the middle of ast.parse;
-    # collect first and keep the collector off while parsing.
-    gc.collect()
+    # CPython 3.11 can raise "AST constructor recursion depth mismatch" when a garbage
+    # collection runs Python finalizers (left by earlier tests) in the middle of
+    # ast.parse; keep the collector off while parsing (no collection: with every extra
+    # loaded a full collection per file is slow).
     was_enabled = gc.isenabled()
     gc.disable()
     try:
