@@ -15,7 +15,7 @@ from inspect_ai.dataset import Sample
 
 from conflicteval import get_model
 from conflicteval.conflictbench.metrics import metrics_from_predictions, predict_response_conflict
-from conflicteval.conflictbench.reports import REPORT_SETTINGS
+from conflicteval.conflictbench.report_benchmark import REPORT_SETTINGS
 from conflicteval.conflictscore import (
     ConflictScorer,
     LLMDecomposer,
