@@ -45,7 +45,7 @@ Needs the optional extra: ``pip install '.[deepeval]'``.
 Example:
     >>> from deepeval import evaluate
     >>> from deepeval.test_case import LLMTestCase
-    >>> from conflicteval.deepeval import conflict_score_metrics
+    >>> from conflicteval.adapters.deepeval import conflict_score_metrics
     >>> cs_c, cs_r = conflict_score_metrics("openai/gpt-4.1-mini", threshold=0.2)
     >>> case = LLMTestCase(input="q", actual_output="...", retrieval_context=["...", "..."])
     >>> evaluate([case], [cs_c, cs_r])

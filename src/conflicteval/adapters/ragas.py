@@ -35,7 +35,7 @@ Needs the optional extra: ``pip install '.[ragas]'``.
 
 Example:
     >>> from ragas import EvaluationDataset, evaluate
-    >>> from conflicteval.ragas import conflict_score_metrics
+    >>> from conflicteval.adapters.ragas import conflict_score_metrics
     >>> cs_c, cs_r = conflict_score_metrics("openai/gpt-4.1-mini")
     >>> result = evaluate(EvaluationDataset.from_list(rows), metrics=[cs_c, cs_r])
     >>> result.to_pandas()[["conflict_score_count", "conflict_score_ratio"]]

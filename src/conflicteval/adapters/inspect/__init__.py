@@ -21,20 +21,20 @@ from conflicteval.errors import require
 
 require("inspect_ai", "inspect")
 
-from conflicteval.inspect._conflictscore import (  # noqa: E402
+from conflicteval.adapters.inspect._conflictscore import (  # noqa: E402
     conflict_detection,
     conflict_score,
     conflictbench,
     conflictbench_dataset,
 )
-from conflicteval.inspect._ramdocs import (  # noqa: E402
+from conflicteval.adapters.inspect._ramdocs import (  # noqa: E402
     faitheval,
     faitheval_accuracy,
     ramdocs,
     ramdocs_exact_match,
     ramdocs_method,
 )
-from conflicteval.inspect._wikicontradict import (  # noqa: E402
+from conflicteval.adapters.inspect._wikicontradict import (  # noqa: E402
     verdict_shares,
     wikicontradict,
     wikicontradict_dataset,
