@@ -7,7 +7,7 @@ import pytest
 
 from conflicteval.wikicontradict import agreement, cohen_kappa, lexical_judge, worked_examples
 from conflicteval.wikicontradict.judge_agreement import confusion_matrix
-from conflicteval.wikicontradict.lexical_judge import answer_in_response, normalize
+from conflicteval.wikicontradict.judge_lexical import answer_in_response, normalize
 
 
 @pytest.mark.parametrize(

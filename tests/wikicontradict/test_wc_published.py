@@ -23,7 +23,7 @@ from conflicteval.wikicontradict.calibrate import CalibrationResult
 from conflicteval.wikicontradict.generate import read_generations
 from conflicteval.wikicontradict.judge import judge_inputs
 from conflicteval.wikicontradict.judge_agreement import agreement
-from conflicteval.wikicontradict.judge_prompt import VERDICTS, Verdict
+from conflicteval.wikicontradict.judge_template import VERDICTS, Verdict
 from conflicteval.wikicontradict.published import (
     compare_calibration,
     match_model,

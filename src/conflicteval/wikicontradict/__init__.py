@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from conflicteval.wikicontradict.item_table import ItemRow, ItemTable, build_item_table
     from conflicteval.wikicontradict.judge import Judge, Judgement, map_label
     from conflicteval.wikicontradict.judge_agreement import AgreementReport, agreement, cohen_kappa
-    from conflicteval.wikicontradict.judge_prompt import (
+    from conflicteval.wikicontradict.judge_lexical import LexicalJudgement, lexical_judge
+    from conflicteval.wikicontradict.judge_template import (
         VERDICTS,
         Verdict,
         WorkedExample,
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
         parse_verdict,
         worked_examples,
     )
-    from conflicteval.wikicontradict.lexical_judge import LexicalJudgement, lexical_judge
     from conflicteval.wikicontradict.published import (
         ComparisonRow,
         PublishedTable,
@@ -163,8 +163,8 @@ _lazy.install(
         "Judge": (".judge", "Judge"),
         "Judgement": (".judge", "Judgement"),
         "map_label": (".judge", "map_label"),
-        "LexicalJudgement": (".lexical_judge", "LexicalJudgement"),
-        "lexical_judge": (".lexical_judge", "lexical_judge"),
+        "LexicalJudgement": (".judge_lexical", "LexicalJudgement"),
+        "lexical_judge": (".judge_lexical", "lexical_judge"),
         "AgreementReport": (".judge_agreement", "AgreementReport"),
         "agreement": (".judge_agreement", "agreement"),
         "cohen_kappa": (".judge_agreement", "cohen_kappa"),
@@ -189,12 +189,12 @@ _lazy.install(
         "TemplateSet": (".templates", "TemplateSet"),
         "default_templates": (".templates", "default_templates"),
         "render": (".templates", "render"),
-        "VERDICTS": (".judge_prompt", "VERDICTS"),
-        "Verdict": (".judge_prompt", "Verdict"),
-        "WorkedExample": (".judge_prompt", "WorkedExample"),
-        "judge_prompt": (".judge_prompt", "judge_prompt"),
-        "parse_comment": (".judge_prompt", "parse_comment"),
-        "parse_verdict": (".judge_prompt", "parse_verdict"),
-        "worked_examples": (".judge_prompt", "worked_examples"),
+        "VERDICTS": (".judge_template", "VERDICTS"),
+        "Verdict": (".judge_template", "Verdict"),
+        "WorkedExample": (".judge_template", "WorkedExample"),
+        "judge_prompt": (".judge_template", "judge_prompt"),
+        "parse_comment": (".judge_template", "parse_comment"),
+        "parse_verdict": (".judge_template", "parse_verdict"),
+        "worked_examples": (".judge_template", "worked_examples"),
     },
 )

@@ -30,7 +30,7 @@ from conflicteval.runner import BatchResult, run_batch
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.judge import Judge, map_label
 from conflicteval.wikicontradict.judge_agreement import AgreementReport, agreement
-from conflicteval.wikicontradict.judge_prompt import Verdict, worked_examples
+from conflicteval.wikicontradict.judge_template import Verdict, worked_examples
 from conflicteval.wikicontradict.templates import (
     default_templates,
     expected_answers,

@@ -37,7 +37,7 @@ from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 if TYPE_CHECKING:
     from conflicteval.wikicontradict.calibrate import CalibrationResult
     from conflicteval.wikicontradict.judge_agreement import AgreementReport
-    from conflicteval.wikicontradict.judge_prompt import Verdict
+    from conflicteval.wikicontradict.judge_template import Verdict
     from conflicteval.wikicontradict.report import Subset, WikiContradictReport
 
 PUBLISHED_FILE = "wikicontradict_published.json"

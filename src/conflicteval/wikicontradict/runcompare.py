@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from conflicteval.wikicontradict.judge_prompt import VERDICTS
+from conflicteval.wikicontradict.judge_template import VERDICTS
 from conflicteval.wikicontradict.report import _SHORT, ReportCell, WikiContradictReport
 
 __all__ = ["compare_runs", "run_comparison_markdown"]

@@ -30,7 +30,7 @@ from conflicteval.wikicontradict.judge import (
     judge_messages,
     judgement_from_reply,
 )
-from conflicteval.wikicontradict.judge_prompt import VERDICTS, Verdict
+from conflicteval.wikicontradict.judge_template import VERDICTS, Verdict
 from conflicteval.wikicontradict.report import SUBSETS, Failure, LabelledRow, report_from_rows
 from conflicteval.wikicontradict.templates import TemplateSet, default_templates, render
 
