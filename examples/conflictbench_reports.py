@@ -25,8 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval import get_model
-from conflicteval.conflictbench import BenchDocument, BenchItem, read_items
-from conflicteval.conflictbench.reports import run_reports, select_report_items
+from conflicteval.conflictbench import (
+    BenchDocument,
+    BenchItem,
+    read_items,
+    run_reports,
+    select_report_items,
+)
 from conflicteval.conflictscore import ConflictScorer, LLMDecomposer, LLMLabeler
 
 

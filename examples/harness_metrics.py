@@ -49,7 +49,7 @@ def run_ragas(scorer: ConflictScorer, items: list[dict[str, Any]]) -> None:
     try:
         from ragas import EvaluationDataset, evaluate
 
-        from conflicteval.ragas import conflict_score_metrics
+        from conflicteval.adapters.ragas import conflict_score_metrics
     except ImportError as exc:
         print(f"ragas: skipped ({exc}); install with: pip install '.[ragas]'")
         return
@@ -81,7 +81,7 @@ def run_deepeval(scorer: ConflictScorer, items: list[dict[str, Any]], threshold:
         from deepeval.test_case import LLMTestCase
         from deepeval.test_case.llm_test_case import RetrievedContextData
 
-        from conflicteval.deepeval import ConflictScoreMetric
+        from conflicteval.adapters.deepeval import ConflictScoreMetric
     except ImportError as exc:
         print(f"deepeval: skipped ({exc}); install with: pip install '.[deepeval]'")
         return

@@ -33,7 +33,7 @@ except ImportError:  # one line, no traceback: what is missing and how to instal
     print("needs the inspect extra: pip install '.[inspect]'", file=sys.stderr)
     sys.exit(2)
 
-from conflicteval.inspect import conflict_score, wikicontradict
+from conflicteval.adapters.inspect import conflict_score, wikicontradict
 
 DATA = (
     Path(__file__).resolve().parents[1].parent

@@ -1,4 +1,4 @@
-"""conflicteval.deepeval: ConflictScoreMetric through deepeval's real ``evaluate``, offline."""
+"""conflicteval.adapters.deepeval: ConflictScoreMetric in deepeval's real ``evaluate``, offline."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from deepeval.errors import MissingTestCaseParamsError  # noqa: E402
 from deepeval.evaluate.configs import AsyncConfig, DisplayConfig, ErrorConfig  # noqa: E402
 from deepeval.test_case import LLMTestCase  # noqa: E402
 
-from conflicteval.deepeval import ConflictScoreMetric  # noqa: E402
+from conflicteval.adapters.deepeval import ConflictScoreMetric  # noqa: E402
 from conflicteval.errors import ParseFailure  # noqa: E402
 
 DOCS = [
@@ -180,7 +180,7 @@ def test_evaluate_keeps_cs_r_at_full_precision(
     scripted_model: Any, reference: Any, no_network: Any
 ) -> None:
     """CS-R reaches deepeval.evaluate's results as a score, not only rounded in the reason."""
-    from conflicteval.deepeval import ConflictScoreRatioMetric, conflict_score_metrics
+    from conflicteval.adapters.deepeval import ConflictScoreRatioMetric, conflict_score_metrics
 
     response = "The bridge opened in 1932. The tower rose in 1950. The tower rose in 1950 too."
     model = scripted_model()
@@ -200,7 +200,7 @@ def test_evaluate_keeps_cs_r_at_full_precision(
 
 
 def test_cs_r_metric_errors_when_no_claim_has_evidence(scripted_model: Any) -> None:
-    from conflicteval.deepeval import ConflictScoreRatioMetric
+    from conflicteval.adapters.deepeval import ConflictScoreRatioMetric
 
     metric = ConflictScoreRatioMetric(threshold=0.5, model=scripted_model())
     with pytest.raises(ParseFailure, match="CS-R undefined"):

@@ -16,7 +16,7 @@ pytest.importorskip(
 from deepeval.test_case import LLMTestCase
 
 from conflicteval import pricing
-from conflicteval.deepeval import ConflictScoreMetric
+from conflicteval.adapters.deepeval import ConflictScoreMetric
 
 DOCS = ["The bridge opened in 1932.", "Local records say the bridge opened in 1934."]
 CASE = LLMTestCase(

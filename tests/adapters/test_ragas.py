@@ -1,4 +1,4 @@
-"""conflicteval.ragas: CS-C and CS-R through ragas's real ``evaluate``, offline."""
+"""conflicteval.adapters.ragas: CS-C and CS-R through ragas's real ``evaluate``, offline."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ ragas = pytest.importorskip(
 from ragas import EvaluationDataset, evaluate  # noqa: E402
 from ragas.dataset_schema import SingleTurnSample  # noqa: E402
 
-from conflicteval.conflictscore import ConflictScorer, SentenceDecomposer  # noqa: E402
-from conflicteval.ragas import (  # noqa: E402
+from conflicteval.adapters.ragas import (  # noqa: E402
     ConflictScoreCount,
     ConflictScoreRatio,
     conflict_score_metrics,
 )
+from conflicteval.conflictscore import ConflictScorer, SentenceDecomposer  # noqa: E402
 
 DOCS = [
     "The bridge opened in 1932 after four years of work.",

@@ -62,7 +62,7 @@ def test_ragas_prompts_equal_the_score_command(
     pytest.importorskip("ragas", reason="pip install '.[ragas]'", exc_type=ImportError)
     from ragas import EvaluationDataset, evaluate
 
-    from conflicteval.ragas import conflict_score_metrics
+    from conflicteval.adapters.ragas import conflict_score_metrics
 
     expected = _score_cli_prompts(tmp_path, monkeypatch)
     assert any("\nBridge history\n\nThe bridge opened in 1932" in p for p in expected)
@@ -83,7 +83,7 @@ def test_deepeval_prompts_equal_the_score_command(
     pytest.importorskip("deepeval", reason="pip install '.[deepeval]'", exc_type=ImportError)
     from deepeval.test_case import LLMTestCase
 
-    from conflicteval.deepeval import ConflictScoreMetric
+    from conflicteval.adapters.deepeval import ConflictScoreMetric
 
     expected = _score_cli_prompts(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)

@@ -15,7 +15,7 @@ from inspect_ai import eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from conflicteval import get_model as library_model
-from conflicteval.inspect import faitheval, ramdocs
+from conflicteval.adapters.inspect import faitheval, ramdocs
 from conflicteval.ramdocs import load_ramdocs, questions, ramdocs_report, run_method
 
 RECORD = {

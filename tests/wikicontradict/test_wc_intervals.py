@@ -10,7 +10,7 @@ import pytest
 from conflicteval.cli import main
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.wikicontradict import LabelledRow, report_from_rows
-from conflicteval.wikicontradict.metrics import agreement
+from conflicteval.wikicontradict.judge_agreement import agreement
 from conflicteval.wikicontradict.runcompare import compare_runs
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from conflicteval.wikicontradict import agreement, cohen_kappa, lexical_judge, worked_examples
-from conflicteval.wikicontradict.lexical import answer_in_response, normalize
-from conflicteval.wikicontradict.metrics import confusion_matrix
+from conflicteval.wikicontradict.judge_agreement import confusion_matrix
+from conflicteval.wikicontradict.judge_lexical import answer_in_response, normalize
 
 
 @pytest.mark.parametrize(

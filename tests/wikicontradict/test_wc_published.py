@@ -22,7 +22,8 @@ from conflicteval.wikicontradict import (
 from conflicteval.wikicontradict.calibrate import CalibrationResult
 from conflicteval.wikicontradict.generate import read_generations
 from conflicteval.wikicontradict.judge import judge_inputs
-from conflicteval.wikicontradict.metrics import agreement
+from conflicteval.wikicontradict.judge_agreement import agreement
+from conflicteval.wikicontradict.judge_template import VERDICTS, Verdict
 from conflicteval.wikicontradict.published import (
     compare_calibration,
     match_model,
@@ -30,7 +31,6 @@ from conflicteval.wikicontradict.published import (
     published_document,
     published_tables,
 )
-from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
 CLASSES: tuple[Verdict, ...] = VERDICTS
 

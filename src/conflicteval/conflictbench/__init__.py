@@ -65,7 +65,7 @@ if TYPE_CHECKING:
         arun_regeneration,
         run_regeneration,
     )
-    from conflicteval.conflictbench.reports import (
+    from conflicteval.conflictbench.report_benchmark import (
         ReportRun,
         arun_reports,
         main_entity_heuristic,
@@ -192,12 +192,12 @@ _lazy.install(
         "RegenerationRun": (".regenerate", "RegenerationRun"),
         "arun_regeneration": (".regenerate", "arun_regeneration"),
         "run_regeneration": (".regenerate", "run_regeneration"),
-        "ReportRun": (".reports", "ReportRun"),
-        "arun_reports": (".reports", "arun_reports"),
-        "main_entity_heuristic": (".reports", "main_entity_heuristic"),
-        "run_reports": (".reports", "run_reports"),
-        "select_report_items": (".reports", "select_report_items"),
-        "table3": (".reports", "table3"),
+        "ReportRun": (".report_benchmark", "ReportRun"),
+        "arun_reports": (".report_benchmark", "arun_reports"),
+        "main_entity_heuristic": (".report_benchmark", "main_entity_heuristic"),
+        "run_reports": (".report_benchmark", "run_reports"),
+        "select_report_items": (".report_benchmark", "select_report_items"),
+        "table3": (".report_benchmark", "table3"),
         "convert_conflictingqa_pickle": (
             "conflicteval.conflictbench.sources",
             "convert_conflictingqa_pickle",

@@ -488,7 +488,7 @@ def _report(args: argparse.Namespace) -> int:
 @_handled
 def _reports(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import read_items
-    from conflicteval.conflictbench.reports import arun_reports, select_report_items
+    from conflicteval.conflictbench.report_benchmark import arun_reports, select_report_items
 
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     models: dict[str, Any] = {}

@@ -54,7 +54,11 @@ def reports_dry_run(
     entity_model: Any,
 ) -> tuple[int, list[DryRunReport]]:
     """The report calls per model (main entities from the items or the offline heuristic)."""
-    from conflicteval.conflictbench.reports import main_entity_heuristic, plan_tasks, report_prompt
+    from conflicteval.conflictbench.report_benchmark import (
+        main_entity_heuristic,
+        plan_tasks,
+        report_prompt,
+    )
 
     entities = {
         it.id: it.meta.get("main_entity") or main_entity_heuristic(it.question) for it in items

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from conflicteval.conflictbench.metrics import predict_conflict
-from conflicteval.conflictbench.reports import format_documents
+from conflicteval.conflictbench.report_benchmark import format_documents
 from conflicteval.types import Document, Relation
 
 MainClaimRule = Literal["first_conflicted", "first"]

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         PerClaimLLMLabeler,
         PerDocumentLLMLabeler,
     )
-    from conflicteval.conflictscore.lexical import LexicalLabeler
+    from conflicteval.conflictscore.lexical_labeler import LexicalLabeler
     from conflicteval.conflictscore.nli import NLILabeler
     from conflicteval.conflictscore.parse import (
         Judgement,
@@ -116,7 +116,7 @@ _lazy.install(
         "LLMLabeler": (".labelers", "LLMLabeler"),
         "PerClaimLLMLabeler": (".labelers", "PerClaimLLMLabeler"),
         "PerDocumentLLMLabeler": (".labelers", "PerDocumentLLMLabeler"),
-        "LexicalLabeler": (".lexical", "LexicalLabeler"),
+        "LexicalLabeler": (".lexical_labeler", "LexicalLabeler"),
         "NLILabeler": (".nli", "NLILabeler"),
         "Judgement": (".parse", "Judgement"),
         "normalize_label": (".parse", "normalize_label"),

@@ -22,7 +22,7 @@ from conflicteval.types import Usage
 
 from .decompose import LLMDecomposer, SentenceDecomposer
 from .labelers import LLMLabeler
-from .lexical import LexicalLabeler
+from .lexical_labeler import LexicalLabeler
 from .scorer import ConflictScorer, column_labels, format_result
 
 __all__ = ["load_demo_items", "run_demo"]

@@ -48,7 +48,7 @@ def make_labeler(
         ValueError: Unknown kind, or a missing model / NLI model.
     """
     if kind == "lexical":
-        from conflicteval.conflictscore.lexical import LexicalLabeler
+        from conflicteval.conflictscore.lexical_labeler import LexicalLabeler
 
         return LexicalLabeler()
     if kind == "nli":

@@ -19,7 +19,7 @@ from conflicteval.types import Document
 from .aggregate import aggregate
 from .decompose import Decomposer, SentenceDecomposer
 from .labelers import Labeler, LabelResult
-from .lexical import LexicalLabeler
+from .lexical_labeler import LexicalLabeler
 from .score_results import (
     ScoreBatchResult,
     ScoreItem,

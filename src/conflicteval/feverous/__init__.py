@@ -24,6 +24,14 @@ if TYPE_CHECKING:
         load_claims,
         normalize_label,
     )
+    from .feverous_score import (
+        ClaimScore,
+        FeverousScore,
+        ScoreInputError,
+        gold_evidence_sets,
+        score,
+        truncate_predictions,
+    )
     from .ids import (
         CELL_TYPES,
         ELEMENT_TYPES,
@@ -37,14 +45,6 @@ if TYPE_CHECKING:
     from .items import EvidencePiece, VerifyItem, items_from_claims, load_feverous_s
     from .metrics import LabelMetrics, label_metrics
     from .scorefiles import load_predictions, score_files
-    from .scorer import (
-        ClaimScore,
-        FeverousScore,
-        ScoreInputError,
-        gold_evidence_sets,
-        score,
-        truncate_predictions,
-    )
     from .verify import (
         DEFAULT_MAPPING,
         Labeler,
@@ -132,12 +132,12 @@ _lazy.install(
         "label_metrics": (".metrics", "label_metrics"),
         "load_predictions": (".scorefiles", "load_predictions"),
         "score_files": (".scorefiles", "score_files"),
-        "ClaimScore": (".scorer", "ClaimScore"),
-        "FeverousScore": (".scorer", "FeverousScore"),
-        "ScoreInputError": (".scorer", "ScoreInputError"),
-        "gold_evidence_sets": (".scorer", "gold_evidence_sets"),
-        "score": (".scorer", "score"),
-        "truncate_predictions": (".scorer", "truncate_predictions"),
+        "ClaimScore": (".feverous_score", "ClaimScore"),
+        "FeverousScore": (".feverous_score", "FeverousScore"),
+        "ScoreInputError": (".feverous_score", "ScoreInputError"),
+        "gold_evidence_sets": (".feverous_score", "gold_evidence_sets"),
+        "score": (".feverous_score", "score"),
+        "truncate_predictions": (".feverous_score", "truncate_predictions"),
         "DEFAULT_MAPPING": (".verify", "DEFAULT_MAPPING"),
         "Labeler": (".verify", "Labeler"),
         "VerifyRecord": (".verify", "VerifyRecord"),

@@ -23,8 +23,8 @@ from conflicteval.errors import DataError
 from conflicteval.readers import UniqueIds
 
 from .claims import LABELS, iter_claims, iter_json_lines, normalize_label
+from .feverous_score import MAX_CELLS, MAX_SENTENCES, FeverousScore, ScoreInputError, score
 from .ids import ElementIdError, as_element
-from .scorer import MAX_CELLS, MAX_SENTENCES, FeverousScore, ScoreInputError, score
 
 
 def load_predictions(path: str | PathLike[str]) -> list[dict[str, Any]]:

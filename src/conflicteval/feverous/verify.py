@@ -37,9 +37,9 @@ from conflicteval.runner import BatchResult, Record, run_batch
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage, row_labels
 
 from .claims import Label, normalize_label
+from .feverous_score import MAX_CELLS, MAX_SENTENCES, FeverousScore, score
 from .items import VerifyItem
 from .metrics import LabelMetrics, label_metrics
-from .scorer import MAX_CELLS, MAX_SENTENCES, FeverousScore, score
 
 DEFAULT_MAPPING: dict[Relation, Label] = {
     "SUPPORTS": "SUPPORTS",

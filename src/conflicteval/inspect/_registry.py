@@ -1,36 +1,11 @@
-"""Entry point of the ``inspect_ai`` group: importing it registers conflicteval's components.
+"""The Inspect AI entry point under its earlier path (``conflicteval.inspect._registry``).
 
-Declared in ``pyproject.toml`` as ``[project.entry-points.inspect_ai]
-conflicteval = "conflicteval.inspect._registry"``; Inspect loads it when it
-meets a ``conflicteval/<name>`` task, scorer or metric.
+An install whose entry-point metadata was written before the adapter moved still names this
+module; importing it registers the components through
+:mod:`conflicteval.adapters.inspect._registry`, the module ``pyproject.toml`` declares.
 """
 
 from __future__ import annotations
 
-from conflicteval.inspect import (
-    conflict_detection,
-    conflict_score,
-    conflictbench,
-    faitheval,
-    faitheval_accuracy,
-    ramdocs,
-    ramdocs_exact_match,
-    ramdocs_method,
-    verdict_shares,
-    wikicontradict,
-    wikicontradict_judge,
-)
-
-__all__ = [
-    "conflict_detection",
-    "conflict_score",
-    "conflictbench",
-    "faitheval",
-    "faitheval_accuracy",
-    "ramdocs",
-    "ramdocs_exact_match",
-    "ramdocs_method",
-    "verdict_shares",
-    "wikicontradict",
-    "wikicontradict_judge",
-]
+from conflicteval.adapters.inspect._registry import *  # noqa: F403
+from conflicteval.adapters.inspect._registry import __all__ as __all__

@@ -15,7 +15,7 @@ def write_demo_run(out: Path) -> Path:
     the run directory ``out``, as ``conflicteval score --input ... --out`` would; returns it."""
     from conflicteval.conflictscore.decompose import SentenceDecomposer
     from conflicteval.conflictscore.demo import load_demo_items
-    from conflicteval.conflictscore.lexical import LexicalLabeler
+    from conflicteval.conflictscore.lexical_labeler import LexicalLabeler
     from conflicteval.conflictscore.scorer import ConflictScorer
     from conflicteval.data.fetch import DataSource, sha256_file
     from conflicteval.types import Document

@@ -39,8 +39,17 @@ if TYPE_CHECKING:
     from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
     from conflicteval.wikicontradict.item_table import ItemRow, ItemTable, build_item_table
     from conflicteval.wikicontradict.judge import Judge, Judgement, map_label
-    from conflicteval.wikicontradict.lexical import LexicalJudgement, lexical_judge
-    from conflicteval.wikicontradict.metrics import AgreementReport, agreement, cohen_kappa
+    from conflicteval.wikicontradict.judge_agreement import AgreementReport, agreement, cohen_kappa
+    from conflicteval.wikicontradict.judge_lexical import LexicalJudgement, lexical_judge
+    from conflicteval.wikicontradict.judge_template import (
+        VERDICTS,
+        Verdict,
+        WorkedExample,
+        judge_prompt,
+        parse_comment,
+        parse_verdict,
+        worked_examples,
+    )
     from conflicteval.wikicontradict.published import (
         ComparisonRow,
         PublishedTable,
@@ -64,15 +73,6 @@ if TYPE_CHECKING:
         TemplateSet,
         default_templates,
         render,
-    )
-    from conflicteval.wikicontradict.verdict import (
-        VERDICTS,
-        Verdict,
-        WorkedExample,
-        judge_prompt,
-        parse_comment,
-        parse_verdict,
-        worked_examples,
     )
 
 __all__ = [
@@ -163,11 +163,11 @@ _lazy.install(
         "Judge": (".judge", "Judge"),
         "Judgement": (".judge", "Judgement"),
         "map_label": (".judge", "map_label"),
-        "LexicalJudgement": (".lexical", "LexicalJudgement"),
-        "lexical_judge": (".lexical", "lexical_judge"),
-        "AgreementReport": (".metrics", "AgreementReport"),
-        "agreement": (".metrics", "agreement"),
-        "cohen_kappa": (".metrics", "cohen_kappa"),
+        "LexicalJudgement": (".judge_lexical", "LexicalJudgement"),
+        "lexical_judge": (".judge_lexical", "lexical_judge"),
+        "AgreementReport": (".judge_agreement", "AgreementReport"),
+        "agreement": (".judge_agreement", "agreement"),
+        "cohen_kappa": (".judge_agreement", "cohen_kappa"),
         "ComparisonRow": (".published", "ComparisonRow"),
         "PublishedTable": (".published", "PublishedTable"),
         "compare_calibration": (".published", "compare_calibration"),
@@ -189,12 +189,12 @@ _lazy.install(
         "TemplateSet": (".templates", "TemplateSet"),
         "default_templates": (".templates", "default_templates"),
         "render": (".templates", "render"),
-        "VERDICTS": (".verdict", "VERDICTS"),
-        "Verdict": (".verdict", "Verdict"),
-        "WorkedExample": (".verdict", "WorkedExample"),
-        "judge_prompt": (".verdict", "judge_prompt"),
-        "parse_comment": (".verdict", "parse_comment"),
-        "parse_verdict": (".verdict", "parse_verdict"),
-        "worked_examples": (".verdict", "worked_examples"),
+        "VERDICTS": (".judge_template", "VERDICTS"),
+        "Verdict": (".judge_template", "Verdict"),
+        "WorkedExample": (".judge_template", "WorkedExample"),
+        "judge_prompt": (".judge_template", "judge_prompt"),
+        "parse_comment": (".judge_template", "parse_comment"),
+        "parse_verdict": (".judge_template", "parse_verdict"),
+        "worked_examples": (".judge_template", "worked_examples"),
     },
 )

@@ -29,12 +29,12 @@ from conflicteval.readers import PathArg, UniqueIds, id_text, iter_csv_rows, rea
 from conflicteval.runner import BatchResult, run_batch
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.judge import Judge, map_label
-from conflicteval.wikicontradict.metrics import AgreementReport, agreement
+from conflicteval.wikicontradict.judge_agreement import AgreementReport, agreement
+from conflicteval.wikicontradict.judge_template import Verdict, worked_examples
 from conflicteval.wikicontradict.templates import (
     default_templates,
     expected_answers,
 )
-from conflicteval.wikicontradict.verdict import Verdict, worked_examples
 
 
 class HumanLabel(BaseModel):

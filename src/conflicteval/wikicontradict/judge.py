@@ -24,15 +24,15 @@ from conflicteval.models import Model, get_model
 from conflicteval.runner import BatchResult, Record, read_checkpoint, run_batch
 from conflicteval.types import CUT_OFF
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
-from conflicteval.wikicontradict.lexical import LEXICAL_VERSION, lexical_judge
-from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
-from conflicteval.wikicontradict.verdict import (
+from conflicteval.wikicontradict.judge_lexical import LEXICAL_VERSION, lexical_judge
+from conflicteval.wikicontradict.judge_template import (
     JUDGE_PROMPT_VERSION,
     Verdict,
     judge_prompt,
     parse_comment,
     parse_verdict,
 )
+from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
@@ -61,7 +61,7 @@ def judge_messages(question: str, answers: Sequence[str], response: str) -> list
     """The judge's messages for one response (pure).
 
     The paper's layout: an empty system message, then the judge prompt
-    (:func:`~conflicteval.wikicontradict.verdict.judge_prompt`) as the user turn.
+    (:func:`~conflicteval.wikicontradict.judge_template.judge_prompt`) as the user turn.
     """
     prompt = judge_prompt(question, list(answers), response)
     return [{"role": "system", "content": ""}, {"role": "user", "content": prompt}]

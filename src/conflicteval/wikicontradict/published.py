@@ -36,9 +36,9 @@ from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
 if TYPE_CHECKING:
     from conflicteval.wikicontradict.calibrate import CalibrationResult
-    from conflicteval.wikicontradict.metrics import AgreementReport
+    from conflicteval.wikicontradict.judge_agreement import AgreementReport
+    from conflicteval.wikicontradict.judge_template import Verdict
     from conflicteval.wikicontradict.report import Subset, WikiContradictReport
-    from conflicteval.wikicontradict.verdict import Verdict
 
 PUBLISHED_FILE = "wikicontradict_published.json"
 REPORT_TABLES = ("table2", "appendix_b", "table4", "table5")

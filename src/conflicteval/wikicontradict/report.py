@@ -31,8 +31,8 @@ from conflicteval.runner import read_checkpoint
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.generate import read_generations
 from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
+from conflicteval.wikicontradict.judge_template import VERDICTS, Verdict
 from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES, TEMPLATE_NAMES
-from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
 Layout = Literal["compact", "table5", "table2"]
 LAYOUTS: tuple[Layout, ...] = ("compact", "table5", "table2")

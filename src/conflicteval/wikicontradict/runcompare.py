@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from conflicteval.wikicontradict.judge_template import VERDICTS
 from conflicteval.wikicontradict.report import _SHORT, ReportCell, WikiContradictReport
-from conflicteval.wikicontradict.verdict import VERDICTS
 
 __all__ = ["compare_runs", "run_comparison_markdown"]
 

@@ -8,7 +8,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from conflicteval.stats import ClassScore, classification_metrics, format_ci
-from conflicteval.wikicontradict.verdict import VERDICTS
+from conflicteval.wikicontradict.judge_template import VERDICTS
 
 ClassScores = ClassScore
 """Precision, recall and F1 of one class (0.0 where undefined), its support and intervals

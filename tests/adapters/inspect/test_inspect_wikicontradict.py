@@ -16,9 +16,9 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 
 from conflicteval import get_model
+from conflicteval.adapters.inspect import wikicontradict, wikicontradict_judge
 from conflicteval.data import DatasetUnavailable
 from conflicteval.errors import ConflictEvalError
-from conflicteval.inspect import wikicontradict, wikicontradict_judge
 from conflicteval.runner import read_checkpoint
 from conflicteval.wikicontradict import Judge, generate_sync, load_wikicontradict
 from conflicteval.wikicontradict.generate import PAPER_SETTINGS

@@ -30,9 +30,9 @@ from conflicteval.wikicontradict.judge import (
     judge_messages,
     judgement_from_reply,
 )
+from conflicteval.wikicontradict.judge_template import VERDICTS, Verdict
 from conflicteval.wikicontradict.report import SUBSETS, Failure, LabelledRow, report_from_rows
 from conflicteval.wikicontradict.templates import TemplateSet, default_templates, render
-from conflicteval.wikicontradict.verdict import VERDICTS, Verdict
 
 from ._common import SampleError, chat_messages, generate_config, sample_name
 

@@ -30,7 +30,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from conflicteval.wikicontradict.verdict import Verdict
+from conflicteval.wikicontradict.judge_template import Verdict
 
 LEXICAL_VERSION = "lexical/1"
 

@@ -19,6 +19,7 @@ from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log
 
 from conflicteval import get_model
+from conflicteval.adapters.inspect import conflict_score
 from conflicteval.conflictscore import (
     ConflictScorer,
     LexicalLabeler,
@@ -26,10 +27,9 @@ from conflicteval.conflictscore import (
     PerDocumentLLMLabeler,
     SentenceDecomposer,
 )
-from conflicteval.inspect import conflict_score
 
-REPO = Path(__file__).resolve().parents[2]
-REGISTRY_MODULE = "conflicteval.inspect._registry"
+REPO = Path(__file__).resolve().parents[3]
+REGISTRY_MODULE = "conflicteval.adapters.inspect._registry"
 NAMES = {
     "task": ["wikicontradict", "conflictbench"],
     "scorer": ["wikicontradict_judge", "conflict_score"],
@@ -100,7 +100,7 @@ import json, sys
 from importlib.metadata import entry_points
 from inspect_ai._util.registry import registry_lookup
 eps = {e.name: e.value for e in entry_points(group="inspect_ai")}
-loaded_before = "conflicteval.inspect" in sys.modules
+loaded_before = "conflicteval.adapters.inspect" in sys.modules
 names = json.loads(sys.argv[1])
 found = {f"{k}:{n}": registry_lookup(k, "conflicteval/" + n) is not None
          for k, ns in names.items() for n in ns}

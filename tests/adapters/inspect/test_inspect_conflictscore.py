@@ -14,8 +14,9 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 
 from conflicteval import get_model
+from conflicteval.adapters.inspect import conflict_score, conflictbench
 from conflicteval.conflictbench.metrics import metrics_from_predictions, predict_response_conflict
-from conflicteval.conflictbench.reports import REPORT_SETTINGS
+from conflicteval.conflictbench.report_benchmark import REPORT_SETTINGS
 from conflicteval.conflictscore import (
     ConflictScorer,
     LLMDecomposer,
@@ -25,7 +26,6 @@ from conflicteval.conflictscore import (
 )
 from conflicteval.conflictscore.decompose import DECOMPOSE_SETTINGS
 from conflicteval.conflictscore.labelers import LABEL_SETTINGS
-from conflicteval.inspect import conflict_score, conflictbench
 
 LIMIT = 10
 LIBRARY_LABELERS = {
@@ -166,7 +166,7 @@ def test_detection_counts_an_undetermined_sample_as_failed_not_no_conflict() -> 
     """CS-C 0 with a failed pair that could have made the claim conflicted: no prediction."""
     from inspect_ai.scorer import SampleScore, Score
 
-    from conflicteval.inspect import conflict_detection
+    from conflicteval.adapters.inspect import conflict_detection
 
     S, C, IRR = "SUPPORTS", "CONTRADICTS", "IRRELEVANT"
     tables = {

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conflicteval.conflictbench import BenchDocument, BenchItem
-from conflicteval.conflictbench.reports import (
+from conflicteval.conflictbench.report_benchmark import (
     main_entity_heuristic,
     report_prompt,
     run_reports,

@@ -25,7 +25,7 @@ from inspect_ai.util import collect
 
 from conflicteval.conflictbench.items import BenchItem, read_items
 from conflicteval.conflictbench.metrics import metrics_from_predictions, predict_response_conflict
-from conflicteval.conflictbench.reports import (
+from conflicteval.conflictbench.report_benchmark import (
     REPORT_PROMPTS,
     REPORT_SETTINGS,
     main_entity_heuristic,
