@@ -147,12 +147,21 @@ def test_batch_matches_single_response_aggregation() -> None:
 
 
 def test_batch_of_a_million_labels_is_fast() -> None:
+    # Judged against the per-table path in the same run, in CPU time, so a loaded
+    # machine does not decide it (the batch form measured ~30x faster here).
     rng = np.random.default_rng(0)
     tables = [rng.integers(-1, 3, size=(10, 10), dtype=np.int8) for _ in range(10_000)]
-    start = time.perf_counter()
+    start = time.process_time()
     batch = aggregate_batch(tables)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert int(batch.n_claims.sum()) * 10 == 1_000_000
-    assert elapsed < 0.5, f"aggregate_batch took {elapsed:.3f}s for 1,000,000 labels"
+    start = time.process_time()
+    for table in tables[:1_000]:
+        aggregate(table)
+    per_table = (time.process_time() - start) * 10
+    assert elapsed * 5 < per_table, (
+        f"aggregate_batch took {elapsed:.3f}s CPU for 1,000,000 labels; "
+        f"one table at a time ~{per_table:.3f}s"
+    )
     first = aggregate(tables[0])
     assert batch.result(0)["cs_c"] == pytest.approx(first.cs_c)

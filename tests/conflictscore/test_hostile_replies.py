@@ -145,11 +145,11 @@ def test_an_instruction_copied_from_the_document_is_not_an_answer() -> None:
 )
 def test_parse_judgement_is_linear_on_hostile_shapes(reply: str) -> None:
     assert len(reply) >= 32_000
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a loaded machine does not decide it
     judgement = parse_judgement(reply, document="a long document. " * 2_000)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert judgement.label is None and judgement.problem  # none of these is one plain answer
-    assert elapsed < 1.0, f"{elapsed:.2f} s for {len(reply)} characters"
+    assert elapsed < 1.0, f"{elapsed:.2f} s CPU for {len(reply)} characters"
 
 
 def test_quoted_spans_skip_apostrophes_and_unclosed_quotes() -> None:
