@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import json
 
-from conflicteval.data.registry import REGISTRY
+from conflicteval.data.registry import REGISTRY, DatasetFile
 
 # name -> first 16 hex digits of the sha256 of the entry's fields as sorted JSON.
 PINNED = {
@@ -34,8 +34,8 @@ PINNED = {
 }
 
 
-def _digest(entry: object) -> str:
-    fields = json.dumps(dataclasses.asdict(entry), sort_keys=True)  # type: ignore[call-overload]
+def _digest(entry: DatasetFile) -> str:
+    fields = json.dumps(dataclasses.asdict(entry), sort_keys=True)
     return hashlib.sha256(fields.encode()).hexdigest()[:16]
 
 

@@ -14,16 +14,12 @@ from conflicteval.jsonio import iter_json_lines
 
 from ..common import (
     LABEL_LETTER,
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     headline,
-    identity_provenance,
     models_in,
     read_json,
     read_records,
-    usage_view,
+    run_provenance,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -69,18 +65,15 @@ def _read(path: Path) -> RunView:
     records = read_records(path / "checkpoint.jsonl")
     metrics_file = read_json(path / "metrics.json") or {}
     metrics = metrics_file.get("metrics") or {}
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    run.provenance = run_provenance(path)
     run.dataset = "FEVEROUS"
     run.items = [_item(row) for _, row in iter_json_lines(path / "records.jsonl")]
     run.facets = ["gold", "predicted", "outcome"]
-    run.counts = counts_of(records)
+    models = models_in(run.provenance)
+    tally(run, records, models[0] if models else "offline")
     undecided = (metrics_file.get("counts") or {}).get("undecided")
     if undecided is not None:
         run.counts["undecided"] = undecided
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
-    models = models_in(run.provenance)
-    run.usage = usage_view({models[0] if models else "offline": usage})
     n = metrics.get("n")
     run.headlines = [
         headline("label accuracy", metrics, "label_accuracy", n=n),

@@ -14,16 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ..common import (
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     flatten,
     headline,
-    identity_provenance,
     read_json,
     read_records,
-    usage_view,
+    run_provenance,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -92,22 +88,16 @@ def _read(path: Path) -> RunView:
     bench = str(info.get("benchmark", "?"))
     run = RunView("ramdocs", f"{bench} run ({info.get('method', '?')})", str(path))
     records = read_records(path / "answers.jsonl")
-    run.provenance = (
-        [(k, v) for k, v in flatten(info) if k != "items"]
-        + identity_provenance(path / "answers.jsonl")
-        + data_provenance(path)
-    )
+    run.provenance = [(k, v) for k, v in flatten(info) if k != "items"]
+    run.provenance += run_provenance(path, "answers.jsonl")
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)
     scored = {str(i.get("id")): i for i in report.get("items") or []}
     run.items = [_item(r, scored.get(r.id)) for r in records]
     run.facets = ["outcome"]
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
     model = str(info.get("model") or "unpriced")
-    run.usage = usage_view({model: usage})
+    tally(run, records, model)
     keys = REPORTS.get(bench, ("", "", ()))[2]
     for key in keys:
         if key in report:
