@@ -25,12 +25,12 @@ import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.prompt_files import prompt_text
 from conflicteval.suggest import did_you_mean
 from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
@@ -113,8 +113,7 @@ class PublishedTable(BaseModel):
 
 @functools.cache
 def _document_text() -> str:
-    path = resources.files("conflicteval").joinpath("prompts").joinpath(PUBLISHED_FILE)
-    return path.read_text(encoding="utf-8")
+    return prompt_text(PUBLISHED_FILE)
 
 
 def published_document() -> dict[str, Any]:
