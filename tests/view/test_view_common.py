@@ -56,3 +56,28 @@ def test_tally_counts_failures_and_usage() -> None:
     assert (run.counts["ok"], run.counts["parse_error"], run.counts["total"]) == (1, 1, 2)
     assert run.failures == [("no label", 1, "b")]
     assert (run.usage["calls"], run.usage["prompt_tokens"]) == (3, 10)
+
+
+def test_open_run_reads_records_and_sets_provenance(tmp_path: Path) -> None:
+    from conflicteval.runner import run_batch_sync
+    from conflicteval.view.common import open_run
+
+    async def work(item: str) -> dict[str, str]:
+        return {"echo": item}
+
+    run_batch_sync(
+        work,
+        ["a", "b"],
+        key=lambda item: item,
+        checkpoint=tmp_path / "checkpoint.jsonl",
+        identity={"task": "demo-task"},
+        progress=False,
+    )
+    items = _run_with_input(tmp_path, '{"id": "a"}\n')
+    run, records = open_run("demo", "Demo run", tmp_path)
+    assert (run.kind, run.kind_title, run.path) == ("demo", "Demo run", str(tmp_path))
+    assert sorted(r.id for r in records) == ["a", "b"]
+    assert ("task", "demo-task") in run.provenance
+    data = [value for key, value in run.provenance if key == "data"]
+    assert data == [str(items)]
+    assert run.provenance.index(("task", "demo-task")) < run.provenance.index(("data", str(items)))

@@ -26,6 +26,7 @@ __all__ = [
     "interval",
     "items_by_id",
     "models_in",
+    "open_run",
     "read_json",
     "read_records",
     "run_provenance",
@@ -192,6 +193,16 @@ def identity_provenance(checkpoint: Path) -> list[tuple[str, str]]:
     except Exception:  # an unreadable identity file is shown as such, not fatal to the view
         return [("identity", f"unreadable: {checkpoint}.meta.json")]
     return flatten(ident) if ident else []
+
+
+def open_run(
+    kind: str, title: str, run_dir: Path, records: str = "checkpoint.jsonl"
+) -> tuple[RunView, list[Record]]:
+    """A kind's view of ``run_dir`` and the records of its ``records`` file, the view's
+    provenance set (:func:`run_provenance`)."""
+    run = RunView(kind, title, str(run_dir))
+    run.provenance = run_provenance(run_dir, records)
+    return run, read_records(run_dir / records)
 
 
 def run_provenance(run_dir: Path, records: str = "checkpoint.jsonl") -> list[tuple[str, str]]:

@@ -14,9 +14,8 @@ from ..common import (
     LABEL_LETTER,
     headline,
     input_file,
+    open_run,
     read_json,
-    read_records,
-    run_provenance,
     tally,
 )
 from ..model import Chart, RunView
@@ -147,11 +146,10 @@ def _f(v: Any) -> str:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("conflictscore", "ConflictScore run", str(path), dataset="")
-    records = _in_input_order(read_records(path / "checkpoint.jsonl"), path / "scores.jsonl")
+    run, records = open_run("conflictscore", "ConflictScore run", path)
+    records = _in_input_order(records, path / "scores.jsonl")
     summary = read_json(path / "summary.json")
     summary = summary if isinstance(summary, dict) else {}
-    run.provenance = run_provenance(path)
     for key in ("decomposer", "labeler", "executor"):
         if summary.get(key) and not any(k.startswith(key) for k, _ in run.provenance):
             run.provenance.append((key, str(summary[key])))

@@ -15,9 +15,8 @@ from ..common import (
     headline,
     items_by_id,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    run_provenance,
     tally,
 )
 from ..model import Chart, RunView
@@ -92,10 +91,8 @@ def _outcome(gold: Any, pred: Any) -> str:
 def _read(path: Path) -> RunView:
     from conflicteval.conflictbench.metrics import PAPER_TABLE2
 
-    run = RunView("detect", "ConflictBench detection run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
+    run, records = open_run("detect", "ConflictBench detection run", path)
     metrics = read_json(path / "metrics.json") or {}
-    run.provenance = run_provenance(path)
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
     bench = _bench_items(run, path)

@@ -16,9 +16,8 @@ from ..common import (
     LABEL_LETTER,
     headline,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    run_provenance,
     tally,
 )
 from ..model import Chart, RunView
@@ -61,11 +60,9 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("feverous", "FEVEROUS verification run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
+    run, records = open_run("feverous", "FEVEROUS verification run", path)
     metrics_file = read_json(path / "metrics.json") or {}
     metrics = metrics_file.get("metrics") or {}
-    run.provenance = run_provenance(path)
     run.dataset = "FEVEROUS"
     run.items = [_item(row) for _, row in iter_json_lines(path / "records.jsonl")]
     run.facets = ["gold", "predicted", "outcome"]

@@ -12,8 +12,7 @@ from typing import Any
 from ..common import (
     flatten,
     models_in,
-    read_records,
-    run_provenance,
+    open_run,
     tally,
 )
 from ..model import RunView
@@ -45,9 +44,7 @@ def generic_item(rec: Any) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("run", "Run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
-    run.provenance = run_provenance(path)
+    run, records = open_run("run", "Run", path)
     models = models_in(run.provenance)
     tally(run, records, models[0] if len(models) == 1 else "unpriced")
     run.items = [generic_item(r) for r in records]

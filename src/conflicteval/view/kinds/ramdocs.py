@@ -16,9 +16,8 @@ from typing import Any
 from ..common import (
     flatten,
     headline,
+    open_run,
     read_json,
-    read_records,
-    run_provenance,
     tally,
 )
 from ..model import Chart, RunView
@@ -86,10 +85,10 @@ def _item(rec: Any, scored: dict[str, Any] | None) -> dict[str, Any]:
 def _read(path: Path) -> RunView:
     info = read_json(path / "run.json") or {}
     bench = str(info.get("benchmark", "?"))
-    run = RunView("ramdocs", f"{bench} run ({info.get('method', '?')})", str(path))
-    records = read_records(path / "answers.jsonl")
-    run.provenance = [(k, v) for k, v in flatten(info) if k != "items"]
-    run.provenance += run_provenance(path, "answers.jsonl")
+    run, records = open_run(
+        "ramdocs", f"{bench} run ({info.get('method', '?')})", path, "answers.jsonl"
+    )
+    run.provenance[:0] = [(k, v) for k, v in flatten(info) if k != "items"]
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)

@@ -13,9 +13,8 @@ from typing import Any
 from ..common import (
     headline,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    run_provenance,
     tally,
 )
 from ..model import Chart, RunView
@@ -74,10 +73,8 @@ def _item(rec: Any) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("regenerate", "Regeneration run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
+    run, records = open_run("regenerate", "Regeneration run", path)
     summary = read_json(path / "summary.json") or {}
-    run.provenance = run_provenance(path)
     run.dataset = "TruthfulQA"
     run.items = [_item(r) for r in records]
     run.facets = ["format", "conflicted", "final"]

@@ -20,9 +20,8 @@ from ..common import (
     input_file,
     items_by_id,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    run_provenance,
     usage_view,
 )
 from ..model import Chart, RunView
@@ -84,9 +83,7 @@ def _f(v: Any) -> str:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("reports", "ConflictBench reports run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
-    run.provenance = run_provenance(path)
+    run, records = open_run("reports", "ConflictBench reports run", path)
     source = input_file(path)
     run.dataset = source.name if source is not None else "ConflictBench"
     bench = _bench(run, path)
