@@ -2,8 +2,14 @@
 
 ``import conflicteval`` and ``conflicteval --help`` should not pay for pydantic
 models, numpy, HTTP clients and every area at start-up. A package lists its
-public names and where each lives; :func:`install` makes the package import a
-name's module only when the name is first looked up.
+public names once, by the module each lives in, with :func:`exports`, which
+makes the package import a name's module only when the name is first looked
+up and returns the names for ``__all__``::
+
+    __all__ = _lazy.exports(__name__, {".scorer": "ConflictScorer score=run"})
+
+The package's ``if TYPE_CHECKING:`` imports say the same for type checkers; a
+test checks that the two agree.
 
 One subtlety: importing a submodule binds it on its package under its own
 name (``conflicteval.conflictscore.aggregate`` the module), which would hide a
@@ -18,10 +24,10 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["install"]
+__all__ = ["exports", "install"]
 
 
 class _LazyPackage(types.ModuleType):
@@ -60,3 +66,23 @@ def install(package: str, exports: Mapping[str, tuple[str, str]]) -> None:
     module = sys.modules[package]
     types.ModuleType.__setattr__(module, "_lazy_exports", dict(exports))
     module.__class__ = _LazyPackage
+
+
+def exports(package: str, names_by_module: Mapping[str, str | Sequence[str]]) -> list[str]:
+    """Install ``package``'s public names, stated once by module; return them for ``__all__``.
+
+    ``names_by_module`` maps a module (relative names such as ``".scorer"`` are
+    resolved against ``package``) to its public names, separated by white space
+    and given as one string or several (for lines of readable length). A name
+    written ``public=attribute`` is the module's ``attribute`` exported as
+    ``public``. A name stated twice is a mistake and raises ``ValueError``.
+    """
+    table: dict[str, tuple[str, str]] = {}
+    for module_name, names in names_by_module.items():
+        for entry in (names if isinstance(names, str) else " ".join(names)).split():
+            public, _, attr = entry.partition("=")
+            if public in table:
+                raise ValueError(f"{package}: public name {public!r} is stated twice")
+            table[public] = (module_name, attr or public)
+    install(package, table)
+    return list(table)

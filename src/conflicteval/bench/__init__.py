@@ -25,37 +25,13 @@ if TYPE_CHECKING:
     from conflicteval.bench.run import arun_labeler_bench, run_labeler_bench
     from conflicteval.bench.store import load_measurements, measured_lines, save_measurement
 
-__all__ = [
-    "GOLD_SETS",
-    "RAMDOCS_TEMPLATE",
-    "BenchRecord",
-    "BenchResult",
-    "GoldItem",
-    "GoldSet",
-    "arun_labeler_bench",
-    "load_gold",
-    "load_measurements",
-    "measured_lines",
-    "ramdocs_claim",
-    "run_labeler_bench",
-    "save_measurement",
-]
-
-_lazy.install(
+# Public names, each stated once by module, imported on first use (see conflicteval._lazy).
+__all__ = _lazy.exports(
     __name__,
     {
-        "GOLD_SETS": ("conflicteval.bench.gold", "GOLD_SETS"),
-        "RAMDOCS_TEMPLATE": ("conflicteval.bench.gold", "RAMDOCS_TEMPLATE"),
-        "GoldItem": ("conflicteval.bench.gold", "GoldItem"),
-        "GoldSet": ("conflicteval.bench.gold", "GoldSet"),
-        "load_gold": ("conflicteval.bench.gold", "load_gold"),
-        "ramdocs_claim": ("conflicteval.bench.gold", "ramdocs_claim"),
-        "BenchRecord": ("conflicteval.bench.result", "BenchRecord"),
-        "BenchResult": ("conflicteval.bench.result", "BenchResult"),
-        "arun_labeler_bench": ("conflicteval.bench.run", "arun_labeler_bench"),
-        "run_labeler_bench": ("conflicteval.bench.run", "run_labeler_bench"),
-        "load_measurements": ("conflicteval.bench.store", "load_measurements"),
-        "measured_lines": ("conflicteval.bench.store", "measured_lines"),
-        "save_measurement": ("conflicteval.bench.store", "save_measurement"),
+        ".gold": "GOLD_SETS RAMDOCS_TEMPLATE GoldItem GoldSet load_gold ramdocs_claim",
+        ".result": "BenchRecord BenchResult",
+        ".run": "arun_labeler_bench run_labeler_bench",
+        ".store": "load_measurements measured_lines save_measurement",
     },
 )

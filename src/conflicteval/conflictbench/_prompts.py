@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import resources
+
+from conflicteval.prompt_files import prompt_text
 
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -12,13 +13,7 @@ _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 @cache
 def load_prompt(name: str) -> str:
     """The text of ``conflicteval/prompts/<name>.txt`` (trailing newline removed)."""
-    text = (
-        resources.files("conflicteval")
-        .joinpath("prompts")
-        .joinpath(f"{name}.txt")
-        .read_text("utf-8")
-    )
-    return text.rstrip("\n")
+    return prompt_text(f"{name}.txt").rstrip("\n")
 
 
 def render(template: str, **slots: str) -> str:

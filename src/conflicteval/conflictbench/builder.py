@@ -276,7 +276,27 @@ async def abuild_conflictbench(
     retry_failed: bool = False,
     executor: Any = None,
 ) -> BuildResult:
-    """Async :func:`build_conflictbench`."""
+    """Build ConflictBench items from source files and optionally write them as JSONL (async).
+
+    Args:
+        specs: Sources to read: :class:`SourceSpec` or ``(source, path[, options])``.
+        output: JSONL file to write (the unified schema, one item a line).
+        seed: Seed of the record split and of the "other documents" draw.
+        sizes: ``{source: (n_conflict, n_no_conflict)}``, e.g. :data:`PAPER_TABLE1`
+            to aim at the paper's sizes; default: every usable record.
+        claim_writer: Claim writer (e.g. ``LLMClaimWriter(model)``); default:
+            the deterministic template claims.
+        checkpoint: JSONL checkpoint for claim writing (resumable).
+        concurrency: Claims written at once.
+        progress: Show a progress bar (None: when stderr is a terminal).
+        restart: Start over the claim-writing checkpoint (move it aside).
+        retry_failed: On resume, write the claims that failed again.
+        executor: Where claims are written: None/``"local"``, ``"ray"`` or an
+            executor object (see :func:`conflicteval.runner.run_batch`).
+
+    Returns:
+        A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
+    """
     by_source = load_sources(specs)
     built: dict[str, tuple[list[BenchItem], list[BenchItem]]] = {}
     result = BuildResult(items=[], counts={})
@@ -312,54 +332,12 @@ async def abuild_conflictbench(
 
 
 def build_conflictbench(
-    specs: Iterable[SourceSpec | tuple[Any, ...]],
-    *,
-    output: str | PathLike[str] | None = None,
-    seed: int = 0,
-    sizes: Mapping[str, tuple[int | None, int | None]] | None = None,
-    claim_writer: ClaimWriter | None = None,
-    checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    restart: bool = False,
-    retry_failed: bool = False,
-    executor: Any = None,
+    specs: Iterable[SourceSpec | tuple[Any, ...]], **options: Any
 ) -> BuildResult:
     """Build ConflictBench items from source files and optionally write them as JSONL.
 
-    Args:
-        specs: Sources to read: :class:`SourceSpec` or ``(source, path[, options])``.
-        output: JSONL file to write (the unified schema, one item a line).
-        seed: Seed of the record split and of the "other documents" draw.
-        sizes: ``{source: (n_conflict, n_no_conflict)}``, e.g. :data:`PAPER_TABLE1`
-            to aim at the paper's sizes; default: every usable record.
-        claim_writer: Claim writer (e.g. ``LLMClaimWriter(model)``); default:
-            the deterministic template claims.
-        checkpoint: JSONL checkpoint for claim writing (resumable).
-        concurrency: Claims written at once.
-        progress: Show a progress bar (None: when stderr is a terminal).
-        restart: Start over the claim-writing checkpoint (move it aside).
-        retry_failed: On resume, write the claims that failed again.
-        executor: Where claims are written: None/``"local"``, ``"ray"`` or an
-            executor object (see :func:`conflicteval.runner.run_batch`).
-
-    Returns:
-        A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
+    Synchronous :func:`abuild_conflictbench`, which documents the options.
     """
     from conflicteval._sync import run_sync
 
-    return run_sync(
-        abuild_conflictbench(
-            specs,
-            output=output,
-            seed=seed,
-            sizes=sizes,
-            claim_writer=claim_writer,
-            checkpoint=checkpoint,
-            concurrency=concurrency,
-            progress=progress,
-            restart=restart,
-            retry_failed=retry_failed,
-            executor=executor,
-        )
-    )
+    return run_sync(abuild_conflictbench(specs, **options))

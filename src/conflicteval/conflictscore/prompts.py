@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import resources
+
+from conflicteval.prompt_files import prompt_text
 
 DECOMPOSE = "conflictscore_decompose"
 LABEL = "conflictscore_label"
@@ -42,8 +43,7 @@ def load_prompt(name: str) -> str:
 
     Trailing whitespace of the file is removed; nothing else is changed.
     """
-    path = resources.files("conflicteval").joinpath("prompts").joinpath(f"{name}.txt")
-    return path.read_text(encoding="utf-8").rstrip()
+    return prompt_text(f"{name}.txt").rstrip()
 
 
 def fill(template: str, **slots: str) -> str:

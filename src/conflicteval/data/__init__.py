@@ -25,36 +25,14 @@ if TYPE_CHECKING:
     )
     from conflicteval.data.registry import REGISTRY, DatasetFile, get_entry
 
-__all__ = [
-    "REGISTRY",
-    "ChecksumMismatch",
-    "DataSource",
-    "DatasetFile",
-    "DatasetUnavailable",
-    "cached_path",
-    "data_dir",
-    "fetch",
-    "get_entry",
-    "list_datasets",
-    "resolve",
-    "sha256_file",
-]
-
-# Public names are imported on first use (see conflicteval._lazy): a fast start.
-_lazy.install(
+# Public names, each stated once by module, imported on first use (see conflicteval._lazy).
+__all__ = _lazy.exports(
     __name__,
     {
-        "ChecksumMismatch": (".fetch", "ChecksumMismatch"),
-        "DatasetUnavailable": (".fetch", "DatasetUnavailable"),
-        "DataSource": (".fetch", "DataSource"),
-        "cached_path": (".fetch", "cached_path"),
-        "data_dir": (".fetch", "data_dir"),
-        "fetch": (".fetch", "fetch"),
-        "list_datasets": (".fetch", "list_datasets"),
-        "resolve": (".fetch", "resolve"),
-        "sha256_file": (".fetch", "sha256_file"),
-        "REGISTRY": (".registry", "REGISTRY"),
-        "DatasetFile": (".registry", "DatasetFile"),
-        "get_entry": (".registry", "get_entry"),
+        ".fetch": (
+            "ChecksumMismatch DatasetUnavailable DataSource cached_path data_dir fetch",
+            "list_datasets resolve sha256_file",
+        ),
+        ".registry": "REGISTRY DatasetFile get_entry",
     },
 )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
@@ -115,34 +115,96 @@ _FAITHEVAL_NOTE = (
     "one the unanswerable repository lists, assumed for the other two tasks"
 )
 
+
+def _hf(repo: str, filename: str, **fields: Any) -> DatasetFile:
+    """A file of the Hugging Face dataset repository ``repo``; its page is the homepage."""
+    homepage = f"https://huggingface.co/datasets/{repo}"
+    return DatasetFile(kind="hf", repo=repo, filename=filename, homepage=homepage, **fields)
+
+
+def _ambigdocs(name: str, title: str, filename: str) -> DatasetFile:
+    """One split of AmbigDocs (both splits share a repository, licence, loader and note)."""
+    return _hf(
+        "yoonsanglee/AmbigDocs",
+        filename,
+        name=name,
+        title=title,
+        revision="main",
+        licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
+        loader="conflicteval.conflictbench.load_ambigdocs",
+        note=_AMBIGDOCS_NOTE,
+    )
+
+
+def _contraqa(filename: str, title: str, **fields: Any) -> DatasetFile:
+    """A file of ContraQA's ``wiki_noisy_1M`` corpus at the pinned commit (Git LFS facts)."""
+    return DatasetFile(
+        name=f"contraqa-{filename.removesuffix('.json')}",
+        title=title,
+        kind="url",
+        url=_CONTRAQA_URL + "wiki_noisy_1M/" + filename,
+        filename=filename,
+        revision=_CONTRAQA_REV,
+        homepage="https://github.com/teacherpeterpan/ContraQA",
+        note="sha256 and size from the repository's Git LFS pointer at the pinned commit",
+        **fields,
+    )
+
+
+def _feverous(name: str, title: str, filename: str, **fields: Any) -> DatasetFile:
+    """A file fever.ai serves for FEVEROUS (unversioned, no published checksum)."""
+    return DatasetFile(
+        name=name,
+        title=title,
+        kind="url",
+        url=f"https://fever.ai/download/feverous/{filename}",
+        filename=filename,
+        revision=None,
+        licence="CC BY-SA 3.0 (Wikipedia)",
+        homepage="https://fever.ai/dataset/feverous.html",
+        note=_FEVEROUS_NOTE,
+        **fields,
+    )
+
+
+def _faitheval(task: str, title: str) -> DatasetFile:
+    """The test split of one FaithEval task (one repository per task, same file name)."""
+    return _hf(
+        f"Salesforce/FaithEval-{task}-v1.0",
+        "data/test-00000-of-00001.parquet",
+        name=f"faitheval-{task}",
+        title=title,
+        revision="main",
+        licence=_FAITHEVAL_LICENCE,
+        loader="conflicteval.faitheval.load_faitheval",
+        note=_FAITHEVAL_NOTE,
+    )
+
+
 REGISTRY: tuple[DatasetFile, ...] = (
-    DatasetFile(
+    _hf(
+        _WIKICONTRADICT_REPO,
+        "WikiContradict_dataset_v1_rag_qa.csv",
         name="wikicontradict",
         title="WikiContradict, 253 instances (CSV release)",
-        kind="hf",
-        repo=_WIKICONTRADICT_REPO,
-        filename="WikiContradict_dataset_v1_rag_qa.csv",
         revision=_WIKICONTRADICT_REV,
         sha256="cef10054f8aad3e36bca95a0873c2cbb0de8ab4d7b716cadacc5da7aa179ff2b",
         licence="MIT (dataset card); passages are Wikipedia text (CC BY-SA)",
         loader="conflicteval.wikicontradict.load_wikicontradict",
-        homepage=f"https://huggingface.co/datasets/{_WIKICONTRADICT_REPO}",
         note=(
             "copies circulating elsewhere differ from the official file in 32 invisible "
             "characters: the checksum tells them apart"
         ),
     ),
-    DatasetFile(
+    _hf(
+        _WIKICONTRADICT_REPO,
+        "HumanEval/WikiContradict_HumanEval_adjudication.json",
         name="wikicontradict-humaneval",
         title="WikiContradict human evaluation (adjudicated labels, 1,200 responses)",
-        kind="hf",
-        repo=_WIKICONTRADICT_REPO,
-        filename="HumanEval/WikiContradict_HumanEval_adjudication.json",
         revision=_WIKICONTRADICT_REV,
         size=1_340_000,
         licence="MIT (dataset card)",
         loader="conflicteval wikicontradict calibrate --labels",
-        homepage=f"https://huggingface.co/datasets/{_WIKICONTRADICT_REPO}",
         note=(
             "sha256 not pinned: the file could not be read where this registry was made; "
             "the first download's sha256 is recorded. Its field layout is also unconfirmed, "
@@ -165,57 +227,23 @@ REGISTRY: tuple[DatasetFile, ...] = (
             "sha256 is recorded; pass --data for the 2022 file"
         ),
     ),
-    DatasetFile(
-        name="ambigdocs",
-        title="AmbigDocs test split (7,220 questions)",
-        kind="hf",
-        repo="yoonsanglee/AmbigDocs",
-        filename="test.json",
-        revision="main",
-        licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
-        loader="conflicteval.conflictbench.load_ambigdocs",
-        homepage="https://huggingface.co/datasets/yoonsanglee/AmbigDocs",
-        note=_AMBIGDOCS_NOTE,
-    ),
-    DatasetFile(
-        name="ambigdocs-dev",
-        title="AmbigDocs dev split",
-        kind="hf",
-        repo="yoonsanglee/AmbigDocs",
-        filename="dev.json",
-        revision="main",
-        licence="Apache-2.0 (dataset card); text is Wikipedia (CC BY-SA)",
-        loader="conflicteval.conflictbench.load_ambigdocs",
-        homepage="https://huggingface.co/datasets/yoonsanglee/AmbigDocs",
-        note=_AMBIGDOCS_NOTE,
-    ),
-    DatasetFile(
-        name="contraqa-corpus",
-        title="ContraQA polluted corpus (real and fake paragraphs, JSON lines)",
-        kind="url",
-        url=_CONTRAQA_URL + "wiki_noisy_1M/corpus.json",
-        filename="corpus.json",
-        revision=_CONTRAQA_REV,
+    _ambigdocs("ambigdocs", "AmbigDocs test split (7,220 questions)", "test.json"),
+    _ambigdocs("ambigdocs-dev", "AmbigDocs dev split", "dev.json"),
+    _contraqa(
+        "corpus.json",
+        "ContraQA polluted corpus (real and fake paragraphs, JSON lines)",
         sha256="c56604a4a90a2571897747bf036e310820ba69c457c946ca522cdc74e77a1053",
         size=431_250_291,
         licence="MIT (repository); SQuAD CC BY-SA 4.0; Wikipedia CC BY-SA",
         loader="conflicteval.conflictbench.load_contraqa",
-        homepage="https://github.com/teacherpeterpan/ContraQA",
-        note="sha256 and size from the repository's Git LFS pointer at the pinned commit",
     ),
-    DatasetFile(
-        name="contraqa-queries",
-        title="ContraQA questions (SQuAD dev style, JSON array)",
-        kind="url",
-        url=_CONTRAQA_URL + "wiki_noisy_1M/queries.json",
-        filename="queries.json",
-        revision=_CONTRAQA_REV,
+    _contraqa(
+        "queries.json",
+        "ContraQA questions (SQuAD dev style, JSON array)",
         sha256="c6235abbf0627b879797758254dad9401308f625ac9a7d705771706609204273",
         size=13_103_896,
         licence="MIT (repository); SQuAD CC BY-SA 4.0",
         loader="conflicteval.conflictbench.load_contraqa (queries=)",
-        homepage="https://github.com/teacherpeterpan/ContraQA",
-        note="sha256 and size from the repository's Git LFS pointer at the pinned commit",
     ),
     DatasetFile(
         name="conflictingqa",
@@ -254,42 +282,24 @@ REGISTRY: tuple[DatasetFile, ...] = (
         ),
         note=_DRIVE_NOTE,
     ),
-    DatasetFile(
-        name="feverous-dev",
-        title="FEVEROUS dev claims (JSON lines)",
-        kind="url",
-        url="https://fever.ai/download/feverous/feverous_dev_challenges.jsonl",
-        filename="feverous_dev_challenges.jsonl",
-        revision=None,
-        licence="CC BY-SA 3.0 (Wikipedia)",
+    _feverous(
+        "feverous-dev",
+        "FEVEROUS dev claims (JSON lines)",
+        "feverous_dev_challenges.jsonl",
         loader="conflicteval.feverous.load_claims",
-        homepage="https://fever.ai/dataset/feverous.html",
-        note=_FEVEROUS_NOTE,
     ),
-    DatasetFile(
-        name="feverous-train",
-        title="FEVEROUS train claims (JSON lines)",
-        kind="url",
-        url="https://fever.ai/download/feverous/feverous_train_challenges.jsonl",
-        filename="feverous_train_challenges.jsonl",
-        revision=None,
-        licence="CC BY-SA 3.0 (Wikipedia)",
+    _feverous(
+        "feverous-train",
+        "FEVEROUS train claims (JSON lines)",
+        "feverous_train_challenges.jsonl",
         loader="conflicteval.feverous.load_claims",
-        homepage="https://fever.ai/dataset/feverous.html",
-        note=_FEVEROUS_NOTE,
     ),
-    DatasetFile(
-        name="feverous-wikidb",
-        title="FEVEROUS Wikipedia database (zip of feverous_wikiv1.db, about 53 GB unpacked)",
-        kind="url",
-        url="https://fever.ai/download/feverous/feverous-wiki-pages-db.zip",
-        filename="feverous-wiki-pages-db.zip",
-        revision=None,
-        licence="CC BY-SA 3.0 (Wikipedia)",
+    _feverous(
+        "feverous-wikidb",
+        "FEVEROUS Wikipedia database (zip of feverous_wikiv1.db, about 53 GB unpacked)",
+        "feverous-wiki-pages-db.zip",
         loader="conflicteval feverous verify --db",
-        homepage="https://fever.ai/dataset/feverous.html",
         instructions="unzip it and pass the .db file with --db",
-        note=_FEVEROUS_NOTE,
     ),
     DatasetFile(
         name="ramdocs",
@@ -305,41 +315,17 @@ REGISTRY: tuple[DatasetFile, ...] = (
         homepage="https://github.com/HanNight/RAMDocs",
         note="also on Hugging Face as HanNight/RAMDocs; this entry reads the GitHub release",
     ),
-    DatasetFile(
-        name="faitheval-inconsistent",
-        title="FaithEval inconsistent context task, test split (about 1.5k problems, parquet)",
-        kind="hf",
-        repo="Salesforce/FaithEval-inconsistent-v1.0",
-        filename="data/test-00000-of-00001.parquet",
-        revision="main",
-        licence=_FAITHEVAL_LICENCE,
-        loader="conflicteval.faitheval.load_faitheval",
-        homepage="https://huggingface.co/datasets/Salesforce/FaithEval-inconsistent-v1.0",
-        note=_FAITHEVAL_NOTE,
+    _faitheval(
+        "inconsistent",
+        "FaithEval inconsistent context task, test split (about 1.5k problems, parquet)",
     ),
-    DatasetFile(
-        name="faitheval-counterfactual",
-        title="FaithEval counterfactual context task, test split (about 1k problems, parquet)",
-        kind="hf",
-        repo="Salesforce/FaithEval-counterfactual-v1.0",
-        filename="data/test-00000-of-00001.parquet",
-        revision="main",
-        licence=_FAITHEVAL_LICENCE,
-        loader="conflicteval.faitheval.load_faitheval",
-        homepage="https://huggingface.co/datasets/Salesforce/FaithEval-counterfactual-v1.0",
-        note=_FAITHEVAL_NOTE,
+    _faitheval(
+        "counterfactual",
+        "FaithEval counterfactual context task, test split (about 1k problems, parquet)",
     ),
-    DatasetFile(
-        name="faitheval-unanswerable",
-        title="FaithEval unanswerable context task, test split (about 2.5k problems, parquet)",
-        kind="hf",
-        repo="Salesforce/FaithEval-unanswerable-v1.0",
-        filename="data/test-00000-of-00001.parquet",
-        revision="main",
-        licence=_FAITHEVAL_LICENCE,
-        loader="conflicteval.faitheval.load_faitheval",
-        homepage="https://huggingface.co/datasets/Salesforce/FaithEval-unanswerable-v1.0",
-        note=_FAITHEVAL_NOTE,
+    _faitheval(
+        "unanswerable",
+        "FaithEval unanswerable context task, test split (about 2.5k problems, parquet)",
     ),
 )
 

@@ -24,35 +24,13 @@ if TYPE_CHECKING:
         valid_phrases,
     )
 
-__all__ = [
-    "TASKS",
-    "FaithItem",
-    "faitheval_prompt",
-    "faitheval_question",
-    "faitheval_questions",
-    "faitheval_report",
-    "format_faitheval",
-    "is_correct",
-    "load_faitheval",
-    "normalize_answer",
-    "split_documents",
-    "valid_phrases",
-]
-
-_lazy.install(
+# Public names, each stated once by module, imported on first use (see conflicteval._lazy).
+__all__ = _lazy.exports(
     __name__,
     {
-        "TASKS": ("conflicteval.faitheval.data", "TASKS"),
-        "FaithItem": ("conflicteval.faitheval.data", "FaithItem"),
-        "load_faitheval": ("conflicteval.faitheval.data", "load_faitheval"),
-        "faitheval_question": ("conflicteval.faitheval.questions", "faitheval_question"),
-        "faitheval_questions": ("conflicteval.faitheval.questions", "faitheval_questions"),
-        "split_documents": ("conflicteval.faitheval.questions", "split_documents"),
-        "faitheval_report": ("conflicteval.faitheval.report", "faitheval_report"),
-        "format_faitheval": ("conflicteval.faitheval.report", "format_faitheval"),
-        "faitheval_prompt": ("conflicteval.faitheval.scoring", "faitheval_prompt"),
-        "is_correct": ("conflicteval.faitheval.scoring", "is_correct"),
-        "normalize_answer": ("conflicteval.faitheval.scoring", "normalize_answer"),
-        "valid_phrases": ("conflicteval.faitheval.scoring", "valid_phrases"),
+        ".data": "TASKS FaithItem load_faitheval",
+        ".questions": "faitheval_question faitheval_questions split_documents",
+        ".report": "faitheval_report format_faitheval",
+        ".scoring": "faitheval_prompt is_correct normalize_answer valid_phrases",
     },
 )

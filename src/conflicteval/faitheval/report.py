@@ -11,13 +11,19 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from conflicteval.errors import ConflictEvalError
 from conflicteval.faitheval.data import FaithItem
 from conflicteval.faitheval.scoring import is_correct
 from conflicteval.ramdocs.published import METHOD_LABELS, published
-from conflicteval.ramdocs.report import N_RESAMPLES, SEED, fmt_metric, fmt_published, percent_ci
+from conflicteval.ramdocs.report import (
+    N_RESAMPLES,
+    SEED,
+    answered,
+    benchmark_run,
+    fmt_metric,
+    fmt_published,
+    percent_ci,
+)
 from conflicteval.ramdocs.report import run_records as run_records
-from conflicteval.ramdocs.run import read_run
 
 RULE = (
     "FaithEval README: correct when a valid phrase occurs in the normalized output "
@@ -38,18 +44,13 @@ def faitheval_report(run: str | os.PathLike[str]) -> dict[str, Any]:
     Raises:
         ConflictEvalError: Not a FaithEval run, or no answers.
     """
-    info = read_run(run)
-    if info["benchmark"] != "faitheval":
-        raise ConflictEvalError(f"{run}: a {info['benchmark']} run, not FaithEval")
+    info = benchmark_run(run, ("faitheval",), "FaithEval")
     records = run_records(run)
     items: list[dict[str, Any]] = []
     failed: dict[str, int] = {}
-    for rec in records:
-        if rec.status != "ok" or not isinstance(rec.result, dict):
-            failed[rec.status] = failed.get(rec.status, 0) + 1
-            continue
-        item = _item(rec.result, rec.id)
-        output = str(rec.result.get("output", ""))
+    for rec, result in answered(records, failed):
+        item = _item(result, rec.id)
+        output = str(result.get("output", ""))
         items.append(
             {
                 "id": rec.id,

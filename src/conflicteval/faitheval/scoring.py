@@ -22,10 +22,10 @@ import json
 import re
 import string
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from conflicteval.faitheval.data import FaithItem
+from conflicteval.prompt_files import prompt_text
 from conflicteval.ramdocs.prompts import load_prompt, render_fstring
 
 PROMPT = "faitheval_prompt"
@@ -34,8 +34,7 @@ PROMPT = "faitheval_prompt"
 @cache
 def readme_data() -> dict[str, Any]:
     """The task-specific sentences and valid phrases (``prompts/faitheval_readme.json``)."""
-    path = resources.files("conflicteval").joinpath("prompts").joinpath("faitheval_readme.json")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(prompt_text("faitheval_readme.json"))
     return data
 
 

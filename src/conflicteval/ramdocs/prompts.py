@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache
-from importlib import resources
 
 from conflicteval.identity import text_version
+from conflicteval.prompt_files import prompt_text
 
 AGENT = "ramdocs_madam_agent"
 AGENT_HISTORY = "ramdocs_madam_agent_history"
@@ -40,8 +40,7 @@ _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
 @cache
 def load_prompt(name: str) -> str:
     """The text of ``prompts/<name>.txt`` exactly as stored (no newline added or removed)."""
-    path = resources.files("conflicteval").joinpath("prompts").joinpath(f"{name}.txt")
-    return path.read_bytes().decode("utf-8")
+    return prompt_text(f"{name}.txt")
 
 
 def render_fstring(template: str, values: Mapping[str, str]) -> str:

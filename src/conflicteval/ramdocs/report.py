@@ -11,6 +11,7 @@ over the scored questions (:func:`conflicteval.stats.bootstrap_ci`, 1,000 resamp
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,32 @@ def run_records(run: str | os.PathLike[str]) -> list[Record]:
     if not path.exists():
         raise ConflictEvalError(f"{path}: no answers in this run yet")
     return sorted(read_checkpoint(path).values(), key=_natural)
+
+
+def benchmark_run(
+    run: str | os.PathLike[str], benchmarks: tuple[str, ...], name: str
+) -> dict[str, Any]:
+    """The ``run.json`` of a run of one of ``benchmarks`` (``name`` them for the message).
+
+    Raises:
+        ConflictEvalError: No run there, or a run of another benchmark.
+    """
+    info = read_run(run)
+    if info["benchmark"] not in benchmarks:
+        raise ConflictEvalError(f"{run}: a {info['benchmark']} run, not {name}")
+    return info
+
+
+def answered(
+    records: Iterable[Record], failed: dict[str, int]
+) -> Iterator[tuple[Record, dict[str, Any]]]:
+    """Each record that ended ok, with its result; the others are counted in ``failed`` by
+    status, in the order they come."""
+    for rec in records:
+        if rec.status != "ok" or not isinstance(rec.result, dict):
+            failed[rec.status] = failed.get(rec.status, 0) + 1
+            continue
+        yield rec, rec.result
 
 
 def score_item(result: dict[str, Any]) -> dict[str, Any]:
@@ -72,18 +99,13 @@ def ramdocs_report(run: str | os.PathLike[str]) -> dict[str, Any]:
     Raises:
         ConflictEvalError: Not a RAMDocs/AmbigDocs run, or no answers.
     """
-    info = read_run(run)
-    if info["benchmark"] not in ("ramdocs", "ambigdocs"):
-        raise ConflictEvalError(f"{run}: a {info['benchmark']} run, not RAMDocs or AmbigDocs")
+    info = benchmark_run(run, ("ramdocs", "ambigdocs"), "RAMDocs or AmbigDocs")
     records = run_records(run)
     items: list[dict[str, Any]] = []
     failed: dict[str, int] = {}
-    for rec in records:
-        if rec.status != "ok" or not isinstance(rec.result, dict):
-            failed[rec.status] = failed.get(rec.status, 0) + 1
-            continue
+    for rec, result in answered(records, failed):
         try:
-            items.append({"id": rec.id, **score_item(rec.result)})
+            items.append({"id": rec.id, **score_item(result)})
         except ValueError as exc:
             failed["unscorable"] = failed.get("unscorable", 0) + 1
             items.append({"id": rec.id, "em": None, "reason": str(exc)})

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from conflicteval.runner import Record, read_checkpoint, read_identity
 from conflicteval.types import Usage
 
-from .model import Headline
+from .model import Headline, RunView
 
 __all__ = [
     "add_usage",
@@ -24,9 +24,13 @@ __all__ = [
     "identity_provenance",
     "input_file",
     "interval",
+    "items_by_id",
     "models_in",
+    "open_run",
     "read_json",
     "read_records",
+    "run_provenance",
+    "tally",
 ]
 
 LABEL_LETTER = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
@@ -81,6 +85,14 @@ def add_usage(records: Iterable[Record], usage: Usage | None = None) -> Usage:
     for r in records:
         total.add(r.usage)
     return total
+
+
+def tally(run: RunView, records: Sequence[Record], model: str) -> None:
+    """Set ``run``'s counts, failures (its records that did not end ok) and usage (all of its
+    records' usage, priced as ``model``)."""
+    run.counts = counts_of(records)
+    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
+    run.usage = usage_view({model: add_usage(records)})
 
 
 def usage_view(per_model: Mapping[str, Usage]) -> dict[str, Any]:
@@ -183,6 +195,21 @@ def identity_provenance(checkpoint: Path) -> list[tuple[str, str]]:
     return flatten(ident) if ident else []
 
 
+def open_run(
+    kind: str, title: str, run_dir: Path, records: str = "checkpoint.jsonl"
+) -> tuple[RunView, list[Record]]:
+    """A kind's view of ``run_dir`` and the records of its ``records`` file, the view's
+    provenance set (:func:`run_provenance`)."""
+    run = RunView(kind, title, str(run_dir))
+    run.provenance = run_provenance(run_dir, records)
+    return run, read_records(run_dir / records)
+
+
+def run_provenance(run_dir: Path, records: str = "checkpoint.jsonl") -> list[tuple[str, str]]:
+    """What produced the run (the identity of its records file), then its data files."""
+    return identity_provenance(run_dir / records) + data_provenance(run_dir)
+
+
 def data_provenance(run_dir: Path) -> list[tuple[str, str]]:
     """The run's data files with their sha256 (``data.json``, written by the data commands)."""
     record = read_json(run_dir / "data.json")
@@ -207,6 +234,24 @@ def input_file(run_dir: Path) -> Path | None:
         if isinstance(f, dict) and f.get("path") and Path(str(f["path"])).is_file():
             return Path(str(f["path"]))
     return None
+
+
+def items_by_id(
+    run: RunView, run_dir: Path, read: Callable[[Path], Iterable[Any]], what: str, without: str
+) -> dict[str, Any]:
+    """The run's input items by ``id``, read by ``read`` from :func:`input_file`.
+
+    A file that is gone gives ``{}``; one ``read`` fails on gives ``{}`` and a note naming
+    ``what`` it is and what the view does ``without`` it (the run is still shown).
+    """
+    source = input_file(run_dir)
+    if source is None:
+        return {}
+    try:
+        return {item.id: item for item in read(source)}
+    except Exception as exc:  # the run is still shown, without the input's texts
+        run.notes.append(f"{what} {source} unreadable ({exc}): {without}")
+        return {}
 
 
 def models_in(provenance: Sequence[tuple[str, str]]) -> list[str]:

@@ -39,6 +39,21 @@ def _norm_key(key: str) -> str:
 _TYPE_IV = _norm_key("Contradict type IV")
 
 
+def _object_field(path: Path, n: int, record: dict[str, Any], key: str) -> dict[str, Any]:
+    """``record[key]``, which must be a JSON object (else a DataError naming row and field)."""
+    value = record.get(key)
+    if not isinstance(value, dict):
+        raise DataError(path, n, key, "missing or not an object")
+    return value
+
+
+def _record_id(path: Path, n: int, record: dict[str, Any], ids: UniqueIds) -> str:
+    """The record's ``id`` (its row number when it has none), checked to be unique."""
+    rid = id_text(path, n, "id", record["id"]) if "id" in record else str(n)
+    ids.add(rid, n)
+    return rid
+
+
 def read_nested(path: Path, records: Sequence[Any]) -> list[WikiContradictInstance]:
     """Read the original nested JSON (paper Appendix E): one instance per non-empty question.
 
@@ -48,11 +63,8 @@ def read_nested(path: Path, records: Sequence[Any]) -> list[WikiContradictInstan
     ids = UniqueIds(path, "id", "record id")
     for n, raw in enumerate(records, start=1):
         record = require_mapping(path, n, raw)
-        ann = record.get("annotationResult")
-        if not isinstance(ann, dict):
-            raise DataError(path, n, "annotationResult", "missing or not an object")
-        rid = id_text(path, n, "id", record["id"]) if "id" in record else str(n)
-        ids.add(rid, n)
+        ann = _object_field(path, n, record, "annotationResult")
+        rid = _record_id(path, n, record, ids)
         meta = {k: record.get(k) for k in ("title", "url", "tag")}
         for key in ("revised_passage_1", "revised_passage_2"):
             if key in record and key not in ann:
@@ -74,14 +86,11 @@ def read_label_studio(path: Path, tasks: Sequence[Any]) -> list[WikiContradictIn
     ids = UniqueIds(path, "id", "task id")
     for n, raw in enumerate(tasks, start=1):
         task = require_mapping(path, n, raw)
-        data = task.get("data")
-        if not isinstance(data, dict):
-            raise DataError(path, n, "data", "missing or not an object")
+        data = _object_field(path, n, task, "data")
         annotations = task.get("annotations") or []
         if not isinstance(annotations, list):
             raise DataError(path, n, "annotations", "not a list")
-        rid = id_text(path, n, "id", task["id"]) if "id" in task else str(n)
-        ids.add(rid, n)
+        rid = _record_id(path, n, task, ids)
         live = [a for a in annotations if isinstance(a, dict) and not a.get("was_cancelled")]
         if not live:
             continue

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from conflicteval.prompt_files import prompt_text
 
 Verdict = Literal["correct", "partially correct", "incorrect"]
 """A relaxed-evaluation label (paper §3.4)."""
@@ -29,13 +30,7 @@ _SLOTS = re.compile(r"\{Question\}|\{Answer1\} \| \{Answer2\}|\{LLM response\}")
 @lru_cache(maxsize=1)
 def judge_prompt_template() -> str:
     """The judge prompt with its slots, ending at ``comment:`` (no trailing newline)."""
-    text = (
-        resources.files("conflicteval")
-        .joinpath("prompts")
-        .joinpath(JUDGE_PROMPT_FILE)
-        .read_text("utf-8")
-    )
-    return text.rstrip("\n")
+    return prompt_text(JUDGE_PROMPT_FILE).rstrip("\n")
 
 
 def judge_prompt(question: str, answers: list[str] | tuple[str, ...], response: str) -> str:

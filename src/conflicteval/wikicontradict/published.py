@@ -25,12 +25,12 @@ import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.prompt_files import prompt_text
 from conflicteval.suggest import did_you_mean
 from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
@@ -113,8 +113,7 @@ class PublishedTable(BaseModel):
 
 @functools.cache
 def _document_text() -> str:
-    path = resources.files("conflicteval").joinpath("prompts").joinpath(PUBLISHED_FILE)
-    return path.read_text(encoding="utf-8")
+    return prompt_text(PUBLISHED_FILE)
 
 
 def published_document() -> dict[str, Any]:
@@ -258,13 +257,16 @@ def compare_to_published(
         slots = list(
             dict.fromkeys((r["subset"], r["class"], r.get("judge", pub.judge)) for r in records)
         )
-        for pmodel in pub_models:
-            measured_model = by_published.get(pmodel)
+        # every published row (with its measured model, if any), then the unmatched models
+        pairs: list[tuple[str | None, str | None]] = [(by_published.get(p), p) for p in pub_models]
+        pairs += [(m, None) for m in report.models if matches[m] is None]
+        for measured_model, pmodel in pairs:
             for subset, label, judge in slots:
                 found = [
                     r
                     for r in records
-                    if (r["model"], r["subset"], r["class"], r.get("judge", pub.judge))
+                    if pmodel is not None
+                    and (r["model"], r["subset"], r["class"], r.get("judge", pub.judge))
                     == (pmodel, subset, label, judge)
                 ]
                 value, n = _measured(report, measured_model, template, subset, label)
@@ -280,26 +282,7 @@ def compare_to_published(
                         measured=value,
                         published=found[0]["value"] if found else None,
                         measured_n=n,
-                        matched=measured_model is not None,
-                    )
-                )
-        for model in report.models:
-            if matches[model] is not None:
-                continue
-            for subset, label, judge in slots:
-                value, n = _measured(report, model, template, subset, label)
-                rows.append(
-                    ComparisonRow(
-                        table=pub.id,
-                        template=template,
-                        model=model,
-                        published_model=None,
-                        published_judge=judge,
-                        subset=subset,
-                        label=label,
-                        measured=value,
-                        published=None,
-                        measured_n=n,
+                        matched=measured_model is not None and pmodel is not None,
                     )
                 )
     return rows

@@ -17,6 +17,15 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr)
 
 
+def _emit(text: str, out: str | None, what: str = "") -> None:
+    """Write ``text`` to the file ``out`` (saying so, with ``what`` it holds) or to stdout."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        _err(f"written: {out}{what}")
+    else:
+        sys.stdout.write(text)
+
+
 def aliases_from_args(args: argparse.Namespace) -> dict[str, str]:
     from conflicteval.errors import ConflictEvalError
 
@@ -83,11 +92,7 @@ def report_command(args: argparse.Namespace) -> BatchResult:
         text = report.to_markdown(layout=args.layout)
         if rows:
             text += "\n" + comparison_markdown(rows)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out}")
-    else:
-        sys.stdout.write(text)
+    _emit(text, args.out)
     if args.plot:
         _err(f"written: {report.plot(args.plot)}")
     return _report_records(args.run, args.judgements)
@@ -115,11 +120,7 @@ def _report_against_run(args: argparse.Namespace, report: Any) -> BatchResult:
         text = json.dumps(payload, indent=2, ensure_ascii=False)
     else:
         text = report.to_markdown(layout=args.layout) + "\n" + run_comparison_markdown(rows)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out}")
-    else:
-        sys.stdout.write(text)
+    _emit(text, args.out)
     return _report_records(args.run, args.judgements)
 
 
@@ -134,11 +135,7 @@ def _report_items(args: argparse.Namespace) -> BatchResult:
         raise UsageError("--per-item lists items; --compare and --plot are for the aggregate")
     table = build_item_table(args.run, args.judgements)
     text = table.to_csv() if args.format == "csv" else table.to_jsonl()
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        _err(f"written: {args.out} ({len(table.rows)} rows)")
-    else:
-        sys.stdout.write(text)
+    _emit(text, args.out, f" ({len(table.rows)} rows)")
     return _report_records(args.run, args.judgements)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from importlib import resources
 from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.identity import text_version
 from conflicteval.jsonio import load_json
+from conflicteval.prompt_files import prompt_text
 from conflicteval.suggest import did_you_mean
 from conflicteval.types import Message
 from conflicteval.wikicontradict.instance import WikiContradictInstance, join_passages
@@ -133,13 +133,7 @@ class TemplateSet:
     @classmethod
     def default(cls) -> TemplateSet:
         """The shipped templates (``prompts/wikicontradict_templates.json``)."""
-        text = (
-            resources.files("conflicteval")
-            .joinpath("prompts")
-            .joinpath(_DEFAULT_FILE)
-            .read_text("utf-8")
-        )
-        return cls._from_data(json.loads(text), _DEFAULT_FILE)
+        return cls._from_data(json.loads(prompt_text(_DEFAULT_FILE)), _DEFAULT_FILE)
 
     @classmethod
     def _from_data(cls, data: Any, where: str) -> TemplateSet:

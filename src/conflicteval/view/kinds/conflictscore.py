@@ -12,16 +12,11 @@ from typing import Any
 
 from ..common import (
     LABEL_LETTER,
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     headline,
-    identity_provenance,
     input_file,
+    open_run,
     read_json,
-    read_records,
-    usage_view,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -151,21 +146,17 @@ def _f(v: Any) -> str:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("conflictscore", "ConflictScore run", str(path), dataset="")
-    records = _in_input_order(read_records(path / "checkpoint.jsonl"), path / "scores.jsonl")
+    run, records = open_run("conflictscore", "ConflictScore run", path)
+    records = _in_input_order(records, path / "scores.jsonl")
     summary = read_json(path / "summary.json")
     summary = summary if isinstance(summary, dict) else {}
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
     for key in ("decomposer", "labeler", "executor"):
         if summary.get(key) and not any(k.startswith(key) for k, _ in run.provenance):
             run.provenance.append((key, str(summary[key])))
     source = input_file(path)
     run.dataset = source.name if source is not None else path.name
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
     model = next((v for k, v in run.provenance if k.endswith(".model") and "/" in v), "")
-    run.usage = usage_view({model or "offline": usage})
+    tally(run, records, model or "offline")
     rows = _input_rows(run, path)
     run.items = [score_item(r, rows.get(r.id)) for r in records]
     run.facets = ["conflicted", "failed pairs"]
@@ -182,25 +173,21 @@ def _read(path: Path) -> RunView:
     ]
     who = str(summary.get("labeler") or model or "labeler")
     sub = f"n = {{n}} responses \u00b7 labeler {who} \u00b7 data {run.dataset}"
+    per_response = (
+        ("CS-C", "conflicted claims / claims", cs_c),
+        ("CS-R", "mean |D-| / (|D+| + |D-|)", cs_r),
+    )
     run.charts = [
         Chart(
-            "CS-C distribution",
+            f"{name} distribution",
             histogram_svg(
-                "CS-C per response (conflicted claims / claims)",
-                sub.format(n=len(cs_c)),
-                [(who, cs_c)],
-                x_label="CS-C (lower is better)",
+                f"{name} per response ({formula})",
+                sub.format(n=len(values)),
+                [(who, values)],
+                x_label=f"{name} (lower is better)",
             ),
-        ),
-        Chart(
-            "CS-R distribution",
-            histogram_svg(
-                "CS-R per response (mean |D-| / (|D+| + |D-|))",
-                sub.format(n=len(cs_r)),
-                [(who, cs_r)],
-                x_label="CS-R (lower is better)",
-            ),
-        ),
+        )
+        for name, formula, values in per_response
     ]
     undefined = summary.get("cs_c_undefined"), summary.get("cs_r_undefined")
     if any(undefined):

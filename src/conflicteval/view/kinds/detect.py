@@ -12,16 +12,12 @@ from typing import Any
 
 from ..common import (
     LABEL_LETTER,
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     headline,
-    identity_provenance,
+    items_by_id,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    usage_view,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -37,18 +33,9 @@ def _detect(path: Path) -> bool:
 
 
 def _bench_items(run: RunView, path: Path) -> dict[str, Any]:
-    record = read_json(path / "data.json")
-    files = record.get("files", []) if isinstance(record, dict) else []
-    for f in files if isinstance(files, list) else []:
-        p = Path(str(f.get("path", ""))) if isinstance(f, dict) else None
-        if p is not None and p.exists():
-            from conflicteval.conflictbench import read_items
+    from conflicteval.conflictbench import read_items
 
-            try:
-                return {it.id: it for it in read_items(p)}
-            except Exception as exc:  # the run is still shown, without texts
-                run.notes.append(f"items file {p} unreadable ({exc}): claims not shown")
-    return {}
+    return items_by_id(run, path, read_items, "items file", "claims not shown")
 
 
 def _item(rec: Any, bench: Any) -> dict[str, Any]:
@@ -104,21 +91,15 @@ def _outcome(gold: Any, pred: Any) -> str:
 def _read(path: Path) -> RunView:
     from conflicteval.conflictbench.metrics import PAPER_TABLE2
 
-    run = RunView("detect", "ConflictBench detection run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
+    run, records = open_run("detect", "ConflictBench detection run", path)
     metrics = read_json(path / "metrics.json") or {}
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
     bench = _bench_items(run, path)
     run.items = [_item(r, bench.get(r.id)) for r in records]
     run.facets = ["source", "gold", "predicted", "outcome"]
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
     models = models_in(run.provenance)
-
-    usage = add_usage(records)
-    run.usage = usage_view({models[0] if models else "offline": usage})
+    tally(run, records, models[0] if models else "offline")
     overall = metrics.get("overall") or {}
     n = overall.get("tp", 0) + overall.get("fp", 0) + overall.get("fn", 0) + overall.get("tn", 0)
     for key, name in (

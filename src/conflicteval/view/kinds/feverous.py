@@ -14,16 +14,11 @@ from conflicteval.jsonio import iter_json_lines
 
 from ..common import (
     LABEL_LETTER,
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     headline,
-    identity_provenance,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    usage_view,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -65,22 +60,17 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("feverous", "FEVEROUS verification run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
+    run, records = open_run("feverous", "FEVEROUS verification run", path)
     metrics_file = read_json(path / "metrics.json") or {}
     metrics = metrics_file.get("metrics") or {}
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
     run.dataset = "FEVEROUS"
     run.items = [_item(row) for _, row in iter_json_lines(path / "records.jsonl")]
     run.facets = ["gold", "predicted", "outcome"]
-    run.counts = counts_of(records)
+    models = models_in(run.provenance)
+    tally(run, records, models[0] if models else "offline")
     undecided = (metrics_file.get("counts") or {}).get("undecided")
     if undecided is not None:
         run.counts["undecided"] = undecided
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
-    models = models_in(run.provenance)
-    run.usage = usage_view({models[0] if models else "offline": usage})
     n = metrics.get("n")
     run.headlines = [
         headline("label accuracy", metrics, "label_accuracy", n=n),

@@ -10,15 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..common import (
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     flatten,
-    identity_provenance,
     models_in,
-    read_records,
-    usage_view,
+    open_run,
+    tally,
 )
 from ..model import RunView
 from ..registry import RunKind
@@ -49,14 +44,9 @@ def generic_item(rec: Any) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("run", "Run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
+    run, records = open_run("run", "Run", path)
     models = models_in(run.provenance)
-    run.usage = usage_view({models[0] if len(models) == 1 else "unpriced": usage})
+    tally(run, records, models[0] if len(models) == 1 else "unpriced")
     run.items = [generic_item(r) for r in records]
     run.notes.append("a run of a kind without its own reader: items are shown as plain fields")
     return run

@@ -14,16 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from ..common import (
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     flatten,
     headline,
-    identity_provenance,
+    open_run,
     read_json,
-    read_records,
-    usage_view,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -90,24 +85,18 @@ def _item(rec: Any, scored: dict[str, Any] | None) -> dict[str, Any]:
 def _read(path: Path) -> RunView:
     info = read_json(path / "run.json") or {}
     bench = str(info.get("benchmark", "?"))
-    run = RunView("ramdocs", f"{bench} run ({info.get('method', '?')})", str(path))
-    records = read_records(path / "answers.jsonl")
-    run.provenance = (
-        [(k, v) for k, v in flatten(info) if k != "items"]
-        + identity_provenance(path / "answers.jsonl")
-        + data_provenance(path)
+    run, records = open_run(
+        "ramdocs", f"{bench} run ({info.get('method', '?')})", path, "answers.jsonl"
     )
+    run.provenance[:0] = [(k, v) for k, v in flatten(info) if k != "items"]
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)
     scored = {str(i.get("id")): i for i in report.get("items") or []}
     run.items = [_item(r, scored.get(r.id)) for r in records]
     run.facets = ["outcome"]
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
     model = str(info.get("model") or "unpriced")
-    run.usage = usage_view({model: usage})
+    tally(run, records, model)
     keys = REPORTS.get(bench, ("", "", ()))[2]
     for key in keys:
         if key in report:

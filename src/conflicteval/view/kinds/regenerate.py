@@ -11,16 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ..common import (
-    add_usage,
-    counts_of,
-    data_provenance,
-    failure_reasons,
     headline,
-    identity_provenance,
     models_in,
+    open_run,
     read_json,
-    read_records,
-    usage_view,
+    tally,
 )
 from ..model import Chart, RunView
 from ..registry import RunKind
@@ -78,18 +73,13 @@ def _item(rec: Any) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("regenerate", "Regeneration run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
+    run, records = open_run("regenerate", "Regeneration run", path)
     summary = read_json(path / "summary.json") or {}
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
     run.dataset = "TruthfulQA"
     run.items = [_item(r) for r in records]
     run.facets = ["format", "conflicted", "final"]
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    usage = add_usage(records)
     models = models_in(run.provenance)
-    run.usage = usage_view({models[0] if len(models) == 1 else "unpriced": usage})
+    tally(run, records, models[0] if len(models) == 1 else "unpriced")
     for mode, table in (("free", "Table 4"), ("choice", "Table 5")):
         rows = [r for r in summary.get(mode) or [] if isinstance(r, dict) and r.get("n")]
         bars: list[tuple[str, float | None]] = []

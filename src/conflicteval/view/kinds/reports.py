@@ -15,14 +15,13 @@ from conflicteval.types import Usage
 
 from ..common import (
     counts_of,
-    data_provenance,
     failure_reasons,
     headline,
-    identity_provenance,
     input_file,
+    items_by_id,
     models_in,
+    open_run,
     read_json,
-    read_records,
     usage_view,
 )
 from ..model import Chart, RunView
@@ -36,16 +35,9 @@ def _detect(path: Path) -> bool:
 
 
 def _bench(run: RunView, path: Path) -> dict[str, Any]:
-    source = input_file(path)
-    if source is None:
-        return {}
     from conflicteval.conflictbench import read_items
 
-    try:
-        return {it.id: it for it in read_items(source)}
-    except Exception as exc:  # the run is still shown, without the documents' texts
-        run.notes.append(f"items file {source} unreadable ({exc}): documents not shown")
-        return {}
+    return items_by_id(run, path, read_items, "items file", "documents not shown")
 
 
 def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
@@ -91,12 +83,11 @@ def _f(v: Any) -> str:
 
 
 def _read(path: Path) -> RunView:
-    run = RunView("reports", "ConflictBench reports run", str(path))
-    records = read_records(path / "checkpoint.jsonl")
-    run.provenance = identity_provenance(path / "checkpoint.jsonl") + data_provenance(path)
+    run, records = open_run("reports", "ConflictBench reports run", path)
     source = input_file(path)
     run.dataset = source.name if source is not None else "ConflictBench"
-    run.items = [_item(r, _bench(run, path)) for r in records]
+    bench = _bench(run, path)
+    run.items = [_item(r, bench) for r in records]
     run.facets = ["model", "setting"]
     run.counts = counts_of(records)
     run.failures = failure_reasons((i["id"], i["error"]) for i in run.items if i["error"])

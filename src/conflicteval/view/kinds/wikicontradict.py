@@ -19,7 +19,7 @@ from ..common import (
     failure_reasons,
     identity_provenance,
     interval,
-    read_json,
+    items_by_id,
     read_records,
     usage_view,
 )
@@ -37,19 +37,9 @@ def _detect(path: Path) -> bool:
 
 
 def _instances(run: RunView, path: Path) -> dict[str, Any]:
-    record = read_json(path / "data.json")
-    files = record.get("files", []) if isinstance(record, dict) else []
-    for f in files if isinstance(files, list) else []:
-        p = Path(str(f.get("path", ""))) if isinstance(f, dict) else None
-        if p is not None and p.exists():
-            from conflicteval.wikicontradict.data import load_wikicontradict
+    from conflicteval.wikicontradict.data import load_wikicontradict
 
-            try:
-                return {i.id: i for i in load_wikicontradict(p)}
-            except Exception as exc:  # the report still shows the run, with the prompts
-                run.notes.append(f"data file {p} unreadable ({exc}): passages shown in prompts")
-                return {}
-    return {}
+    return items_by_id(run, path, load_wikicontradict, "data file", "passages shown in prompts")
 
 
 def _item(g: Any, judged: Any, inst: Any) -> dict[str, Any]:
