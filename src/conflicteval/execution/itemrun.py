@@ -13,8 +13,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from conflicteval.checkpoint import Record
 from conflicteval.errors import ModelError, ParseFailure, PendingCall
+from conflicteval.execution.checkpoint import Record
 from conflicteval.models.core import usage_scope
 
 log = logging.getLogger("conflicteval.runner")

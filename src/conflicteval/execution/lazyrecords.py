@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from conflicteval.checkpoint import Record
 from conflicteval.errors import ConflictEvalError
+from conflicteval.execution.checkpoint import Record
 
 _ID_PREFIX = b'{"id":'
 _decoder = json.JSONDecoder()
