@@ -73,53 +73,36 @@ async def run_batch(
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
 
-    The run settings (``concurrency``, ``progress``, ``retry_failed``,
-    ``restart``, ``item_timeout``, ``executor``, ``adopt``) are those of
-    :class:`~conflicteval.execution.options.RunOptions`: give them as keywords,
-    or all at once as ``options`` (a keyword that is set wins; see
-    :meth:`RunOptions.combine`).
-
     Args:
         fn: Async function of one item returning a JSON-serialisable result.
-            Raise :class:`ParseFailure` for an unusable reply; a
-            :class:`ModelError` ends the item as ``model_error``. Any other
-            exception is also recorded as ``model_error`` (with its type), so
-            one bad item never stops the batch.
+            :class:`ParseFailure` ends the item ``parse_error``; any other
+            exception (:class:`ModelError` included) ``model_error``, with its
+            reason: one bad item never stops the batch.
         items: The items. Ids must be unique.
         key: Item → id (default: the item's ``id`` attribute or ``"id"`` key).
         checkpoint: JSONL file; finished items are appended as they finish and
             skipped on a re-run.
         desc: Progress bar label.
-        identity: What produces the results (models, base URLs, labeler,
-            prompt versions, decoding settings; see
-            :func:`conflicteval.identity.describe`). It is recorded in
-            ``<checkpoint>.meta.json``; resuming a checkpoint recorded with
-            another identity raises :class:`CheckpointMismatch` naming the
-            differing fields.
-        inputs: Item → exactly the inputs its result is made from (JSON-able).
-            Each record stores their fingerprint
-            (:func:`conflicteval.identity.input_fingerprint`); on resume an item
-            whose inputs changed is computed again (counted in
-            ``BatchResult.changed``). A checkpoint whose records carry no
-            fingerprint is refused unless ``adopt``. None: resumed by id alone.
-        keep_records: Hold every record in memory (the default). False (with
-            a ``checkpoint``): counts and usage are tallied as items finish and
-            ``result.records`` reads the records back from the checkpoint one at
-            a time (:class:`~conflicteval.execution.lazyrecords.CheckpointRecords`).
+        identity: What produces the results (:func:`conflicteval.identity.describe`),
+            recorded in ``<checkpoint>.meta.json``; resuming with another one
+            raises :class:`CheckpointMismatch` naming the differing fields.
+        inputs: Item → exactly the inputs its result is made from (JSON-able); an
+            item whose inputs' fingerprint changed is computed again on resume
+            (``BatchResult.changed``). None: items resume by id alone.
+        keep_records: False (with a checkpoint): ``result.records`` reads the
+            records back from the checkpoint one at a time (constant memory).
         concurrency, progress, retry_failed, restart, item_timeout, executor,
-        adopt, options: The run settings (see above).
+        adopt: The run settings (:class:`~conflicteval.execution.options.RunOptions`);
+            or all at once as ``options`` (a keyword that is set wins).
 
     Returns:
         A BatchResult with one record per item, in input order.
 
     Raises:
         CheckpointMismatch: The checkpoint was made by another identity.
-        ConflictEvalError: The checkpoint has finished items but no identity
-            record, or no input fingerprints, and ``adopt`` is off.
-        BatchAborted: A call failed in a way every call would (a refused or
-            missing API key, an endpoint that is not there); the batch stopped
-            at once. Finished items are kept in the checkpoint; the failed and
-            unfinished ones are not written, so a re-run does them.
+        ConflictEvalError: The checkpoint cannot be vouched for and ``adopt`` is off.
+        BatchAborted: A call failed in a way every call would (a refused key, an
+            endpoint that is not there); finished items stay in the checkpoint.
     """
     run = RunOptions.combine(
         options,
@@ -131,11 +114,7 @@ async def run_batch(
         item_timeout=item_timeout,
         adopt=adopt,
     )
-    if run.concurrency is None or run.concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    from conflicteval.executors.choice import resolve_executor
-
-    runner = resolve_executor(run.executor)
+    runner = _executor(run)
     fn = bounded_items(fn, run.item_timeout)  # the executor runs it (picklable for Ray)
     ids, item_list = _ids(items, key)
     fingerprints = _fingerprints(inputs, ids, item_list)
@@ -144,23 +123,23 @@ async def run_batch(
     todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     del item_list
     tally = _Tally(keep_records or path is None)
-    for i in ids:
-        if i in done:
-            tally.add(done[i], fresh=False)
-    resumed = len(tally.finished)
+    resumed = tally.resume(ids, done)
     del done  # held by the tally when records are kept; read back lazily otherwise
-    if changed:
-        log.warning(
-            "%s: %d items' inputs changed since they were recorded: computing them again",
-            path,
-            changed,
-        )
     bar = progress_bar(len(ids), resumed, desc, run.progress)
     stored = _Store(writer, tally, bar, fingerprints)
-    error = await _execute(runner, fn, todo, run.concurrency, stored)
+    error = await _execute(runner, fn, todo, run.concurrency or 1, stored)
     if error is not None:
         raise _aborted(error, len(tally.finished) - resumed, path)
     return tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+
+
+def _executor(run: RunOptions) -> Any:
+    """The executor object the settings name (checking the concurrency first)."""
+    if run.concurrency is None or run.concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    from conflicteval.executors.choice import resolve_executor
+
+    return resolve_executor(run.executor)
 
 
 def _ids(items: Iterable[T], key: Callable[[T], Any] | None) -> tuple[list[str], list[T]]:
@@ -201,6 +180,12 @@ def _open_checkpoint(
         raise
     if run.retry_failed:
         done = {k: v for k, v in done.items() if v.status != "model_error"}
+    if changed:
+        log.warning(
+            "%s: %d items' inputs changed since they were recorded: computing them again",
+            path,
+            changed,
+        )
     return writer, done, changed
 
 
@@ -293,6 +278,13 @@ class _Tally:
         self.total.add(rec.usage)
         if fresh:
             self.now.add(rec.usage)
+
+    def resume(self, ids: list[str], done: dict[str, Record]) -> int:
+        """Count the records resumed from the checkpoint, in input order; how many."""
+        for i in ids:
+            if i in done:
+                self.add(done[i], fresh=False)
+        return len(self.finished)
 
     def result(self, ids: list[str], path: Path | None, **fields: Any) -> BatchResult:
         if self.keep:
