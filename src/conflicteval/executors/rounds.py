@@ -136,8 +136,9 @@ def run_rounds(
 
     Args:
         workflow: A callable of no arguments (``lambda: scorer.score_many(items)``);
-            it may return a coroutine (``lambda: scorer.ascore_many(items)``). It must be safe to run again: a checkpoint
-            keeps what finished, the cache answers what was imported.
+            it may return a coroutine (``lambda: scorer.ascore_many(items)``). It
+            runs once a round, so it must be safe to run again: a checkpoint keeps
+            what finished, the cache answers what was imported.
         export: The request file (numbered files beside it for later rounds, a
             manifest, the batch state and the downloaded results).
         client: An ``openai.OpenAI`` client for the Files and Batches endpoints
