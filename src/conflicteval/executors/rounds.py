@@ -183,22 +183,27 @@ def run_rounds(
         last[0], pending = export_round(workflow, path)
         return EXIT_PENDING if pending else 0
 
-    options: dict[str, Any] = dict(
-        poll_interval=poll_interval,
-        max_poll_interval=max_poll_interval,
-        max_rounds=max_rounds,
-        sleep=sleep,
-        out=out,
-        served_models=served_models,
-    )
-    runner: BatchRunner
-    if answer is not None:
-        runner = _AnsweredElsewhere(answer, path, cache, run_command=run_once, **options)
-    else:
-        if client is None:
-            from conflicteval.executors.openai_batch import make_client
-
-            client = make_client()
-        runner = BatchRunner(client, path, cache, run_once, **options)
-    status = runner.run()
+    options: dict[str, Any] = {"poll_interval": poll_interval, "sleep": sleep, "out": out}
+    options.update(max_poll_interval=max_poll_interval, max_rounds=max_rounds)
+    options.update(served_models=served_models)
+    status = _driver(client, answer, path, cache, run_once, options).run()
     return RoundsResult(value=last[0], status=status, runs=runs[0])
+
+
+def _driver(
+    client: Any,
+    answer: Answer | None,
+    export: Path,
+    cache: ResponseCache,
+    run_once: Callable[[], int],
+    options: dict[str, Any],
+) -> BatchRunner:
+    """What answers the rounds: the Batch API (``client``, by default from the environment)
+    or the ``answer`` callable."""
+    if answer is not None:
+        return _AnsweredElsewhere(answer, export, cache, run_command=run_once, **options)
+    if client is None:
+        from conflicteval.executors.openai_batch import make_client
+
+        client = make_client()
+    return BatchRunner(client, export, cache, run_once, **options)
