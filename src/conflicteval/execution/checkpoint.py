@@ -5,8 +5,8 @@ A checkpoint is a JSONL file with one :class:`Record` per finished item, appende
 beside the file and a lock on the file itself, so every name of one file is one
 checkpoint). ``<file>.meta.json`` records the identity of the configuration that
 made it (see :mod:`conflicteval.identity`); each record carries a fingerprint of
-the inputs its item was made from. :mod:`conflicteval.runner` uses them; the
-public names are re-exported there.
+the inputs its item was made from. :mod:`conflicteval.execution.runner` uses them; the
+public names are re-exported by :mod:`conflicteval.runner`.
 """
 
 from __future__ import annotations

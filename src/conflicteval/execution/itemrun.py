@@ -2,7 +2,7 @@
 
 Shared by the runner and the item executors (local asyncio, Ray actors), below both: an
 item's function raises, times out, waits for a batch result or returns; :func:`run_item`
-turns each into a :class:`~conflicteval.checkpoint.Record`, and :func:`finish_record`
+turns each into a :class:`~conflicteval.execution.checkpoint.Record`, and :func:`finish_record`
 into the line a resumed run reads back.
 """
 
