@@ -28,6 +28,7 @@ EXAMPLES: dict[str, tuple[str | None, str | None]] = {
     "regenerate_truthfulqa.py": (None, None),
     "feverous_score.py": (None, None),
     "batch_roundtrip.py": (None, None),
+    "batch_rounds.py": (None, None),
     "harness_metrics.py": (None, None),  # ragas / deepeval parts skip themselves when absent
     "inspect_eval.py": ("inspect_ai", "wikicontradict"),
 }

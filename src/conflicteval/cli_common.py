@@ -291,25 +291,25 @@ def model_from_args(
 
 
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``progress``, ``restart``, ``retry_failed`` (and ``executor``) for a batch entry point."""
-    options = {
-        "progress": progress_from_args(args),
-        "restart": bool(getattr(args, "restart", False)),
-        "retry_failed": bool(getattr(args, "retry_failed", False)),
+    """``{"options": RunOptions}`` for a batch entry point: every batch of the command gets it.
+
+    The :class:`~conflicteval.execution.options.RunOptions` carries ``--concurrency``,
+    ``--quiet``, ``--restart``, ``--retry-failed``, ``--executor``, ``--item-timeout``
+    and ``--adopt-checkpoint`` (those the command has).
+    """
+    from conflicteval.execution.options import RunOptions
+
+    return {
+        "options": RunOptions(
+            concurrency=getattr(args, "concurrency", None),
+            progress=progress_from_args(args),
+            restart=bool(getattr(args, "restart", False)),
+            retry_failed=bool(getattr(args, "retry_failed", False)),
+            executor=executor_from_args(args) if hasattr(args, "executor") else None,
+            item_timeout=getattr(args, "item_timeout", None),
+            adopt=bool(getattr(args, "adopt_checkpoint", False)),
+        )
     }
-    if hasattr(args, "executor"):
-        options["executor"] = executor_from_args(args)
-    if hasattr(args, "adopt_checkpoint"):  # like the item bound: for every batch of the command
-        from conflicteval import runner
-
-        runner.DEFAULT_ADOPT = bool(args.adopt_checkpoint)
-    if getattr(args, "item_timeout", None) is not None:
-        # The runner's default bound is the front end's to set; every batch this command runs
-        # (several, for multi-stage workflows) gets it.
-        from conflicteval import runner
-
-        runner.DEFAULT_ITEM_TIMEOUT = args.item_timeout
-    return options
 
 
 def executor_from_args(args: argparse.Namespace) -> Any:

@@ -121,7 +121,7 @@ def test_executor_options_on_the_command_line(capsys: pytest.CaptureFixture[str]
     parser = argparse.ArgumentParser()
     add_run_options(parser)
     assert executor_from_args(parser.parse_args([])) is None
-    assert run_options(parser.parse_args([]))["executor"] is None
+    assert run_options(parser.parse_args([]))["options"].executor is None
     assert executor_from_args(parser.parse_args(["--executor", "local"])) is None
     if importlib.util.find_spec("ray") is not None:
         ex = executor_from_args(

@@ -468,7 +468,7 @@ def test_progress_bar_without_ipywidgets_is_the_plain_bar(monkeypatch: pytest.Mo
 
     import tqdm.std
 
-    from conflicteval import runner
+    from conflicteval.execution import progress
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
@@ -476,7 +476,7 @@ def test_progress_bar_without_ipywidgets_is_the_plain_bar(monkeypatch: pytest.Mo
         "find_spec",
         lambda name, *a: None if name == "ipywidgets" else real(name, *a),
     )
-    assert runner._tqdm_class() is tqdm.std.tqdm
+    assert progress._tqdm_class() is tqdm.std.tqdm
 
 
 def test_wikicontradict_report_with_every_judgement_failed_exits_non_zero(

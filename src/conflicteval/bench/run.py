@@ -18,7 +18,7 @@ from typing import Any
 
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError
-from conflicteval.runner import BatchResult, run_batch
+from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from conflicteval.stats import classification_metrics as _metrics
 from conflicteval.types import RELATIONS, Usage, row_labels
@@ -71,6 +71,7 @@ async def arun_labeler_bench(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    options: RunOptions | None = None,
 ) -> BenchResult:
     """Async :func:`run_labeler_bench`."""
     from conflicteval.identity import describe
@@ -78,17 +79,15 @@ async def arun_labeler_bench(
     gold_set = gold if isinstance(gold, GoldSet) else load_gold(gold, data, db=db, limit=limit)
     if not gold_set.items:
         raise ValueError(f"the {gold_set.name} gold set has no items: nothing to measure")
-    batch = await run_batch(
+    stage = Stage(f"bench {gold_set.name}", checkpoint, identity=bench_identity(gold_set, labeler))
+    batch = await stage.run(
         functools.partial(label_gold_item, labeler=labeler),
         gold_set.items,
-        key=lambda it: it.id,
-        checkpoint=checkpoint,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc=f"bench {gold_set.name}",
-        identity=bench_identity(gold_set, labeler),
-        restart=restart,
         retry_failed=retry_failed,
+        restart=restart,
         executor=executor,
     )
     result = collect(gold_set, batch, labeler, n_resamples=n_resamples, seed=seed, level=level)
@@ -108,7 +107,8 @@ def run_labeler_bench(gold: GoldSet | str, labeler: Any, **options: Any) -> Benc
         **options: ``data`` (a local gold file), ``db`` (FEVEROUS Wikipedia database),
             ``limit``, ``checkpoint`` (resumable), ``concurrency``, ``progress``,
             ``restart``, ``retry_failed``, ``executor`` (``"local"``, ``"ray"``),
-            ``n_resamples``, ``seed``, ``level`` (the bootstrap).
+            ``n_resamples``, ``seed``, ``level`` (the bootstrap), ``options`` (a
+            :class:`~conflicteval.runner.RunOptions`; a keyword that is set wins).
 
     Returns:
         A :class:`BenchResult` (``.to_dict()``, ``.to_pandas()``, ``.summary()``).

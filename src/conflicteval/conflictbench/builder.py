@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval.conflictbench.assembly import (
     NATURAL_SOURCES,
@@ -56,6 +56,9 @@ from conflicteval.conflictbench.items import (
 )
 from conflicteval.conflictbench.loader import load
 from conflicteval.types import Usage
+
+if TYPE_CHECKING:
+    from conflicteval.runner import RunOptions
 
 __all__ = [
     "NATURAL_SOURCES",
@@ -155,30 +158,32 @@ async def write_claims(
     restart: bool = False,
     retry_failed: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> tuple[list[BenchItem], list[str], Usage]:
     """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
+
+    ``options``: run settings from the caller (:class:`~conflicteval.runner.RunOptions`);
+    a keyword that is set wins over it.
 
     Returns:
         ``(items, failed_ids, usage)``; a failed item keeps its template claim
         and records the reason in ``meta["claim_error"]``.
     """
     from conflicteval.identity import describe
-    from conflicteval.runner import run_batch
+    from conflicteval.runner import Stage
 
     async def work(item: BenchItem) -> dict[str, str]:
         return {"claim": await writer.write(claim_request(item))}
 
-    result = await run_batch(
+    identity = {"task": "conflictbench-claims", "writer": describe(writer)}
+    result = await Stage("writing claims", checkpoint, identity=identity).run(
         work,
         items,
-        key=lambda it: it.id,
-        checkpoint=checkpoint,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc="writing claims",
-        identity={"task": "conflictbench-claims", "writer": describe(writer)},
-        restart=restart,
         retry_failed=retry_failed,
+        restart=restart,
         executor=executor,
     )
     out: list[BenchItem] = []
@@ -275,6 +280,7 @@ async def abuild_conflictbench(
     restart: bool = False,
     retry_failed: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> BuildResult:
     """Build ConflictBench items from source files and optionally write them as JSONL (async).
 
@@ -293,6 +299,8 @@ async def abuild_conflictbench(
         retry_failed: On resume, write the claims that failed again.
         executor: Where claims are written: None/``"local"``, ``"ray"`` or an
             executor object (see :func:`conflicteval.runner.run_batch`).
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
 
     Returns:
         A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
@@ -321,6 +329,7 @@ async def abuild_conflictbench(
             restart=restart,
             retry_failed=retry_failed,
             executor=executor,
+            options=options,
         )
     result.items = items
     for name, (conf, noconf) in built.items():

@@ -24,7 +24,7 @@ from conflicteval.conflictbench.metrics import (
     table2,
 )
 from conflicteval.errors import ModelError, ParseFailure
-from conflicteval.runner import BatchResult, Record, read_checkpoint, run_batch
+from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
 from conflicteval.types import Document, Usage
 
 
@@ -162,6 +162,7 @@ async def adetect(
     retry_failed: bool = False,
     restart: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> DetectionRun:
     """Run conflict detection over items (async).
 
@@ -177,6 +178,8 @@ async def adetect(
             refused otherwise.
         executor: Where items run: None/``"local"`` (this process), ``"ray"``
             or an executor object (see :func:`conflicteval.runner.run_batch`).
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
     """
     from conflicteval.identity import describe
 
@@ -185,19 +188,21 @@ async def adetect(
     async def work(item: BenchItem) -> dict[str, Any]:
         return await detect_item(item, labeler)
 
-    batch = await run_batch(
+    stage = Stage(
+        "conflict detection",
+        checkpoint,
+        identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
+        inputs=_detect_inputs,
+    )
+    batch = await stage.run(
         work,
         item_list,
-        key=lambda it: it.id,
-        checkpoint=checkpoint,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc="conflict detection",
         retry_failed=retry_failed,
-        identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
         restart=restart,
         executor=executor,
-        inputs=_detect_inputs,
     )
     outcomes = [
         outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)
@@ -215,6 +220,7 @@ def detect(
     retry_failed: bool = False,
     restart: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> DetectionRun:
     """Synchronous :func:`adetect` (also works inside a running event loop)."""
     from conflicteval._sync import run_sync
@@ -229,6 +235,7 @@ def detect(
             retry_failed=retry_failed,
             restart=restart,
             executor=executor,
+            options=options,
         )
     )
 

@@ -77,7 +77,7 @@ from conflicteval.conflictbench.regen_tables import (
     table5,
 )
 from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion, require_binary_choice
-from conflicteval.runner import BatchResult, run_batch
+from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
 
 __all__ = [
@@ -220,6 +220,7 @@ async def arun_regeneration(
     restart: bool = False,
     main_claim: MainClaimRule = "first_conflicted",
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> RegenerationRun:
     """Run §6 over questions (async).
 
@@ -244,6 +245,8 @@ async def arun_regeneration(
             project's earlier behaviour). See :func:`select_main_claim`.
         executor: Where items run: None/``"local"`` (this process), ``"ray"``
             or an executor object (see :func:`conflicteval.runner.run_batch`).
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
     """
     if main_claim not in MAIN_CLAIM_RULES:
         raise ValueError(
@@ -257,16 +260,14 @@ async def arun_regeneration(
             return await run_free(task, model, scorer, judge_model, main_claim=main_claim)
         return await run_choice(task, model, scorer, seed=seed)
 
-    batch = await run_batch(
+    identity = _identity(model, judge_model, scorer, seed, max_docs, main_claim)
+    batch = await Stage("regeneration", checkpoint, identity=identity).run(
         work,
         tasks,
-        key=lambda t: t.id,
-        checkpoint=checkpoint,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc="regeneration",
         retry_failed=retry_failed,
-        identity=_identity(model, judge_model, scorer, seed, max_docs, main_claim),
         restart=restart,
         executor=executor,
     )

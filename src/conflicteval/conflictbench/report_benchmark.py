@@ -33,7 +33,7 @@ from pydantic import BaseModel
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.items import BenchItem
 from conflicteval.errors import ModelError
-from conflicteval.runner import BatchResult, run_batch
+from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
 
 REPORT_PROMPTS: dict[str, str] = {
@@ -415,6 +415,7 @@ async def arun_reports(
     retry_failed: bool = False,
     restart: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> ReportRun:
     """Write and score reports for every model × setting × item (async).
 
@@ -433,6 +434,8 @@ async def arun_reports(
             made with other models, scorer or settings is refused otherwise.
         executor: Where items run: None/``"local"`` (this process), ``"ray"``
             or an executor object (see :func:`conflicteval.runner.run_batch`).
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
     """
     from conflicteval.identity import describe, text_version
     from conflicteval.models.core import usage_scope
@@ -444,15 +447,9 @@ async def arun_reports(
     async def work(task: ReportTask) -> dict[str, Any]:
         return await write_and_score(task, models[task.model], scorer, max_tokens=max_tokens)
 
-    batch = await run_batch(
-        work,
-        tasks,
-        key=lambda t: t.id,
-        checkpoint=checkpoint,
-        concurrency=concurrency,
-        progress=progress,
-        desc="reports",
-        retry_failed=retry_failed,
+    stage = Stage(
+        "reports",
+        checkpoint,
         identity={
             "task": "conflictbench-reports",
             "models": describe(dict(models)),
@@ -461,6 +458,14 @@ async def arun_reports(
             "max_tokens": max_tokens,
             "prompts": {k: text_version(load_prompt(v)) for k, v in REPORT_PROMPTS.items()},
         },
+    )
+    batch = await stage.run(
+        work,
+        tasks,
+        options,
+        concurrency=concurrency,
+        progress=progress,
+        retry_failed=retry_failed,
         restart=restart,
         executor=executor,
     )

@@ -13,7 +13,7 @@ from typing import Any
 from conflicteval._sync import run_sync
 from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ModelError, ParseFailure, UsageError
-from conflicteval.runner import BatchResult, run_batch
+from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document
 
 from .aggregate import aggregate
@@ -160,6 +160,7 @@ class ConflictScorer:
         restart: bool = False,
         executor: Any = None,
         keep_records: bool = True,
+        options: RunOptions | None = None,
     ) -> ScoreBatchResult:
         """Score many responses through :func:`conflicteval.runner.run_batch`.
 
@@ -181,6 +182,8 @@ class ConflictScorer:
                 the checkpoint when asked, so memory does not grow with the
                 number of items (see ``keep_records`` of
                 :func:`conflicteval.runner.run_batch`).
+            options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+                e.g. the command line's); a keyword above that is set wins over it.
 
         Returns:
             The runner's BatchResult (a :class:`ScoreBatchResult`, whose
@@ -197,20 +200,22 @@ class ConflictScorer:
         empty = [it.id for it in score_items if not it.documents]
         if empty:  # refused before any call: never a score from nothing
             raise UsageError(f"item {empty[0]!r} ({len(empty)} in all): {NO_SOURCES}")
-        batch = await run_batch(
-            self._work,
-            score_items,
-            key=lambda it: it.id,
-            checkpoint=checkpoint,
-            concurrency=concurrency,
-            progress=progress,
-            desc=desc,
-            retry_failed=retry_failed,
+        stage = Stage(
+            desc,
+            checkpoint,
             identity={"task": "conflictscore", **self.identity()},
-            restart=restart,
-            executor=executor,
             inputs=_score_inputs,
             keep_records=keep_records,
+        )
+        batch = await stage.run(
+            self._work,
+            score_items,
+            options,
+            concurrency=concurrency,
+            progress=progress,
+            retry_failed=retry_failed,
+            restart=restart,
+            executor=executor,
         )
         return ScoreBatchResult(**{name: getattr(batch, name) for name in BatchResult.model_fields})
 

@@ -11,7 +11,8 @@ requests wait for batch results.
 ``conflicteval batch import RESULTS... [--export FILE]``
     Store batch results in the response cache.
 ``conflicteval batch run [--export FILE] -- COMMAND ...``
-    Rounds against the OpenAI Batch API until COMMAND completes.
+    Rounds against the OpenAI Batch API until COMMAND completes
+    (:func:`conflicteval.executors.rounds.run_rounds`, the command run in this process).
 ``conflicteval batch status [--export FILE]``
     Rounds, batches and how many exported calls are answered.
 """
@@ -19,6 +20,7 @@ requests wait for batch results.
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import sys
 from collections.abc import Callable
@@ -259,25 +261,36 @@ def _command_argv(cmd: list[str], export: str | None) -> tuple[list[str], Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from conflicteval.cli import main
-    from conflicteval.executors.openai_batch import BatchRunner, make_client
+    from conflicteval.executors.openai_batch import make_client
+    from conflicteval.executors.rounds import run_rounds
 
     argv, export = _command_argv(args.cmd, args.export)
     if argv[0] == "batch":
         raise ConflictEvalError("batch run runs a workflow command, not another batch command")
-    from conflicteval.cache import open_cache
-
-    runner = BatchRunner(
-        make_client(args.base_url),
+    command = _parse_command(argv)
+    result = run_rounds(
+        lambda: command.func(copy.copy(command)),  # in this process; each run its own args
         export,
-        open_cache(),  # the cache the command's models use
-        lambda: main(argv),
+        client=make_client(args.base_url),
         poll_interval=args.poll_interval,
         max_poll_interval=args.max_poll_interval,
         max_rounds=args.max_rounds,
         served_models=tuple(args.served_model),
+        command=True,
     )
-    return runner.run()
+    return result.status
+
+
+def _parse_command(argv: list[str]) -> argparse.Namespace:
+    """The command after ``--``, parsed once (a mistyped option: its usage, exit status 2)."""
+    from conflicteval.cli import build_parser, main
+
+    parsed, extras = build_parser().parse_known_args(argv)
+    if extras:
+        main(argv)  # says so as the command itself would: its usage and the nearest option
+    if not callable(getattr(parsed, "func", None)) or extras:
+        raise ConflictEvalError(f"batch run: {' '.join(argv)!r} is not a command to run")
+    return parsed
 
 
 def _status(args: argparse.Namespace) -> int:

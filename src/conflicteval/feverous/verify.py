@@ -33,7 +33,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
-from conflicteval.runner import BatchResult, Record, run_batch
+from conflicteval.runner import BatchResult, Record, RunOptions, Stage
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage, row_labels
 
 from .claims import Label, normalize_label
@@ -211,6 +211,7 @@ async def verify(
     restart: bool = False,
     retry_failed: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> VerifyResult:
     """Label every claim against its evidence and score the verdicts.
 
@@ -232,6 +233,8 @@ async def verify(
         retry_failed: On resume, label claims that failed with a model error again.
         executor: Where items run: None/``"local"`` (this process), ``"ray"``
             or an executor object (see :func:`conflicteval.runner.run_batch`).
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
 
     Returns:
         A :class:`VerifyResult`.
@@ -246,19 +249,21 @@ async def verify(
     async def work(item: VerifyItem) -> dict[str, Any]:
         return await _label_item(item, labeler, mode)
 
-    batch = await run_batch(
+    stage = Stage(
+        "verifying",
+        checkpoint,
+        identity={"task": "feverous-verify", "labeler": describe(labeler), "mode": mode},
+        inputs=lambda item: verify_inputs(item, mode),
+    )
+    batch = await stage.run(
         work,
         items,
-        key=lambda it: it.id,
-        checkpoint=checkpoint,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc="verifying",
-        identity={"task": "feverous-verify", "labeler": describe(labeler), "mode": mode},
-        restart=restart,
         retry_failed=retry_failed,
+        restart=restart,
         executor=executor,
-        inputs=lambda item: verify_inputs(item, mode),
     )
     return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
 

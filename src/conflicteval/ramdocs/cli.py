@@ -172,7 +172,7 @@ def report_runs(
                     concurrency=args.concurrency,
                     progress=progress_from_args(args),
                     restart=bool(args.restart),
-                    executor=run_options(args).get("executor"),
+                    options=run_options(args)["options"],
                 )
             )
     if args.json:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.conflictscore import ConflictScorer
-from conflicteval.runner import Record
+from conflicteval.runner import Record, RunOptions
 from conflicteval.stats import bootstrap_ci
 
 CONFLICTSCORE_FILE = "conflictscore.jsonl"
@@ -37,8 +37,12 @@ async def conflict_scores(
     progress: bool | None = None,
     restart: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> dict[str, Any]:
     """Score the ok records' outputs; ``{"cs_c": {...}, "cs_r": {...}, "counts": {...}}``.
+
+    ``options``: run settings from the caller (:class:`~conflicteval.runner.RunOptions`, e.g.
+    the command line's item bound); a keyword that is set wins over it.
 
     ``cs_c`` / ``cs_r`` hold the mean over the responses where the score is defined, with a
     95% bootstrap interval (seed 0); ``counts`` the scorer run's statuses.
@@ -61,6 +65,7 @@ async def conflict_scores(
         progress=progress,
         restart=restart,
         executor=executor,
+        options=options,
     )
     cs_c = [float(s.cs_c) for s in batch.scores() if s is not None and s.cs_c is not None]
     cs_r = [float(s.cs_r) for s in batch.scores() if s is not None and s.cs_r is not None]

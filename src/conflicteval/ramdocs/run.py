@@ -24,7 +24,7 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
 from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, SETTINGS, Question, answer
-from conflicteval.runner import BatchResult, run_batch
+from conflicteval.runner import BatchResult, RunOptions, Stage
 
 ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"
@@ -63,6 +63,7 @@ async def run_method(
     restart: bool = False,
     retry_failed: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> BatchResult:
     """Run ``method`` over ``items`` into the run directory ``out`` (resumable).
 
@@ -80,6 +81,8 @@ async def run_method(
         restart: Start over (move an existing checkpoint aside).
         retry_failed: On resume, run questions that failed with a model error again.
         executor: ``None``/``"local"``, ``"ray"`` or an executor object.
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
 
     Returns:
         The batch result; ``record.result`` of an ``ok`` question is the method's output with
@@ -96,17 +99,14 @@ async def run_method(
     run_dir = Path(out)
     run_dir.mkdir(parents=True, exist_ok=True)
     ident = identity(method, model, rounds, benchmark, task)
-    result = await run_batch(
+    stage = Stage(f"{benchmark} {method}", run_dir / ANSWERS_FILE, identity=ident, inputs=_inputs)
+    result = await stage.run(
         functools.partial(_work, method, model, rounds),
         items,
-        key=lambda q: q.id,
-        inputs=_inputs,
-        checkpoint=run_dir / ANSWERS_FILE,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc=f"{benchmark} {method}",
         retry_failed=retry_failed,
-        identity=ident,
         restart=restart,
         executor=executor,
     )

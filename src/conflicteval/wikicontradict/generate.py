@@ -23,10 +23,11 @@ from conflicteval.identity import describe
 from conflicteval.models import Model, get_model
 from conflicteval.runner import (
     BatchResult,
+    RunOptions,
+    Stage,
     read_checkpoint,
     read_identity,
     record_identity,
-    run_batch,
 )
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.instance import WikiContradictInstance
@@ -137,6 +138,7 @@ async def generate(
     settings: dict[str, Any] | None = None,
     restart: bool = False,
     executor: Any = None,
+    options: RunOptions | None = None,
 ) -> BatchResult:
     """Generate responses for every (model, template, instance) into ``<out>/generations.jsonl``.
 
@@ -153,6 +155,8 @@ async def generate(
         restart: Start over (move the existing generations aside).
         executor: Where items run: None/``"local"`` (this process), ``"ray"``
             or an executor object (see :func:`conflicteval.runner.run_batch`).
+        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+            e.g. the command line's); a keyword above that is set wins over it.
 
     Returns:
         The runner's BatchResult (records in plan order, counts, usage).
@@ -195,19 +199,18 @@ async def generate(
         "settings": decoding,
         "models": models_identity,
     }
-    return await run_batch(
+    stage = Stage(
+        "generating", run_dir / GENERATIONS_FILE, identity=identity, inputs=generation_inputs
+    )
+    return await stage.run(
         work,
         items,
-        key=lambda it: it.id,
-        checkpoint=run_dir / GENERATIONS_FILE,
+        options,
         concurrency=concurrency,
         progress=progress,
-        desc="generating",
         retry_failed=retry_failed,
-        identity=identity,
         restart=restart,
         executor=executor,
-        inputs=generation_inputs,
     )
 
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
-from conflicteval.runner import BatchResult, Record, read_checkpoint, run_batch
+from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
 from conflicteval.types import CUT_OFF
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
 from conflicteval.wikicontradict.judge_lexical import LEXICAL_VERSION, lexical_judge
@@ -256,6 +256,7 @@ class Judge:
         retry_failed: bool = False,
         restart: bool = False,
         executor: Any = None,
+        options: RunOptions | None = None,
     ) -> BatchResult:
         """Grade every finished generation of a run into ``judgements.jsonl``.
 
@@ -271,6 +272,8 @@ class Judge:
             restart: Start over (move an existing judgements file aside).
             executor: Where items run: None/``"local"`` (this process), ``"ray"``
                 or an executor object (see :func:`conflicteval.runner.run_batch`).
+            options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
+                e.g. the command line's); a keyword above that is set wins over it.
 
         Returns:
             The runner's BatchResult.
@@ -296,19 +299,21 @@ class Judge:
                 **j.model_dump(),
             }
 
-        return await run_batch(
+        stage = Stage(
+            f"judging ({self.name})",
+            out_path,
+            identity={"task": "wikicontradict-judge", **self.identity()},
+            inputs=judge_inputs,
+        )
+        return await stage.run(
             work,
             rows,
-            key=lambda r: r.id,
-            checkpoint=out_path,
+            options,
             concurrency=concurrency,
             progress=progress,
-            desc=f"judging ({self.name})",
             retry_failed=retry_failed,
-            identity={"task": "wikicontradict-judge", **self.identity()},
             restart=restart,
             executor=executor,
-            inputs=judge_inputs,
         )
 
     def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:

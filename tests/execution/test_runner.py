@@ -289,11 +289,11 @@ def test_a_checkpoint_in_use_by_another_batch_is_refused(tmp_path: Path) -> None
 def test_a_batch_that_fails_stops_all_its_workers_before_freeing_the_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conflicteval import runner
+    from conflicteval.execution import checkpoint
 
     ck = tmp_path / "ck.jsonl"
     calls: list[int] = []
-    original = runner._Writer.write
+    original = checkpoint._Writer.write
     failed: list[bool] = []
 
     def disk_full_once(self: object, *args: object) -> None:
@@ -302,7 +302,7 @@ def test_a_batch_that_fails_stops_all_its_workers_before_freeing_the_checkpoint(
             raise OSError(28, "No space left on device")
         original(self, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner._Writer, "write", disk_full_once)
+    monkeypatch.setattr(checkpoint._Writer, "write", disk_full_once)
 
     async def work(item: int) -> int:
         calls.append(item)
@@ -442,22 +442,37 @@ def test_an_item_past_its_bound_is_a_recorded_failure_and_the_batch_finishes(
     assert read_checkpoint(ck)["stuck"].status == "model_error"
 
 
-def test_the_default_item_bound_applies_and_inf_switches_it_off(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from conflicteval import runner
+def test_the_item_bound_of_run_options_applies_and_inf_switches_it_off() -> None:
+    from conflicteval.runner import RunOptions
 
     async def work(item: float) -> float:
         await asyncio.sleep(item)
         return item
 
-    monkeypatch.setattr(runner, "DEFAULT_ITEM_TIMEOUT", 0.3)
-    result = run_batch_sync(work, [0.0, 1.0], key=str)
+    options = RunOptions(item_timeout=0.3)
+    result = run_batch_sync(work, [0.0, 1.0], key=str, options=options)
     assert [r.status for r in result.records] == ["ok", "model_error"]
-    result = run_batch_sync(work, [0.0, 0.5], key=str, item_timeout=float("inf"))
+    # a keyword that is set wins over the options
+    result = run_batch_sync(work, [0.0, 0.5], key=str, options=options, item_timeout=float("inf"))
     assert [r.status for r in result.records] == ["ok", "ok"]
     with pytest.raises(ValueError, match="item_timeout"):
         run_batch_sync(work, [0.0], key=str, item_timeout=0)
+
+
+def test_run_options_combine_keeps_what_the_caller_did_not_set() -> None:
+    from conflicteval.runner import RunOptions
+
+    base = RunOptions(concurrency=3, restart=True, item_timeout=5.0, adopt=True)
+    same = RunOptions.combine(base, concurrency=16)
+    assert same == base
+    mine = RunOptions.combine(None, concurrency=8, progress=False, executor="local")
+    assert (mine.concurrency, mine.progress, mine.executor, mine.adopt) == (
+        8,
+        False,
+        "local",
+        False,
+    )
+    assert RunOptions.combine(base, concurrency=8, retry_failed=True).retry_failed is True
 
 
 def test_a_timeout_raised_by_the_item_itself_is_not_called_the_bound() -> None:
@@ -577,7 +592,7 @@ def test_an_item_failing_as_its_batch_is_cancelled_leaves_no_unread_exception(
     """An item whose cleanup raises while the batch is cancelled is not logged as lost."""
     import gc
 
-    from conflicteval.runner import _bounded
+    from conflicteval.execution.bounds import _bounded
 
     async def work() -> None:
         try:

@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conflicteval import runner
 from conflicteval.cli import main
 from conflicteval.testing import Fault, OpenAICompatServer
-
-
-@pytest.fixture(autouse=True)
-def _restore_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "DEFAULT_ITEM_TIMEOUT", runner.DEFAULT_ITEM_TIMEOUT)
 
 
 def test_an_item_past_its_bound_is_a_recorded_failure(
@@ -46,8 +40,7 @@ def test_the_default_bound_is_an_hour_and_must_be_positive(
 
     args = build_parser().parse_args(["wikicontradict", "judge", "--run", "r", "--judge", "x"])
     assert args.item_timeout == 3600.0
-    run_options(args)
-    assert runner.DEFAULT_ITEM_TIMEOUT == 3600.0
+    assert run_options(args)["options"].item_timeout == 3600.0
     with pytest.raises(SystemExit):
         build_parser().parse_args(
             ["wikicontradict", "judge", "--run", "r", "--judge", "x", "--item-timeout", "0"]

@@ -214,11 +214,8 @@ def test_a_hard_linked_checkpoint_finds_its_identity(tmp_path: Path) -> None:
 
 
 def test_a_checkpoint_without_its_identity_record_is_refused_unless_adopted(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from conflicteval import runner
-
-    monkeypatch.setattr(runner, "DEFAULT_ADOPT", False)  # the CLI sets it per command
     ck = tmp_path / "ck.jsonl"
     run_batch_sync(_echo, _items("a"), checkpoint=ck, identity={"base_url": "http://one"})
     meta_path(ck).unlink()

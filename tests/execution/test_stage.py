@@ -1,0 +1,55 @@
+"""``Stage``: one workflow step's checkpoint, identity and inputs, run with the caller's options."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conflicteval import runner
+from conflicteval.errors import CheckpointMismatch
+from conflicteval.runner import RunOptions, Stage, read_identity
+
+
+async def _double(item: dict[str, Any]) -> int:
+    return int(item["x"]) * 2
+
+
+def test_a_stage_records_its_identity_and_recomputes_changed_inputs(tmp_path: Path) -> None:
+    ck = tmp_path / "ck.jsonl"
+    stage = Stage("doubling", ck, identity={"task": "double"}, inputs=lambda it: it["x"])
+    items = [{"id": "a", "x": 1}, {"id": "b", "x": 2}]
+    first = asyncio.run(stage.run(_double, items, concurrency=2))
+    assert [r.result for r in first.records] == [2, 4]
+    assert read_identity(ck) == {"task": "double"}
+    again = asyncio.run(
+        stage.run(_double, [{"id": "a", "x": 1}, {"id": "b", "x": 5}], None, concurrency=2)
+    )
+    assert (again.resumed, again.changed) == (1, 1)
+    assert [r.result for r in again.records] == [2, 10]
+    other = Stage("doubling", ck, identity={"task": "triple"})
+    with pytest.raises(CheckpointMismatch):
+        asyncio.run(other.run(_double, items, concurrency=2))
+    # the caller's options: restart moves the old checkpoint aside
+    fresh = asyncio.run(other.run(_double, items, RunOptions(restart=True), concurrency=2))
+    assert fresh.resumed == 0 and read_identity(ck) == {"task": "triple"}
+
+
+def test_options_reach_a_workflows_batch_and_no_global_is_left(tmp_path: Path) -> None:
+    from conflicteval.conflictscore import ConflictScorer, SentenceDecomposer
+
+    class SlowLabeler:
+        name = "slow"
+
+        async def label(self, claims: list[str], documents: list[Any]) -> Any:
+            await asyncio.sleep(5)
+            raise AssertionError("never reached within the bound")
+
+    scorer = ConflictScorer(SentenceDecomposer(), SlowLabeler())  # type: ignore[arg-type]
+    items = [{"id": "r1", "response": "The sky is blue.", "documents": ["The sky is blue."]}]
+    result = scorer.score_many(items, options=RunOptions(item_timeout=0.2), progress=False)
+    (rec,) = result.records
+    assert rec.status == "model_error" and "item timed out" in str(rec.error)
+    assert not hasattr(runner, "DEFAULT_ITEM_TIMEOUT") and not hasattr(runner, "DEFAULT_ADOPT")
