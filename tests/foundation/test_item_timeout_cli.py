@@ -42,7 +42,7 @@ def test_the_default_bound_is_an_hour_and_must_be_positive(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from conflicteval.cli import build_parser
-    from conflicteval.cli_common import run_options
+    from conflicteval.cli.common import run_options
 
     args = build_parser().parse_args(["wikicontradict", "judge", "--run", "r", "--judge", "x"])
     assert args.item_timeout == 3600.0

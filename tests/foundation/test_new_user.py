@@ -426,7 +426,7 @@ def _subparser(parser: Any, path: list[str]) -> Any:
 
 def test_timeout_and_max_attempts_reach_the_model() -> None:
     from conflicteval.cli import build_parser
-    from conflicteval.cli_common import model_from_args
+    from conflicteval.cli.common import model_from_args
 
     parser = build_parser()
     args = parser.parse_args(

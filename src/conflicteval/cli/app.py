@@ -1,7 +1,5 @@
-"""The ``conflicteval`` command line: a thin layer over the public API.
-
-Each area adds its own sub-commands through a ``register(subparsers)``
-function in its ``cli`` module.
+"""The ``conflicteval`` parser and entry point: each area adds its own sub-commands through
+the ``register(subparsers)`` function of its module in this package.
 """
 
 from __future__ import annotations
@@ -24,16 +22,16 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
 
 AREAS = (
-    "conflicteval.conflictscore.cli",
-    "conflicteval.wikicontradict.cli",
-    "conflicteval.conflictbench.cli",
-    "conflicteval.feverous.cli",
-    "conflicteval.ramdocs.cli",
-    "conflicteval.faitheval.cli",
-    "conflicteval.executors.batch_cli",
-    "conflicteval.data.cli",
-    "conflicteval.bench.cli",
-    "conflicteval.view.cli",
+    "conflicteval.cli.conflictscore",
+    "conflicteval.cli.wikicontradict",
+    "conflicteval.cli.conflictbench",
+    "conflicteval.cli.feverous",
+    "conflicteval.cli.ramdocs",
+    "conflicteval.cli.faitheval",
+    "conflicteval.cli.batch",
+    "conflicteval.cli.data",
+    "conflicteval.cli.bench",
+    "conflicteval.cli.view",
     "conflicteval.docs_pages",
 )
 

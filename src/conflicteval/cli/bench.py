@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cli_common import (
+from conflicteval.bench.names import GOLD_SETS
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     add_batch_options,
@@ -20,9 +22,6 @@ from conflicteval.cli_common import (
     run_options,
 )
 from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
-
-from .names import GOLD_SETS
 
 __all__ = ["labeler_from_spec", "register"]
 
@@ -129,7 +128,7 @@ def _slug(text: str) -> str:
 
 
 def _labeler(args: argparse.Namespace) -> int:
-    from .gold import load_gold
+    from conflicteval.bench.gold import load_gold
 
     models = list(args.model or [])
     spec = args.labeler
@@ -177,10 +176,9 @@ def _offline_or_spec(args: argparse.Namespace, spec: str) -> Any:
 
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:
     from conflicteval._atomic import atomic_write_text
+    from conflicteval.bench.run import run_labeler_bench
+    from conflicteval.bench.store import save_measurement
     from conflicteval.runner import write_json_lines
-
-    from .run import run_labeler_bench
-    from .store import save_measurement
 
     out.mkdir(parents=True, exist_ok=True)
     result = run_labeler_bench(
@@ -249,7 +247,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .compare import difference_lines, paired_differences, read_records
+    from conflicteval.bench.compare import difference_lines, paired_differences, read_records
 
     rows = [_read_result(p) for p in args.paths]
     dirs = [Path(p) if Path(p).is_dir() else Path(p).parent for p in args.paths]

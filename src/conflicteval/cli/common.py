@@ -219,7 +219,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--batch-export FILE`` to a model-calling command.
 
     Wrap the command's function with
-    :func:`conflicteval.executors.batch_cli.batch_command`, which runs it in
+    :func:`conflicteval.cli.batch.batch_command`, which runs it in
     export mode and exits 3 while calls wait for batch results.
     """
     parser.add_argument(

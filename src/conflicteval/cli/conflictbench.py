@@ -31,7 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cli_common import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     SPEC_HELP,
     add_batch_options,
     add_model_options,
@@ -42,11 +43,10 @@ from conflicteval.cli_common import (
     positive_int,
     run_options,
 )
+from conflicteval.cli.data import add_data_option, record_input, resolve_data_arg
 from conflicteval.conflictbench.instruments import DECOMPOSERS, LABELERS, make_labeler, make_scorer
 from conflicteval.conflictbench.source_files import parse_sources, source_options, source_path
-from conflicteval.data.cli import add_data_option, record_input, resolve_data_arg
 from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
 
 __all__ = ["register"]
 

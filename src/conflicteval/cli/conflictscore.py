@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval.cli_common import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     add_batch_options,
     add_model_options,
     add_run_options,
@@ -32,13 +33,11 @@ from conflicteval.cli_common import (
     model_from_args,
     run_options,
 )
-from conflicteval.data.cli import record_input
+from conflicteval.cli.data import record_input
+from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
 from conflicteval.errors import DataError, UsageError
-from conflicteval.executors.batch_cli import batch_command
 from conflicteval.jsonio import iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text
-
-from .factory import DECOMPOSER_KINDS, LABELER_KINDS
 
 if TYPE_CHECKING:  # imported where used: the command line starts without pydantic
     from conflicteval.types import Document
@@ -128,15 +127,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from conflicteval.conflictscore.demo import run_demo
 
     model = model_from_args(args) if args.model else None
     return run_demo(model=model)
 
 
 def _scorer(args: argparse.Namespace) -> Any:
-    from .factory import make_decomposer, make_labeler, needs_model
-    from .scorer import ConflictScorer
+    from conflicteval.conflictscore.factory import make_decomposer, make_labeler, needs_model
+    from conflicteval.conflictscore.scorer import ConflictScorer
 
     decomposer = args.decomposer or ("llm" if args.model else "sentence")
     labeler = args.labeler or ("llm" if args.model else "lexical")
@@ -247,7 +246,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _score_one(args: argparse.Namespace) -> int:
-    from .scorer import format_result
+    from conflicteval.conflictscore.scorer import format_result
 
     response = sys.stdin.read() if args.response == "-" else read_text(args.response)
     documents = read_documents(args.documents)

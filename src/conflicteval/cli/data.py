@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
-from conflicteval.cli_common import progress_from_args
+from conflicteval.cli.common import progress_from_args
 
 DATA_RECORD = "data.json"
 """The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""

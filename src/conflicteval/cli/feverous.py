@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cli_common import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     add_batch_options,
     add_model_options,
     add_run_options,
@@ -17,9 +18,8 @@ from conflicteval.cli_common import (
     positive_int,
     run_options,
 )
-from conflicteval.data.cli import add_data_option, resolve_data_arg
+from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
 
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 
@@ -105,7 +105,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from .scorefiles import score_files
+    from conflicteval.feverous.scorefiles import score_files
 
     result = score_files(
         args.pred, args.gold, max_sentences=args.max_sentences, max_cells=args.max_cells
@@ -124,7 +124,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import verify_sync
+    from conflicteval.feverous.verify import verify_sync
 
     items = _load_items(args)
     if items is None:
@@ -166,8 +166,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
     """Print what verifying ``items`` would cost; no model is called."""
     from conflicteval.dryrun import dry_run
-
-    from .verify import documents_for
+    from conflicteval.feverous.verify import documents_for
 
     model = getattr(labeler, "model", None)
     if model is None:
@@ -185,7 +184,7 @@ def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:
     """Verification items from the claim file; None when a .jsonl file comes without --db."""
-    from .items import items_from_claims, load_feverous_s
+    from conflicteval.feverous.items import items_from_claims, load_feverous_s
 
     path = resolve_data_arg(args, "feverous-dev", dest="claims").path
     strip = not args.keep_links
@@ -194,8 +193,8 @@ def _load_items(args: argparse.Namespace) -> list[Any] | None:
         return items[: args.limit] if args.limit is not None else items
     if args.db is None:
         return None
-    from .claims import iter_claims
-    from .wikidb import WikiDB
+    from conflicteval.feverous.claims import iter_claims
+    from conflicteval.feverous.wikidb import WikiDB
 
     with WikiDB(args.db) as db:
         claims = iter_claims(path)

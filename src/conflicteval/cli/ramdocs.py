@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
-from conflicteval.cli_common import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     add_batch_options,
     add_model_options,
     add_run_options,
@@ -23,9 +24,8 @@ from conflicteval.cli_common import (
     progress_from_args,
     run_options,
 )
-from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
 from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
 
 if TYPE_CHECKING:

@@ -55,13 +55,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _view(args: argparse.Namespace) -> int:
-    from . import load_run, write_report
+    from conflicteval.view import load_run, write_report
 
     if args.demo:
         if args.runs:
             raise UsageError("--demo takes no run directories")
         with tempfile.TemporaryDirectory(prefix="conflicteval-demo-") as tmp:
-            from .demo import write_demo_run
+            from conflicteval.view.demo import write_demo_run
 
             run = load_run(write_demo_run(Path(tmp) / "demo"))
             run.path = "bundled demo (conflicteval demo)"

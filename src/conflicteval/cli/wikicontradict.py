@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval.cli_common import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     SPEC_HELP,
     add_batch_options,
     add_model_options,
@@ -24,10 +25,9 @@ from conflicteval.cli_common import (
     progress_from_args,
     run_options,
 )
-from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
-from conflicteval.executors.batch_cli import batch_command
+from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.wikicontradict_report import aliases_from_args, check_aliases, report_command
 from conflicteval.suggest import did_you_mean
-from conflicteval.wikicontradict.report_cli import aliases_from_args, check_aliases, report_command
 
 JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
 
