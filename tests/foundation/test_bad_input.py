@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from conflicteval import readers
-from conflicteval.cli.conflictscore import read_documents
-from conflicteval.cli.conflictscore import read_items as read_score_items
+from conflicteval.conflictscore.score_inputs import read_documents
+from conflicteval.conflictscore.score_inputs import read_items as read_score_items
 from conflicteval.conflictbench.items import read_items as read_bench_items
 from conflicteval.conflictbench.sources import (
     load_ambigdocs,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from conflicteval import __version__
+from conflicteval.cli.options import add_json, check_required
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
 
@@ -72,6 +73,14 @@ class CommandParser(argparse.ArgumentParser):
     Sub-command parsers are of this class too (``add_subparsers`` makes them of the parent's
     class), so a mistyped choice names the closest choice with the sub-command's usage.
     """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """argparse's parsing, then the required options an old spelling may stand for."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        check_required(self, parsed)
+        return parsed, extras
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -136,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     info = cache_sub.add_parser("info", help="where the cache is, its entries and size")
     info.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
-    info.add_argument("--json", action="store_true", help="print JSON")
+    add_json(info)
     info.set_defaults(func=_cache_info)
     clear = cache_sub.add_parser("clear", help="delete cached responses")
     clear.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)

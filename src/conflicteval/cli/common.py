@@ -1,14 +1,9 @@
-"""The command-line options every command shares, defined once.
+"""What every command does with the shared options once they are parsed.
 
-Every model-calling command takes the same model options
-(:func:`add_model_options`: ``--model SPEC``, ``--base-url``, ``--timeout``,
-``--max-attempts``, ``--no-cache``, ``--concurrency`` for items in flight and
-``--model-concurrency`` for model calls in flight), every batch command the
-same run options (:func:`add_run_options`: ``--quiet``, ``--restart``,
-``--retry-failed``, and where the items run: ``--executor local|ray`` with the
-Ray options), builds its models with :func:`model_from_args` and ends
-with :func:`finish`: counts of ok / failed items, the most common failure
-reasons with an example each, token usage, and the exit status.
+The options themselves are defined once in :mod:`conflicteval.cli.options` (re-exported
+here). A command builds its models with :func:`model_from_args`, its run settings with
+:func:`run_options`, and ends with :func:`finish`: counts of ok / failed items, the most
+common failure reasons with an example each, token usage, and the exit status.
 
 Exit status of every command: 0 when every item was scored, 1 when some (or
 all) failed (they are kept and counted), 2 for a usage or input error (a bad
@@ -16,8 +11,8 @@ option value, file or base URL) or a failure every call would repeat (a refused
 key, an endpoint that is not there), 3 when calls wait for batch results
 (``--batch-export``, :func:`add_batch_options`).
 
-To add an option to every command, add it here (and read it in
-:func:`model_options` or :func:`run_options`).
+To add an option to every command, define it in :mod:`conflicteval.cli.options` and read
+it in :func:`model_options` or :func:`run_options` here.
 """
 
 from __future__ import annotations
@@ -27,14 +22,28 @@ import shlex
 import sys
 from typing import Any, TextIO
 
+from conflicteval.cli.options import (
+    DEFAULT_CLI_ITEM_TIMEOUT,
+    DEFAULT_MODEL_CONCURRENCY,
+    SPEC_HELP,
+    add_batch_options,
+    add_model_options,
+    add_run_options,
+    not_negative_float,
+    not_negative_int,
+    positive_float,
+    positive_int,
+)
 from conflicteval.errors import UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
 
 __all__ = [
+    "DEFAULT_CLI_ITEM_TIMEOUT",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PENDING",
     "EXIT_USAGE",
+    "SPEC_HELP",
     "add_batch_options",
     "add_model_options",
     "add_run_options",
@@ -49,187 +58,8 @@ __all__ = [
     "positive_int",
     "progress_from_args",
     "run_options",
+    "scorer_from_args",
 ]
-
-
-SPEC_HELP = (
-    "model spec: openai/<model> (OpenAI, or any OpenAI-compatible server with --base-url); "
-    "a bare <model> means openai/<model>"
-)
-
-
-def add_model_options(
-    parser: argparse.ArgumentParser,
-    *,
-    what: str | None = "model",
-    required: bool = False,
-    repeat: bool = False,
-    concurrency: int = 8,
-    concurrency_help: str = "items in flight at once",
-) -> argparse._ArgumentGroup:
-    """Add the shared model options to ``parser`` (in a "model" group).
-
-    Args:
-        parser: The sub-command's parser.
-        what: What ``--model`` is for (its help text); None: no ``--model``
-            option (the command names its model otherwise, e.g. ``--judge``).
-        required: ``--model`` must be given.
-        repeat: ``--model`` may be repeated (a list).
-        concurrency: Default of ``--concurrency``.
-        concurrency_help: What ``--concurrency`` bounds.
-
-    Returns:
-        The argument group, for command-specific model options.
-    """
-    group = parser.add_argument_group("model")
-    if what is not None:
-        group.add_argument(
-            "--model",
-            metavar="SPEC",
-            required=required,
-            action="append" if repeat else "store",
-            default=None,
-            help=f"{what}; {SPEC_HELP}" + (" (repeatable)" if repeat else ""),
-        )
-    group.add_argument(
-        "--base-url",
-        metavar="URL",
-        default=None,
-        help="OpenAI-compatible server, e.g. http://localhost:8000/v1 "
-        "(default: $OPENAI_BASE_URL or OpenAI's API, which needs OPENAI_API_KEY)",
-    )
-    group.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        type=_positive_float,
-        default=None,
-        help="seconds one attempt of a model call may take (default 60)",
-    )
-    group.add_argument(
-        "--max-attempts",
-        metavar="N",
-        type=_positive_int,
-        default=None,
-        help="attempts per model call, the first included (default 6)",
-    )
-    group.add_argument(
-        "--no-cache", action="store_true", help="neither read nor write the response cache"
-    )
-    group.add_argument(
-        "--concurrency",
-        metavar="N",
-        type=_positive_int,
-        default=concurrency,
-        help=f"{concurrency_help} (default {concurrency})",
-    )
-    group.add_argument(
-        "--model-concurrency",
-        metavar="N",
-        type=_positive_int,
-        default=None,
-        help="model calls in flight at once, per model (default "
-        f"{DEFAULT_MODEL_CONCURRENCY}, or --concurrency where an item is one call, as in "
-        "wikicontradict; with --executor ray: per actor, each actor has its own)",
-    )
-    return group
-
-
-DEFAULT_MODEL_CONCURRENCY = 16
-"""Model calls in flight per model when ``--model-concurrency`` is not given (the model's own)."""
-
-DEFAULT_CLI_ITEM_TIMEOUT = 3600.0
-"""The command line's bound on one item (an hour): far above any healthy item, so it only ends
-items stuck past every per-attempt deadline, e.g. a workflow that keeps re-asking."""
-
-
-def add_run_options(
-    parser: argparse.ArgumentParser, *, resumable: bool = True
-) -> argparse._ArgumentGroup:
-    """Add the shared run options: ``--quiet`` and, for resumable (batch) commands,
-    ``--restart``, ``--retry-failed`` and the executor options (``--executor local|ray``,
-    ``--ray-actors``, ``--ray-num-cpus``, ``--ray-gpus-per-actor``)."""
-    group = parser.add_argument_group("run")
-    group.add_argument("--quiet", action="store_true", help="no progress bar")
-    if resumable:
-        group.add_argument(
-            "--restart",
-            action="store_true",
-            help="start over: move an existing checkpoint aside (to <checkpoint>.old) instead "
-            "of resuming it (needed when the model, labeler or settings changed)",
-        )
-        group.add_argument(
-            "--retry-failed",
-            action="store_true",
-            help="on resume, run the items that failed with a model error again",
-        )
-        group.add_argument(
-            "--adopt-checkpoint",
-            action="store_true",
-            help="take over a checkpoint that cannot be vouched for (its .meta.json identity "
-            "record is missing, or an earlier version wrote it without input fingerprints): "
-            "trust its finished items as made by this configuration from these inputs",
-        )
-        group.add_argument(
-            "--item-timeout",
-            type=_positive_float,
-            default=DEFAULT_CLI_ITEM_TIMEOUT,
-            metavar="SECONDS",
-            help="seconds one item may take in all, retries included; an item still running "
-            f"then is recorded as failed with that reason (default {DEFAULT_CLI_ITEM_TIMEOUT:.0f})",
-        )
-        _add_executor_options(group)
-    return group
-
-
-def _add_executor_options(group: argparse._ArgumentGroup) -> None:
-    from conflicteval.executors.choice import EXECUTORS
-
-    group.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default="local",
-        help="where items run: 'local' (this process, the default) or 'ray' (a pool of Ray "
-        "actors: the cluster at $RAY_ADDRESS, else a local Ray instance; extra: "
-        "pip install '.[ray]')",
-    )
-    group.add_argument(
-        "--ray-actors",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="Ray actors (default: one per CPU, or per GPU share with --ray-gpus-per-actor)",
-    )
-    group.add_argument(
-        "--ray-num-cpus",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="CPUs of a local Ray instance started for this run (default: all)",
-    )
-    group.add_argument(
-        "--ray-gpus-per-actor",
-        type=_not_negative_float,
-        default=0.0,
-        metavar="G",
-        help="GPUs each actor reserves, e.g. 1 for one NLI labeler per GPU (default 0)",
-    )
-
-
-def add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--batch-export FILE`` to a model-calling command.
-
-    Wrap the command's function with
-    :func:`conflicteval.cli.batch.batch_command`, which runs it in
-    export mode and exits 3 while calls wait for batch results.
-    """
-    parser.add_argument(
-        "--batch-export",
-        metavar="FILE",
-        default=None,
-        help="call no model: write the calls the cache cannot answer to FILE as OpenAI Batch "
-        "API / vllm run-batch requests, then exit 3; import the results with "
-        "'conflicteval batch import' and run the command again (see 'conflicteval docs batch')",
-    )
 
 
 def model_options(
@@ -288,6 +118,30 @@ def model_from_args(
 
         raise UsageError(f"{model.name}: {MISSING_KEY}")
     return model
+
+
+def scorer_from_args(
+    args: argparse.Namespace,
+    spec: str | None = None,
+    *,
+    option: str = "--model",
+    nli_model: Any = None,
+    **extra: Any,
+) -> Any:
+    """The ConflictScorer ``--decomposer`` / ``--labeler`` ask for (defaults: the paper's
+    ``llm`` kinds with a model, else ``sentence`` / ``lexical``); its model (``spec``,
+    default ``args.model``, given as ``option``) is made only when a kind calls one."""
+    from conflicteval.conflictscore.factory import make_scorer, needs_model, scorer_kinds
+
+    spec = spec if spec is not None else getattr(args, "model", None)
+    decomposer, labeler = scorer_kinds(args.decomposer, args.labeler, bool(spec))
+    model = None
+    if needs_model(decomposer) or needs_model(labeler):
+        if not spec:
+            raise UsageError(f"--decomposer {decomposer} / --labeler {labeler} need {option}")
+        model = model_from_args(args, spec, **extra)
+    structured = not getattr(args, "plain_json", False)
+    return make_scorer(decomposer, labeler, model, nli_model=nli_model, structured=structured)
 
 
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -407,59 +261,3 @@ def _provider(spec: str) -> str:
     if not slash and name not in _REGISTRY:
         return "openai"
     return name
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def not_negative_int(text: str) -> int:
-    """An argparse type: a whole number of at least 0."""
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
-
-
-_positive_int = positive_int
-
-
-def _float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return value
-
-
-def not_negative_float(text: str) -> float:
-    """An argparse type: a finite number of at least 0."""
-    value = _float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number above 0."""
-    value = _float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
-    return value
-
-
-_not_negative_float = not_negative_float
-_positive_float = positive_float

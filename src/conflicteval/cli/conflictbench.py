@@ -7,7 +7,7 @@
     Build ConflictBench (Appendix A); counts beside the paper's Table 1.
 ``conflicteval conflictbench detect --items bench.jsonl --out DIR``
     Conflict detection (§4.1) with a labeler; Table 2 per source and overall.
-``conflicteval conflictbench report --out DIR`` (or ``--checkpoint FILE --items FILE``)
+``conflicteval conflictbench report --run DIR`` (or ``--checkpoint FILE --items FILE``)
     Table 2 again from a detection checkpoint.
 ``conflicteval reports --items bench.jsonl --model SPEC ... --out DIR``
     Report benchmarking (§5, Table 3).
@@ -17,9 +17,10 @@
 Batch commands write a checkpoint into their output directory (run the same
 command again to resume), show progress on a terminal, end with a summary of
 failures and tokens, and take ``--dry-run`` to count calls without making any.
-The commands only parse, call the library and print: sources and their files are
-resolved in ``source_files``, the labeler and scorer made in ``instruments``, dry
-runs counted in ``dryrun_calls`` and output files written in ``run_files``.
+The commands only parse, call the library and print: their options are defined in
+``conflictbench_options``, sources and their files are resolved in ``source_files``, the
+labeler and scorer made in ``instruments``, dry runs counted in ``dryrun_calls`` and output
+files written in ``run_files``.
 """
 
 from __future__ import annotations
@@ -32,19 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.common import (
-    SPEC_HELP,
-    add_batch_options,
-    add_model_options,
-    add_run_options,
-    finish,
-    model_from_args,
-    not_negative_int,
-    positive_int,
-    run_options,
+from conflicteval.cli.common import finish, model_from_args, run_options, scorer_from_args
+from conflicteval.cli.conflictbench_options import (
+    add_build,
+    add_convert,
+    add_detect,
+    add_regenerate,
+    add_report,
+    add_reports,
 )
-from conflicteval.cli.data import add_data_option, record_input, resolve_data_arg
-from conflicteval.conflictbench.instruments import DECOMPOSERS, LABELERS, make_labeler, make_scorer
+from conflicteval.cli.data import record_input, resolve_data_arg
+from conflicteval.conflictbench.instruments import make_labeler
 from conflicteval.conflictbench.source_files import parse_sources, source_options, source_path
 from conflicteval.errors import UsageError
 
@@ -59,272 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="ConflictBench from its five sources, and the conflict-detection task.",
     )
     sub = cb.add_subparsers(dest="conflictbench_command", metavar="ACTION", required=True)
-    _add_convert(sub).set_defaults(func=_convert)
-    _add_build(sub).set_defaults(func=batch_command(_build))
-    _add_detect(sub).set_defaults(func=batch_command(_detect))
-    _add_report(sub).set_defaults(func=_report)
-    _add_reports(subparsers).set_defaults(func=batch_command(_reports))
-    _add_regenerate(subparsers).set_defaults(func=batch_command(_regenerate))
-
-
-# ------------------------------------------------------------------ per-command options
-
-
-def _add_convert(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """conflictbench convert: one source's release files as JSONL."""
-    conv = sub.add_parser(
-        "convert",
-        help="read one source's release files and write unified items (or pickle rows) as JSONL",
-    )
-    conv.add_argument("source", help="conflictingqa, ambigdocs, contraqa, macnoise[-nq|-tqa]")
-    conv.add_argument(
-        "path",
-        nargs="?",
-        default=None,
-        help=(
-            "release file (ContraQA: the corpus directory); omitted: the pinned release is "
-            "fetched (AmbigDocs, ContraQA) or the download instructions are shown"
-        ),
-    )
-    conv.add_argument("--out", required=True, help="JSONL file to write")
-    conv.add_argument(
-        "--rows",
-        action="store_true",
-        help="ConflictingQA: write the DataFrame rows with their columns (pickle -> JSONL)",
-    )
-    _source_args(conv)
-    return conv
-
-
-def _add_build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """conflictbench build: sources, seed, sizes, the claim writer."""
-    build = sub.add_parser("build", help="build ConflictBench (Appendix A) as unified JSONL")
-    build.add_argument(
-        "--source",
-        action="append",
-        required=True,
-        metavar="NAME[=PATH]",
-        help=(
-            "a source and its release file (without =PATH: the pinned release, fetched by "
-            "name where the source allows it); repeat for several"
-        ),
-    )
-    build.add_argument("--out", required=True, help="JSONL file to write")
-    build.add_argument(
-        "--seed", type=not_negative_int, default=0, help="seed of the split and draws (0)"
-    )
-    build.add_argument(
-        "--sizes",
-        choices=("all", "paper"),
-        default="all",
-        help="all usable records (split in the paper's proportions) or the paper's Table 1 sizes",
-    )
-    build.add_argument("--checkpoint", default=None, help="claim-writing checkpoint (resumable)")
-    build.add_argument("--dry-run", action="store_true", help="count claim-writing calls only")
-    _source_args(build)
-    add_model_options(
-        build,
-        what="claim writer model (default: deterministic template claims)",
-        concurrency_help="claims written at once",
-    )
-    add_run_options(build)
-    add_batch_options(build)
-    return build
-
-
-def _add_detect(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """conflictbench detect: items, labeler, model and run options."""
-    det = sub.add_parser("detect", help="conflict detection (§4.1) and Table 2")
-    det.add_argument("--items", required=True, help="ConflictBench JSONL (from 'build')")
-    det.add_argument("--out", required=True, help="directory: checkpoint, metrics, table")
-    det.add_argument(
-        "--labeler",
-        choices=LABELERS,
-        default=None,
-        help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, lexical "
-        "(default: llm with --model, else lexical)",
-    )
-    det.add_argument("--limit", type=positive_int, default=None, help="only the first N items")
-    det.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
-    det.add_argument("--paper", action="store_true", help="show the paper's numbers too")
-    _plain_json_arg(det)
-    add_model_options(det, what="labeler model")
-    add_run_options(det)
-    add_batch_options(det)
-    return det
-
-
-def _add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """conflictbench report: Table 2 from a checkpoint."""
-    rep = sub.add_parser("report", help="Table 2 from a detection checkpoint")
-    rep.add_argument("--out", default=None, help="the detection output directory")
-    rep.add_argument("--checkpoint", default=None, help="or: the checkpoint file")
-    rep.add_argument("--items", default=None, help="the items (needed to count failed items)")
-    rep.add_argument("--paper", action="store_true", help="show the paper's numbers too")
-    rep.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    return rep
-
-
-def _add_reports(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """reports: report models, settings, sampling and the scorer."""
-    reports = subparsers.add_parser(
-        "reports",
-        help="report benchmarking with ConflictScore (ConflictBench §5, Table 3)",
-        description=(
-            "Write three-paragraph reports about each item's main entity with the RAG, "
-            "RAG (Balanced) and RAG (Super-Balanced) prompts, score them with ConflictScore, "
-            "and print mean CS-C / CS-R per model and setting."
-        ),
-    )
-    reports.add_argument("--items", required=True, help="ConflictBench JSONL")
-    reports.add_argument(
-        "--model",
-        action="append",
-        required=True,
-        metavar="[NAME=]SPEC",
-        help="report model (repeatable), e.g. gpt41=openai/gpt-4.1; " + SPEC_HELP,
-    )
-    reports.add_argument(
-        "--settings",
-        default="rag,balanced,super_balanced",
-        help="comma-separated settings (default: all three: rag,balanced,super_balanced)",
-    )
-    reports.add_argument(
-        "--n", type=not_negative_int, default=100, help="items to sample (100; 0: all)"
-    )
-    reports.add_argument("--seed", type=not_negative_int, default=0, help="sampling seed (0)")
-    reports.add_argument(
-        "--source",
-        default="conflictingqa",
-        help="source to sample from (default conflictingqa, as in the paper; 'any' for all)",
-    )
-    reports.add_argument(
-        "--entity-model",
-        metavar="SPEC",
-        default=None,
-        help="model naming the main entity (default: the item's main_entity, else an offline "
-        "heuristic)",
-    )
-    reports.add_argument(
-        "--max-tokens", type=positive_int, default=800, help="report length limit (default 800)"
-    )
-    _batch_args(reports)
-    add_model_options(reports, what=None, concurrency_help="reports in flight at once")
-    add_run_options(reports)
-    _scorer_args(reports)
-    add_batch_options(reports)
-    return reports
-
-
-def _add_regenerate(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """regenerate: questions, documents, modes, models and the scorer."""
-    regen = subparsers.add_parser(
-        "regenerate",
-        help="conflict-feedback regeneration on TruthfulQA (ConflictBench §6, Tables 4-5)",
-        description=(
-            "Answer TruthfulQA questions from retrieved documents (RAG, Control-RAG), score "
-            "the answer's main claim with ConflictScore, regenerate when it is conflicted, "
-            "and judge truthfulness / informativeness (free-form) or accuracy (binary choice)."
-        ),
-    )
-    add_data_option(regen, "truthfulqa", flag="--questions", what="TruthfulQA CSV")
-    regen.add_argument("--documents", required=True, help="retrieved documents (JSONL)")
-    regen.add_argument(
-        "--judge-model", metavar="SPEC", default=None, help="judge model (default: --model)"
-    )
-    regen.add_argument(
-        "--mode",
-        choices=("free", "choice", "both"),
-        default="both",
-        help="free-form answers, binary choice, or both (default)",
-    )
-    regen.add_argument(
-        "--seed", type=not_negative_int, default=0, help="seed of the option order (0)"
-    )
-    regen.add_argument(
-        "--max-docs", type=positive_int, default=10, help="documents per question (10)"
-    )
-    regen.add_argument(
-        "--limit", type=positive_int, default=None, help="only the first N questions"
-    )
-    regen.add_argument(
-        "--main-claim",
-        choices=("first-conflicted", "first"),
-        default="first-conflicted",
-        help=(
-            "free-form claim fed back for regeneration: the first claim that has conflicts "
-            "(default) or the first claim only (regenerate only when it is conflicted)"
-        ),
-    )
-    _batch_args(regen)
-    add_model_options(
-        regen, what="answering model", required=True, concurrency_help="questions in flight"
-    )
-    add_run_options(regen)
-    _scorer_args(regen)
-    add_batch_options(regen)
-    return regen
-
-
-# ------------------------------------------------------------------ shared arguments
-
-
-def _source_args(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("source options")
-    g.add_argument("--allow-pickle", action="store_true", help="ConflictingQA: read a pickle")
-    g.add_argument(
-        "--allow-checksum-mismatch",
-        action="store_true",
-        help="use a fetched release whose sha256 differs from its pin",
-    )
-    g.add_argument("--level", default="35", help="MacNoise perturbation level (35)")
-    g.add_argument("--variant", choices=("nq", "tqa"), default=None, help="MacNoise variant")
-    g.add_argument(
-        "--keep-original", action="store_true", help="MacNoise: keep swapped passages' originals"
-    )
-    g.add_argument("--queries", default=None, help="ContraQA queries file")
-    g.add_argument("--qrels", default=None, help="ContraQA qrels TSV")
-    g.add_argument(
-        "--claimed-index", type=not_negative_int, default=0, help="AmbigDocs claimed document (0)"
-    )
-
-
-def _batch_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", required=True, help="output directory (checkpoint, results)")
-    parser.add_argument("--dry-run", action="store_true", help="count calls and tokens only")
-    parser.add_argument("--paper", action="store_true", help="show the paper's numbers too")
-
-
-def _scorer_args(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("ConflictScore")
-    g.add_argument(
-        "--scorer-model",
-        metavar="SPEC",
-        default=None,
-        help="model for decomposition and labelling (default: offline sentence + lexical)",
-    )
-    g.add_argument(
-        "--decomposer",
-        choices=DECOMPOSERS,
-        default=None,
-        help="default: llm with --scorer-model, else sentence",
-    )
-    g.add_argument(
-        "--labeler",
-        choices=LABELERS,
-        default=None,
-        help="default: llm with --scorer-model, else lexical",
-    )
-    _plain_json_arg(g)
-
-
-def _plain_json_arg(parser: Any) -> None:
-    parser.add_argument(
-        "--plain-json",
-        action="store_true",
-        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
-        "response_format schema); default: send the schema",
-    )
+    add_convert(sub).set_defaults(func=_convert)
+    add_build(sub).set_defaults(func=batch_command(_build))
+    add_detect(sub).set_defaults(func=batch_command(_detect))
+    add_report(sub).set_defaults(func=_report)
+    add_reports(subparsers).set_defaults(func=batch_command(_reports))
+    add_regenerate(subparsers).set_defaults(func=batch_command(_regenerate))
 
 
 def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -334,8 +73,7 @@ def _handled(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
 
 
 def _scorer(args: argparse.Namespace) -> Any:
-    model = model_from_args(args, args.scorer_model) if args.scorer_model else None
-    return make_scorer(model, args.decomposer, args.labeler, args.plain_json)
+    return scorer_from_args(args, args.scorer_model or "", option="--scorer-model")
 
 
 def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str | None:
@@ -468,9 +206,9 @@ def _report(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import detection_metrics, outcomes_from_checkpoint, read_items
     from conflicteval.conflictbench.metrics import table2
 
-    ckpt = args.checkpoint or (str(Path(args.out) / "checkpoint.jsonl") if args.out else None)
+    ckpt = args.checkpoint or (str(Path(args.run) / "checkpoint.jsonl") if args.run else None)
     if ckpt is None:
-        raise UsageError("give --out DIR (from 'detect') or --checkpoint FILE")
+        raise UsageError("give --run DIR (the output directory of 'detect') or --checkpoint FILE")
     if not Path(ckpt).is_file():
         raise UsageError(f"no checkpoint at {ckpt}")
     items = read_items(args.items) if args.items else None

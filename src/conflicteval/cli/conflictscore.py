@@ -18,40 +18,31 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.common import (
-    add_batch_options,
-    add_model_options,
-    add_run_options,
-    finish,
-    model_from_args,
-    run_options,
-)
+from conflicteval.cli.common import finish, model_from_args, run_options
 from conflicteval.cli.data import record_input
+from conflicteval.cli.options import (
+    add_batch_options,
+    add_decomposer,
+    add_dry_run,
+    add_json,
+    add_labeler,
+    add_model_options,
+    add_nli_model,
+    add_out,
+    add_plain_json,
+    add_run_options,
+)
 from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
-from conflicteval.errors import DataError, UsageError
-from conflicteval.jsonio import iter_json_lines, parse_json
-from conflicteval.readers import UniqueIds, id_text, read_text
-
-if TYPE_CHECKING:  # imported where used: the command line starts without pydantic
-    from conflicteval.types import Document
+from conflicteval.conflictscore.score_inputs import read_documents, read_items
+from conflicteval.errors import UsageError
+from conflicteval.readers import read_text
 
 __all__ = ["register"]
-
-DECOMPOSERS = DECOMPOSER_KINDS
-
-LABELERS = LABELER_KINDS
-
-NO_DOCUMENTS = (
-    "no documents: a response scored against no documents has no ConflictScore "
-    "(every claim would count as unconflicted)"
-)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,49 +70,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     one = score.add_argument_group("one response")
     one.add_argument("--response", metavar="FILE|-", help="the response text ('-': stdin)")
     one.add_argument("--documents", metavar="FILE.jsonl", help="its documents, one per line")
-    one.add_argument("--json", action="store_true", help="print the full result as JSON")
+    add_json(one, "the full result")
     batch = score.add_argument_group("batch")
     batch.add_argument(
         "--input",
         metavar="FILE.jsonl",
         help='one row per response: {"id", "response", "documents"}',
     )
-    batch.add_argument(
-        "--out", metavar="DIR", help="output directory (checkpoint, scores, summary)"
-    )
-    batch.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="count the model calls and prompt tokens; call nothing",
-    )
+    add_out(batch, "output directory (checkpoint, scores, summary)", required=False)
+    add_dry_run(batch)
     add_model_options(
         score,
         what="model for the LLM decomposer and labeler",
         concurrency_help="responses in flight at once (batch)",
     )
     add_run_options(score)
-    score.add_argument(
-        "--decomposer",
-        choices=DECOMPOSERS,
-        default=None,
-        help="llm (Table 6 prompt), sentence, or whole (default: llm with --model, else sentence)",
-    )
-    score.add_argument(
-        "--labeler",
-        choices=LABELERS,
-        default=None,
-        help="llm (Table 7, one call per pair), llm-per-document, llm-per-claim, "
-        "lexical, or nli (default: llm with --model, else lexical)",
-    )
-    score.add_argument(
-        "--nli-model", metavar="DIR", help="local NLI model directory for --labeler nli"
-    )
-    score.add_argument(
-        "--plain-json",
-        action="store_true",
-        help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
-        "response_format schema); default: send the schema",
-    )
+    add_decomposer(score, DECOMPOSER_KINDS, None, "llm with --model, else sentence")
+    add_labeler(score, LABELER_KINDS, None, "llm with --model, else lexical")
+    add_nli_model(score)
+    add_plain_json(score)
     add_batch_options(score)
     score.set_defaults(func=batch_command(_score))
 
@@ -134,101 +101,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _scorer(args: argparse.Namespace) -> Any:
-    from conflicteval.conflictscore.factory import make_decomposer, make_labeler, needs_model
-    from conflicteval.conflictscore.scorer import ConflictScorer
+    from conflicteval.cli.common import scorer_from_args
 
-    decomposer = args.decomposer or ("llm" if args.model else "sentence")
-    labeler = args.labeler or ("llm" if args.model else "lexical")
-    model = None
-    if needs_model(decomposer) or needs_model(labeler):
-        if not args.model:
-            raise UsageError(f"--decomposer {decomposer} / --labeler {labeler} need --model")
-        model = model_from_args(args)
-    return ConflictScorer(
-        make_decomposer(decomposer, model),
-        make_labeler(labeler, model, nli_model=args.nli_model, structured=not args.plain_json),
-    )
-
-
-def read_documents(path: str) -> list[Document]:
-    """Documents from a JSONL file (strings or objects) or a JSON array file.
-
-    Raises:
-        DataError: A malformed file or document (file, line or record, field),
-            or a document id given twice.
-    """
-    text = read_text(path)
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        rows = parse_json(text, path)
-        if isinstance(rows, list) and not rows:
-            raise DataError(path, None, None, NO_DOCUMENTS)
-        listed = [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
-        _unique_documents(path, listed, list(range(1, len(listed) + 1)))
-        return listed
-    lines: list[int] = []
-    docs: list[Document] = []
-    for lineno, row in iter_json_lines(path):
-        docs.append(_doc(path, lineno, row, len(docs)))
-        lines.append(lineno)
-    if not docs:
-        raise DataError(path, None, None, NO_DOCUMENTS)
-    _unique_documents(path, docs, lines)
-    return docs
-
-
-def _unique_documents(path: str, docs: list[Document], rows: list[int]) -> None:
-    ids = UniqueIds(path, "id", "document id")
-    for doc, row in zip(docs, rows, strict=True):
-        ids.add(doc.id, row)
-
-
-def _doc(path: str, row: int, value: Any, index: int) -> Document:
-    from conflicteval.types import Document
-
-    if isinstance(value, dict):
-        # Types are checked here, not stringified: an id is a string or an integer,
-        # the text and title are strings.
-        if "id" in value:
-            id_text(path, row, "id", value["id"])
-        for key in ("text", "contents", "content", "passage", "title"):
-            if value.get(key) is not None and not isinstance(value[key], str):
-                raise DataError(path, row, key, f"expected text, got {type(value[key]).__name__}")
-    try:
-        doc = Document.coerce(value, index)
-    except (TypeError, ValueError) as exc:
-        raise DataError(path, row, "text", f"not a document: {exc}") from exc
-    if not doc.text.strip():
-        raise DataError(path, row, "text", "empty value")
-    return doc
-
-
-def read_items(path: str) -> list[dict[str, Any]]:
-    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
-    items: list[dict[str, Any]] = []
-    seen = UniqueIds(path, "id", "item id")
-    for lineno, row in iter_json_lines(path):
-        if not isinstance(row, dict):
-            raise DataError(path, lineno, None, "each line must be a JSON object")
-        if not isinstance(row.get("response"), str):
-            raise DataError(path, lineno, "response", "missing or not a string")
-        docs = row.get("documents")
-        if not isinstance(docs, list):
-            raise DataError(path, lineno, "documents", "missing or not a list")
-        if not docs:
-            raise DataError(path, lineno, "documents", NO_DOCUMENTS)
-        item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
-        seen.add(item_id, lineno)
-        items.append(
-            {
-                "id": item_id,
-                "response": row["response"],
-                "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
-            }
-        )
-    if not items:  # a mean over no response would read as a run that went well
-        raise DataError(path, None, None, "no items (an empty file): nothing to score")
-    return items
+    return scorer_from_args(args, nli_model=args.nli_model)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -300,34 +175,9 @@ def _score_batch(args: argparse.Namespace) -> int:
         keep_records=False,  # records stay in the checkpoint: memory flat in the items
         **run_options(args),
     )
-    from conflicteval.pricing import cost_summary
-    from conflicteval.runner import write_json_lines
+    from conflicteval.conflictscore.score_files import write_score_files
 
-    tally = _ScoreTally()
-    write_json_lines(out / "scores.jsonl", map(tally.add, _score_rows(result)))
-    cs_c, cs_r = tally.cs_c, tally.cs_r
-    summary = {
-        "counts": result.counts,
-        "resumed": result.resumed,
-        "recomputed": result.changed,  # made again because their inputs changed
-        "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
-        "mean_cs_c_ci": _mean_ci(cs_c),
-        "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
-        "mean_cs_r_ci": _mean_ci(cs_r),
-        "cs_c_undefined": tally.cs_c_undefined,
-        "cs_r_undefined": tally.cs_r_undefined,
-        "failed_pairs": tally.failed_pairs,
-        "usage": result.total_usage.model_dump(),
-        "usage_this_run": result.usage.model_dump(),
-        # tokens sent vs replayed from the cache are in the usage fields; money beside them
-        "cost": cost_summary(result.total_usage),
-        "cost_this_run": cost_summary(result.usage),
-        "decomposer": scorer.decomposer.name,
-        "labeler": scorer.labeler.name,
-        "executor": result.executor,
-        "labeler_measured": _measured(scorer.labeler),
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    summary, n_cs_c, n_cs_r = write_score_files(out, result, scorer)
     record_input(out, args.input)  # data.json: the input and its sha256 (the report reads it)
 
     def fmt(v: float | None) -> str:
@@ -337,8 +187,8 @@ def _score_batch(args: argparse.Namespace) -> int:
 
     print(
         f"mean CS-C {fmt(summary['mean_cs_c'])} {format_ci(summary['mean_cs_c_ci'])} over "
-        f"{len(cs_c)} responses; mean CS-R {fmt(summary['mean_cs_r'])} "
-        f"{format_ci(summary['mean_cs_r_ci'])} over {len(cs_r)}; "
+        f"{n_cs_c} responses; mean CS-R {fmt(summary['mean_cs_r'])} "
+        f"{format_ci(summary['mean_cs_r_ci'])} over {n_cs_r}; "
         f"{summary['failed_pairs']} failed pairs (95% bootstrap intervals over responses)"
     )
     _print_measured(scorer.labeler)
@@ -347,59 +197,6 @@ def _score_batch(args: argparse.Namespace) -> int:
         written.append(out / "checkpoint.jsonl")
     print(f"wrote {', '.join(map(str, written[:-1]))} and {written[-1]}")
     return finish(result, "responses", stream=sys.stdout, run_dir=out)
-
-
-def _score_rows(result: Any) -> Iterator[dict[str, Any]]:
-    """One scores.jsonl row per record, in input order (records read one at a time)."""
-    for rec in result.records:
-        res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
-        agg = res.get("aggregate") or {}
-        yield {
-            "id": rec.id,
-            "status": rec.status,
-            "cs_c": res.get("cs_c"),
-            "cs_r": res.get("cs_r"),
-            "n_claims": agg.get("n_claims"),
-            "n_conflicted": agg.get("n_conflicted"),
-            "n_no_evidence": agg.get("n_no_evidence"),
-            "n_failed_pairs": agg.get("n_failed_pairs"),
-            "calls": res.get("calls"),
-            "error": rec.error,
-        }
-
-
-class _ScoreTally:
-    """The summary's figures, gathered row by row as scores.jsonl is written."""
-
-    def __init__(self) -> None:
-        self.cs_c: list[float] = []
-        self.cs_r: list[float] = []
-        self.cs_c_undefined = 0
-        self.cs_r_undefined = 0
-        self.failed_pairs = 0
-
-    def add(self, row: dict[str, Any]) -> dict[str, Any]:
-        for name in ("cs_c", "cs_r"):
-            if row[name] is not None:
-                getattr(self, name).append(row[name])
-            elif row["status"] == "ok":
-                setattr(self, f"{name}_undefined", getattr(self, f"{name}_undefined") + 1)
-        self.failed_pairs += row["n_failed_pairs"] or 0
-        return row
-
-
-def _mean_ci(values: list[float]) -> list[float] | None:
-    from conflicteval.stats import bootstrap_ci
-
-    return list(bootstrap_ci(values)) if values else None
-
-
-def _measured(labeler: Any) -> list[dict[str, Any]]:
-    """The saved bench results of this labeler (see ``conflicteval bench labeler``)."""
-    from conflicteval.bench.store import load_measurements
-
-    keys = ("gold", "macro_f1", "macro_f1_ci", "n", "failed", "created")
-    return [{k: r.get(k) for k in keys} for r in load_measurements(labeler)]
 
 
 def _print_measured(labeler: Any) -> None:
