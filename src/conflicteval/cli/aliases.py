@@ -9,11 +9,18 @@ command line's parser runs after parsing).
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["add_aliases", "add_deprecated", "check_required", "deprecated_value"]
+__all__ = [
+    "LabelerKind",
+    "add_aliases",
+    "add_deprecated",
+    "check_required",
+    "deprecated_value",
+]
 
 Container = argparse.ArgumentParser | argparse._ArgumentGroup
 
@@ -96,3 +103,39 @@ def add_aliases(
     for name in old:
         add_deprecated(container, name, action)
     return action
+
+
+class LabelerKind(argparse.Action):
+    """``--labeler KIND``, where the old spellings put other things: a model spec
+    (``--labeler SPEC``: now ``--labeler llm --model SPEC``) and ``nli:DIR`` (now
+    ``--labeler nli --nli-model DIR``); both still work, with the deprecation line."""
+
+    def __init__(
+        self, option_strings: list[str], dest: str, *, kinds: Sequence[str], **kwargs: Any
+    ) -> None:
+        self.kinds = tuple(kinds)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        value = str(values)
+        if value in self.kinds:
+            setattr(namespace, self.dest, value)
+            return
+        if value.startswith("nli:") and "nli" in self.kinds:
+            deprecated_value(f"--labeler {value}", f"--labeler nli --nli-model {value[4:]}")
+            setattr(namespace, self.dest, "nli")
+            namespace.nli_model = value[4:]
+            return
+        if "/" not in value and difflib.get_close_matches(value, self.kinds, n=1, cutoff=0.75):
+            choices = ", ".join(repr(k) for k in self.kinds)
+            parser.error(f"argument --labeler: invalid choice: '{value}' (choose from {choices})")
+        deprecated_value(f"--labeler {value}", f"--labeler llm --model {value}")
+        setattr(namespace, self.dest, "llm")
+        models = getattr(namespace, "model", None)
+        namespace.model = [*models, value] if isinstance(models, list) else value

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from conflicteval import __version__
-from conflicteval.cli.options import add_json, check_required
+from conflicteval.cli.options import add_cache_dir, add_json, check_required
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
 
@@ -37,13 +37,10 @@ AREAS = (
 )
 
 
-_CACHE_DIR_HELP = "cache directory (default: $CONFLICTEVAL_CACHE_DIR or the user cache dir)"
-
-
 def _cache_info(args: argparse.Namespace) -> int:
     from conflicteval.cache import ResponseCache
 
-    info = ResponseCache(args.dir).info()
+    info = ResponseCache(args.cache_dir).info()
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -61,7 +58,7 @@ def _cache_info(args: argparse.Namespace) -> int:
 def _cache_clear(args: argparse.Namespace) -> int:
     from conflicteval.cache import ResponseCache
 
-    cache = ResponseCache(args.dir)
+    cache = ResponseCache(args.cache_dir)
     n = cache.clear(args.model)
     print(f"deleted {n} cached responses from {cache.path}")
     return 0
@@ -144,11 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="inspect or clear the response cache")
     cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     info = cache_sub.add_parser("info", help="where the cache is, its entries and size")
-    info.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
+    add_cache_dir(info, old=("--dir",))
     add_json(info)
     info.set_defaults(func=_cache_info)
     clear = cache_sub.add_parser("clear", help="delete cached responses")
-    clear.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
+    add_cache_dir(clear, old=("--dir",))
     clear.add_argument(
         "--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)"
     )

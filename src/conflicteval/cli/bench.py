@@ -12,20 +12,23 @@ from typing import Any
 
 from conflicteval.bench.names import GOLD_SETS
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.common import (
-    EXIT_FAILED,
-    EXIT_OK,
+from conflicteval.cli.common import EXIT_FAILED, EXIT_OK, model_from_args, run_options
+from conflicteval.cli.options import (
     add_batch_options,
+    add_json,
+    add_labeler,
+    add_limit,
     add_model_options,
+    add_nli_model,
+    add_out,
+    add_plain_json,
     add_run_options,
-    model_from_args,
-    run_options,
+    add_seed,
 )
+from conflicteval.conflictscore.factory import LABELER_KINDS, needs_model
 from conflicteval.errors import UsageError
 
-__all__ = ["labeler_from_spec", "register"]
-
-LABELER_SPECS = "lexical, nli:DIR, llm, llm-per-document, llm-per-claim, or a model spec"
+__all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,22 +62,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lab.add_argument(
         "--db", metavar="FILE", default=None, help="feverous_wikiv1.db for --gold feverous"
     )
-    lab.add_argument(
-        "--labeler", required=True, metavar="SPEC", help=f"the labeler: {LABELER_SPECS}"
-    )
-    lab.add_argument("--nli-model", metavar="DIR", default=None, help="NLI model directory")
-    lab.add_argument(
-        "--plain-json",
-        action="store_true",
-        help="llm labelers: ask for JSON in the prompt only (no response_format schema)",
-    )
-    lab.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    lab.add_argument("--limit", type=int, default=None, help="only the first N source records")
-    lab.add_argument("--json", action="store_true", help="print one JSON object")
+    add_labeler(lab, LABELER_KINDS, None, "llm with --model, else lexical", old_specs=True)
+    add_nli_model(lab)
+    add_plain_json(lab)
+    add_out(lab, "output directory")
+    add_limit(lab, "source records")
+    add_json(lab, "one object")
     lab.add_argument(
         "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (1000)"
     )
-    lab.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    add_seed(lab, "the bootstrap")
     lab.add_argument(
         "--no-save",
         action="store_true",
@@ -96,31 +93,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="put saved bench results side by side (bench.json files or their directories)",
     )
     cmp.add_argument("paths", nargs="+", metavar="DIR|FILE", help="bench output directories")
-    cmp.add_argument("--json", action="store_true", help="print JSON")
+    add_json(cmp)
     cmp.set_defaults(func=_compare)
-
-
-def labeler_from_spec(
-    spec: str, model: Any = None, *, nli_model: str | None = None, plain_json: bool = False
-) -> Any:
-    """A labeler from its command-line spec.
-
-    ``lexical``; ``nli:DIR`` (or ``nli`` with ``nli_model``); ``llm``,
-    ``llm-per-document``, ``llm-per-claim`` (with ``model``); anything else is a
-    model spec for the Table 7 ``llm`` labeler (as ``feverous verify --labeler`` reads it).
-    """
-    from conflicteval.conflictscore.factory import LABELER_KINDS, make_labeler
-
-    structured = not plain_json
-    if spec.startswith("nli:"):
-        return make_labeler("nli", nli_model=spec[4:])
-    if spec in LABELER_KINDS:
-        return make_labeler(spec, model, nli_model=nli_model, structured=structured)
-    if model is not None:
-        raise UsageError(f"--labeler {spec}: unknown labeler (known: {LABELER_SPECS})")
-    from conflicteval.models import get_model
-
-    return make_labeler("llm", get_model(spec), structured=structured)
 
 
 def _slug(text: str) -> str:
@@ -129,28 +103,27 @@ def _slug(text: str) -> str:
 
 def _labeler(args: argparse.Namespace) -> int:
     from conflicteval.bench.gold import load_gold
+    from conflicteval.conflictscore.factory import make_labeler
 
     models = list(args.model or [])
-    spec = args.labeler
-    if spec.startswith("llm") and not models:
-        raise UsageError(f"--labeler {spec} needs --model SPEC")
-    if models and not spec.startswith("llm"):
-        raise UsageError(f"--labeler {spec} calls no model; leave out --model")
+    kind = args.labeler or ("llm" if models else "lexical")
+    if needs_model(kind) and not models:
+        raise UsageError(f"--labeler {kind} needs --model SPEC")
+    if models and not needs_model(kind):
+        raise UsageError(f"--labeler {kind} calls no model; leave out --model")
     if args.resamples < 1:
         raise UsageError("--resamples must be at least 1")
     gold = load_gold(args.gold, args.data, db=args.db, limit=args.limit)
     if not gold.items:
         raise UsageError(f"the {args.gold} gold set read from {gold.path} has no items")
+    structured = not args.plain_json
     runs: list[tuple[Any, Path]] = []
     if not models:
-        runs.append((_offline_or_spec(args, spec), Path(args.out)))
-    else:
-        for m in models:
-            labeler = labeler_from_spec(
-                spec, model_from_args(args, m), nli_model=args.nli_model, plain_json=args.plain_json
-            )
-            out = Path(args.out) if len(models) == 1 else Path(args.out) / _slug(m)
-            runs.append((labeler, out))
+        runs.append((make_labeler(kind, nli_model=args.nli_model), Path(args.out)))
+    for m in models:
+        labeler = make_labeler(kind, model_from_args(args, m), structured=structured)
+        out = Path(args.out) if len(models) == 1 else Path(args.out) / _slug(m)
+        runs.append((labeler, out))
     status = EXIT_OK
     results = []
     for labeler, out in runs:
@@ -161,17 +134,6 @@ def _labeler(args: argparse.Namespace) -> int:
         print()
         print(_table([r.to_dict() for r in results]))
     return status
-
-
-def _offline_or_spec(args: argparse.Namespace, spec: str) -> Any:
-    from conflicteval.conflictscore.factory import LABELER_KINDS
-
-    if spec == "lexical" or spec.startswith("nli"):
-        return labeler_from_spec(spec, nli_model=args.nli_model)
-    if spec in LABELER_KINDS:
-        raise UsageError(f"--labeler {spec} needs --model SPEC")
-    # a model spec: the Table 7 labeler of that model, with the shared model options
-    return labeler_from_spec("llm", model_from_args(args, spec), plain_json=args.plain_json)
 
 
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:

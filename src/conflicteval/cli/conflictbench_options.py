@@ -9,6 +9,7 @@ import argparse
 from conflicteval.cli.data import add_data_option
 from conflicteval.cli.options import (
     add_batch_options,
+    add_checksum_mismatch,
     add_decomposer,
     add_dry_run,
     add_items,
@@ -221,11 +222,7 @@ def add_regenerate(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
 def _source_args(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("source options")
     g.add_argument("--allow-pickle", action="store_true", help="ConflictingQA: read a pickle")
-    g.add_argument(
-        "--allow-checksum-mismatch",
-        action="store_true",
-        help="use a fetched release whose sha256 differs from its pin",
-    )
+    add_checksum_mismatch(g)
     g.add_argument("--level", default="35", help="MacNoise perturbation level (35)")
     g.add_argument("--variant", choices=("nq", "tqa"), default=None, help="MacNoise variant")
     g.add_argument(

@@ -9,19 +9,24 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.common import (
-    add_batch_options,
-    add_model_options,
-    add_run_options,
-    finish,
-    model_from_args,
-    positive_int,
-    run_options,
-)
+from conflicteval.cli.common import finish, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, resolve_data_arg
+from conflicteval.cli.options import (
+    add_batch_options,
+    add_dry_run,
+    add_json,
+    add_labeler,
+    add_limit,
+    add_model_options,
+    add_out,
+    add_run_options,
+    positive_int,
+)
 from conflicteval.errors import UsageError
 
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
+
+VERIFY_LABELERS = ("lexical", "llm")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sc.add_argument("--max-cells", type=positive_int, default=25, help="cell budget (default 25)")
     sc.add_argument("--per-claim", default=None, help="also write per-claim scores (JSON lines)")
-    sc.add_argument("--json", action="store_true", help="print JSON")
+    add_json(sc)
     sc.set_defaults(func=_score)
 
     ve = sub.add_parser(
@@ -71,12 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ve, "feverous-dev", flag="--claims", what="claim file (.jsonl release or FEVEROUS-S .json)"
     )
     ve.add_argument("--db", default=None, help="feverous_wikiv1.db (for .jsonl claim files)")
-    ve.add_argument(
-        "--labeler",
-        required=True,
-        metavar="lexical|SPEC",
-        help="'lexical' (offline) or the model spec of the LLM labeler, e.g. openai/gpt-4o-mini",
-    )
+    add_labeler(ve, VERIFY_LABELERS, None, "llm with --model, else lexical", old_specs=True)
     ve.add_argument(
         "--mode",
         choices=("concat", "per_element"),
@@ -89,16 +89,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="gold_union",
         help="which gold evidence to show (default: every set, merged)",
     )
-    ve.add_argument("--limit", type=positive_int, default=None, help="only the first N claims")
+    add_limit(ve, "claims")
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
-    ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
-    ve.add_argument("--json", action="store_true", help="print JSON")
-    ve.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="count the model calls, cache hits and prompt tokens without calling a model",
+    add_out(ve, "directory for checkpoint, records and metrics", required=False)
+    add_json(ve)
+    add_dry_run(ve)
+    add_model_options(
+        ve,
+        what="model of the llm labeler (the paper's Table 7 prompt), e.g. openai/gpt-4o-mini",
+        concurrency=16,
+        concurrency_help="claims in flight",
     )
-    add_model_options(ve, what=None, concurrency=16, concurrency_help="claims in flight")
     add_run_options(ve)
     add_batch_options(ve)
     ve.set_defaults(func=batch_command(_verify))
@@ -170,7 +171,9 @@ def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
 
     model = getattr(labeler, "model", None)
     if model is None:
-        print(f"dry run: {len(items)} claims; the {args.labeler} labeler calls no model")
+        print(
+            f"dry run: {len(items)} claims; the {args.labeler or 'lexical'} labeler calls no model"
+        )
         return 0
     calls = [
         call
@@ -214,9 +217,12 @@ def _is_json_array(path: Path) -> bool:
 
 
 def _make_labeler(args: argparse.Namespace) -> Any:
-    """``lexical`` → ``LexicalLabeler()``; a model spec → ``LLMLabeler(model)``."""
+    """``lexical`` → ``LexicalLabeler()``; ``llm`` → ``LLMLabeler(model)`` of ``--model``."""
     from conflicteval.conflictscore.factory import make_labeler
 
-    if args.labeler == "lexical":
+    kind = args.labeler or ("llm" if args.model else "lexical")
+    if kind == "lexical":
         return make_labeler("lexical")
-    return make_labeler("llm", model_from_args(args, args.labeler))
+    if not args.model:
+        raise UsageError("--labeler llm needs --model SPEC")
+    return make_labeler("llm", model_from_args(args))

@@ -30,7 +30,13 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from conflicteval.cli.aliases import add_aliases, add_deprecated, check_required, deprecated_value
+from conflicteval.cli.aliases import (
+    LabelerKind,
+    add_aliases,
+    add_deprecated,
+    check_required,
+    deprecated_value,
+)
 from conflicteval.cli.argtypes import (
     not_negative_float,
     not_negative_int,
@@ -361,10 +367,11 @@ def add_seed(container: Container, what: str) -> None:
 # ------------------------------------------------------------------ ConflictScore instruments
 
 
-_KIND_NOTES = {
-    "llm": "llm (the paper's prompt; labelers: one call per pair)",
+_LABELER_NOTES = {
+    "llm": "llm (Table 7 prompt, one call per claim-document pair)",
     "nli": "nli (with --nli-model)",
 }
+_DECOMPOSER_NOTES = {"llm": "llm (Table 6 prompt)"}
 
 
 def add_labeler(
@@ -373,16 +380,25 @@ def add_labeler(
     default: str | None,
     default_help: str,
     *,
-    required: bool = False,
+    old_specs: bool = False,
 ) -> argparse.Action:
-    """``--labeler KIND``: a labeler kind (never a model; the model is ``--model``)."""
+    """``--labeler KIND``: a labeler kind (never a model; the model is ``--model``).
+
+    ``old_specs``: the command once took a model spec (or ``nli:DIR``) here; it still does,
+    with the deprecation line (:class:`~conflicteval.cli.aliases.LabelerKind`).
+    """
+    helps = f"labeler kind: {', '.join(_LABELER_NOTES.get(k, k) for k in kinds)} "
+    if old_specs:
+        return container.add_argument(
+            "--labeler",
+            action=LabelerKind,
+            kinds=kinds,
+            default=default,
+            metavar="{" + ",".join(kinds) + "}",
+            help=f"{helps}(default: {default_help})",
+        )
     return container.add_argument(
-        "--labeler",
-        choices=tuple(kinds),
-        default=default,
-        required=required,
-        help=f"labeler kind: {', '.join(_KIND_NOTES.get(k, k) for k in kinds)} "
-        f"(default: {default_help})",
+        "--labeler", choices=tuple(kinds), default=default, help=f"{helps}(default: {default_help})"
     )
 
 
@@ -394,7 +410,7 @@ def add_decomposer(
         "--decomposer",
         choices=tuple(kinds),
         default=default,
-        help=f"decomposer kind: {', '.join(_KIND_NOTES.get(k, k) for k in kinds)} "
+        help=f"decomposer kind: {', '.join(_DECOMPOSER_NOTES.get(k, k) for k in kinds)} "
         f"(default: {default_help})",
     )
 
@@ -414,3 +430,27 @@ def add_plain_json(container: Container) -> None:
         help="llm labelers: ask for the JSON in the prompt only, as the paper does (no "
         "response_format schema); default: send the schema",
     )
+
+
+# ------------------------------------------------------------------ files on this machine
+
+
+def add_checksum_mismatch(container: Container) -> None:
+    """``--allow-checksum-mismatch``: use a fetched file whose sha256 differs from its pin."""
+    container.add_argument(
+        "--allow-checksum-mismatch",
+        action="store_true",
+        help="use a file whose sha256 differs from its pin; the provenance records "
+        "'mismatch allowed' and the actual hash",
+    )
+
+
+def add_cache_dir(container: Container, *, old: Sequence[str] = ()) -> None:
+    """``--cache-dir DIR``: the response cache a command reads or clears."""
+    action = container.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        default=None,
+        help="response cache directory (default: $CONFLICTEVAL_CACHE_DIR or the user cache dir)",
+    )
+    add_aliases(container, action, old)

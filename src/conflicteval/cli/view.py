@@ -10,6 +10,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from conflicteval.cli.options import add_out
 from conflicteval.errors import UsageError
 
 __all__ = ["register"]
@@ -30,13 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("runs", nargs="*", metavar="RUN", help="run directories")
-    p.add_argument(
-        "-o",
-        "--out",
-        metavar="FILE.html",
-        default=None,
-        help=f"where to write (default: report.html in the first run directory; "
+    add_out(
+        p,
+        f"where to write (default: report.html in the first run directory; "
         f"with --demo: {DEMO_REPORT})",
+        required=False,
+        metavar="FILE.html",
+        short=True,
     )
     p.add_argument("--title", default=None, help="the page title")
     p.add_argument(
