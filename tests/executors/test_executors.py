@@ -143,7 +143,7 @@ def test_every_batch_command_has_the_executor_option() -> None:
     commands = [
         ["score"],
         ["wikicontradict", "generate", "--data", "d", "--model", "m", "--out", "o"],
-        ["wikicontradict", "judge", "--run", "r", "--judge", "lexical"],
+        ["wikicontradict", "judge", "--run", "r", "--model", "lexical"],
         ["conflictbench", "build", "--out", "o", "--source", "macnoise"],
         ["conflictbench", "detect", "--items", "i", "--out", "o"],
         ["reports", "--items", "i", "--out", "o", "--model", "m"],

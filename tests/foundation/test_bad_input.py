@@ -21,8 +21,6 @@ from typing import Any
 import pytest
 
 from conflicteval import readers
-from conflicteval.conflictscore.score_inputs import read_documents
-from conflicteval.conflictscore.score_inputs import read_items as read_score_items
 from conflicteval.conflictbench.items import read_items as read_bench_items
 from conflicteval.conflictbench.sources import (
     load_ambigdocs,
@@ -35,6 +33,8 @@ from conflicteval.conflictbench.truthfulqa import (
     load_retrieved_documents,
     load_truthfulqa,
 )
+from conflicteval.conflictscore.score_inputs import read_documents
+from conflicteval.conflictscore.score_inputs import read_items as read_score_items
 from conflicteval.errors import DataError
 from conflicteval.feverous.claims import load_claims
 from conflicteval.feverous.items import load_feverous_s

@@ -68,13 +68,14 @@ def add_deprecated(container: Container, old: str, new: argparse.Action) -> None
         kind = "store_true"
     elif isinstance(new, argparse._AppendAction):
         kind = "append"
+    typed: dict[str, Any] = {"type": new.type} if new.type is not None else {}
     container.add_argument(
         old,
         dest=new.dest,
         action=_Deprecated,
         new=new.option_strings[-1],
         kind=kind,
-        type=new.type,
+        **typed,
         choices=new.choices,
         metavar=new.metavar,
         default=argparse.SUPPRESS,
@@ -111,9 +112,16 @@ class LabelerKind(argparse.Action):
     ``--labeler nli --nli-model DIR``); both still work, with the deprecation line."""
 
     def __init__(
-        self, option_strings: list[str], dest: str, *, kinds: Sequence[str], **kwargs: Any
+        self,
+        option_strings: list[str],
+        dest: str,
+        *,
+        kinds: Sequence[str],
+        model_list: bool = False,
+        **kwargs: Any,
     ) -> None:
         self.kinds = tuple(kinds)
+        self.model_list = model_list
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(
@@ -137,5 +145,7 @@ class LabelerKind(argparse.Action):
             parser.error(f"argument --labeler: invalid choice: '{value}' (choose from {choices})")
         deprecated_value(f"--labeler {value}", f"--labeler llm --model {value}")
         setattr(namespace, self.dest, "llm")
-        models = getattr(namespace, "model", None)
-        namespace.model = [*models, value] if isinstance(models, list) else value
+        if self.model_list:
+            namespace.model = [*(getattr(namespace, "model", None) or []), value]
+        else:
+            namespace.model = value

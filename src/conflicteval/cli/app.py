@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from conflicteval import __version__
-from conflicteval.cli.options import add_cache_dir, add_json, check_required
+from conflicteval.cli.options import add_cache_dir, add_json, add_model_filter, check_required
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
 
@@ -146,9 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(func=_cache_info)
     clear = cache_sub.add_parser("clear", help="delete cached responses")
     add_cache_dir(clear, old=("--dir",))
-    clear.add_argument(
-        "--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)"
-    )
+    add_model_filter(clear)
     clear.set_defaults(func=_cache_clear)
 
     for module_name in AREAS:

@@ -62,7 +62,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lab.add_argument(
         "--db", metavar="FILE", default=None, help="feverous_wikiv1.db for --gold feverous"
     )
-    add_labeler(lab, LABELER_KINDS, None, "llm with --model, else lexical", old_specs=True)
+    add_labeler(
+        lab,
+        LABELER_KINDS,
+        None,
+        "llm with --model, else lexical",
+        old_specs=True,
+        model_list=True,
+    )
     add_nli_model(lab)
     add_plain_json(lab)
     add_out(lab, "output directory")

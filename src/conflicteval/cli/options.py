@@ -57,6 +57,7 @@ __all__ = [
     "add_json",
     "add_labeler",
     "add_limit",
+    "add_model_filter",
     "add_model_options",
     "add_nli_model",
     "add_out",
@@ -182,6 +183,16 @@ def _add_in_flight(group: argparse._ArgumentGroup, default: int, what: str) -> N
         help="model calls in flight at once, per model (default "
         f"{DEFAULT_MODEL_CONCURRENCY}, or --concurrency where an item is one call, as in "
         "wikicontradict; with --executor ray: per actor, each actor has its own)",
+    )
+
+
+def add_model_filter(container: Container) -> None:
+    """``--model SPEC`` where it picks entries (``cache clear``) rather than a model to call."""
+    container.add_argument(
+        "--model",
+        metavar="SPEC",
+        default=None,
+        help="only this model's entries (e.g. openai/gpt-4o)",
     )
 
 
@@ -381,11 +392,13 @@ def add_labeler(
     default_help: str,
     *,
     old_specs: bool = False,
+    model_list: bool = False,
 ) -> argparse.Action:
     """``--labeler KIND``: a labeler kind (never a model; the model is ``--model``).
 
     ``old_specs``: the command once took a model spec (or ``nli:DIR``) here; it still does,
-    with the deprecation line (:class:`~conflicteval.cli.aliases.LabelerKind`).
+    with the deprecation line (:class:`~conflicteval.cli.aliases.LabelerKind`), adding the
+    spec to ``--model`` (a list when ``model_list``: a repeatable ``--model``).
     """
     helps = f"labeler kind: {', '.join(_LABELER_NOTES.get(k, k) for k in kinds)} "
     if old_specs:
@@ -393,6 +406,7 @@ def add_labeler(
             "--labeler",
             action=LabelerKind,
             kinds=kinds,
+            model_list=model_list,
             default=default,
             metavar="{" + ",".join(kinds) + "}",
             help=f"{helps}(default: {default_help})",
