@@ -138,8 +138,10 @@ def _labeler(args: argparse.Namespace) -> int:
         results.append(result)
         status = max(status, rc)
     if len(results) > 1 and not args.json:
+        from conflicteval.bench.compare import results_table
+
         print()
-        print(_table([r.to_dict() for r in results]))
+        print(results_table([r.to_dict() for r in results]))
     return status
 
 
@@ -179,46 +181,16 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
     return result, EXIT_OK if ok else EXIT_FAILED
 
 
-def _read_result(path: str) -> dict[str, Any]:
-    from conflicteval.errors import DataError
-    from conflicteval.jsonio import load_json
-
-    p = Path(path)
-    if p.is_dir():
-        p = p / "bench.json"
-    if not p.is_file():
-        raise UsageError(f"{path}: no bench.json (give a 'bench labeler' output directory)")
-    data = load_json(p)
-    if not isinstance(data, dict) or "macro_f1" not in data or "gold" not in data:
-        raise DataError(p, None, "macro_f1", "not a bench result (bench.json)")
-    return data
-
-
-def _fmt(value: Any, ci: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else f"{value:.4f}"
-
-
-def _table(rows: list[dict[str, Any]]) -> str:
-    head = (
-        "| labeler | model | gold | pairs | failed | accuracy [95% CI] | macro-F1 [95% CI] | cost |"
-    )
-    lines = [head, "|---|---|---|---:|---:|---|---|---:|"]
-    for r in rows:
-        cost = "–" if r.get("cost_usd") is None else f"${r['cost_usd']:.4f}"
-        lines.append(
-            f"| {r.get('labeler')} | {r.get('model') or '–'} | {r.get('gold')} | {r.get('n')} "
-            f"| {r.get('failed')} | {_fmt(r.get('accuracy'), r.get('accuracy_ci'))} "
-            f"| {_fmt(r.get('macro_f1'), r.get('macro_f1_ci'))} | {cost} |"
-        )
-    return "\n".join(lines)
-
-
 def _compare(args: argparse.Namespace) -> int:
-    from conflicteval.bench.compare import difference_lines, paired_differences, read_records
+    from conflicteval.bench.compare import (
+        difference_lines,
+        paired_differences,
+        read_records,
+        read_result,
+        results_table,
+    )
 
-    rows = [_read_result(p) for p in args.paths]
+    rows = [read_result(p) for p in args.paths]
     dirs = [Path(p) if Path(p).is_dir() else Path(p).parent for p in args.paths]
     diffs: list[dict[str, Any]] = []
     first_records = read_records(dirs[0])
@@ -232,7 +204,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"results": rows, "paired_differences": diffs}, indent=2))
         return 0
-    print(_table(rows))
+    print(results_table(rows))
     for d in diffs:
         print()
         print("\n".join(difference_lines(d["first"], d["second"], d)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -187,33 +186,15 @@ def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:
     """Verification items from the claim file; None when a .jsonl file comes without --db."""
-    from conflicteval.feverous.items import items_from_claims, load_feverous_s
+    from conflicteval.feverous.items import verification_items
 
-    path = resolve_data_arg(args, "feverous-dev", dest="claims").path
-    strip = not args.keep_links
-    if _is_json_array(path):
-        items = load_feverous_s(path, strip_links=strip)
-        return items[: args.limit] if args.limit is not None else items
-    if args.db is None:
-        return None
-    from conflicteval.feverous.claims import iter_claims
-    from conflicteval.feverous.wikidb import WikiDB
-
-    with WikiDB(args.db) as db:
-        claims = iter_claims(path)
-        if args.limit is not None:
-            claims = itertools.islice(claims, args.limit)
-        return items_from_claims(claims, db, evidence=args.evidence, strip_links=strip)
-
-
-def _is_json_array(path: Path) -> bool:
-    from conflicteval.readers import iter_lines
-
-    # The reader layer drops a BOM, decompresses *.gz and refuses UTF-16 or non-UTF-8 text.
-    for _lineno, line in iter_lines(path):
-        if line.strip():
-            return line.lstrip().startswith("[")
-    return False
+    return verification_items(
+        resolve_data_arg(args, "feverous-dev", dest="claims").path,
+        db=args.db,
+        evidence=args.evidence,
+        strip_links=not args.keep_links,
+        limit=args.limit,
+    )
 
 
 def _make_labeler(args: argparse.Namespace) -> Any:
