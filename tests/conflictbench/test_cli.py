@@ -95,6 +95,13 @@ def test_convert_build_detect_report(
     )
     again = json.loads(capsys.readouterr().out)
     assert again == metrics
+    # the old spelling (--out naming the directory the report reads) still works, and warns
+    assert (
+        main(["conflictbench", "report", "--out", str(det), "--items", str(bench), "--json"]) == 0
+    )
+    old = capsys.readouterr()
+    assert json.loads(old.out) == metrics
+    assert old.err == "warning: --out is deprecated; use --run\n"
     assert main(["conflictbench", "report", "--run", str(tmp_path / "nowhere")]) == 2
 
 
