@@ -12,7 +12,7 @@ printed first (a new temporary directory, or ``--log-dir``)::
 With real models (needs the ``inspect`` extra and the provider's API key)::
 
     python examples/inspect_eval.py --data WikiContradict_dataset_v1_rag_qa.csv \\
-        --model openai/gpt-4o-mini --grader openai/gpt-4o --log-dir logs
+        --model openai/gpt-4o-mini --grader-model openai/gpt-4o --log-dir logs
 
 The same from the command line: ``inspect eval conflicteval/wikicontradict
 -T data=... --model openai/gpt-4o-mini --model-role grader=openai/gpt-4o``.
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--template", default="5")
     parser.add_argument("--model", default=None, help="evaluated model (default: offline mock)")
-    parser.add_argument("--grader", default=None, help="judge model (default: --model)")
+    parser.add_argument("--grader-model", default=None, help="judge model (default: --model)")
     parser.add_argument("--limit", type=int, default=8)
     parser.add_argument("--log-dir", default=None, help="default: a temporary directory")
     args = parser.parse_args()
@@ -80,7 +80,7 @@ def main() -> None:
     model: str | Model
     grader: str | Model
     if args.model:
-        model, grader = args.model, args.grader or args.model
+        model, grader = args.model, args.grader_model or args.model
     else:
         model = grader = get_model("mockllm/model", custom_outputs=canned)
     if not args.data.is_file():

@@ -13,13 +13,13 @@ written under one run directory, printed first (a new temporary directory, or ``
     python examples/wikicontradict_eval.py
 
     # OpenAI (OPENAI_API_KEY set), judge with the paper's prompt on gpt-4o
-    python examples/wikicontradict_eval.py --model openai/gpt-4o-mini --judge openai/gpt-4o \\
+    python examples/wikicontradict_eval.py --model openai/gpt-4o-mini --judge-model openai/gpt-4o \\
         --out runs/wc --limit 20
 
     # a local vLLM / llama.cpp / Ollama server, offline lexical baseline judge, your data file
     python examples/wikicontradict_eval.py --data WikiContradict_dataset_v1_rag_qa.csv \\
         --model openai/llama-3-8b-instruct --base-url http://localhost:8000/v1 \\
-        --judge lexical --out runs/wc-local
+        --judge-model lexical --out runs/wc-local
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main() -> int:
     parser.add_argument(
         "--model", default=None, help="tested model spec (default: the local test server)"
     )
-    parser.add_argument("--judge", default="lexical", help="judge model spec, or 'lexical'")
+    parser.add_argument("--judge-model", default="lexical", help="judge model spec, or 'lexical'")
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
     parser.add_argument("--templates", default="1,2,3,4,5")
     parser.add_argument("--out", default=None, help="run directory (default: a new temp dir)")
@@ -115,7 +115,9 @@ def main() -> int:
         gen = generate_sync(instances, templates, [tested], out, concurrency=args.concurrency)
         print(f"generate: {gen.summary()}", file=sys.stderr)
 
-        judge_model = "lexical" if args.judge == "lexical" else get_model(args.judge, **options)
+        judge_model = (
+            "lexical" if args.judge_model == "lexical" else get_model(args.judge_model, **options)
+        )
         judged = Judge(judge_model).grade_run_sync(out, concurrency=args.concurrency)
         print(f"judge: {judged.summary()}", file=sys.stderr)
 

@@ -146,7 +146,7 @@ def test_wikicontradict_example_against_local_server(tmp_path: Path, shared_data
             str(REPO / "examples" / "wikicontradict_eval.py"),
             "--data",
             str(data),
-            "--judge",
+            "--judge-model",
             "lexical",
             "--out",
             str(tmp_path / "run"),

@@ -91,11 +91,18 @@ def test_convert_build_detect_report(
     assert (det / "table2.md").read_text(encoding="utf-8").strip() in out
 
     assert (
-        main(["conflictbench", "report", "--out", str(det), "--items", str(bench), "--json"]) == 0
+        main(["conflictbench", "report", "--run", str(det), "--items", str(bench), "--json"]) == 0
     )
     again = json.loads(capsys.readouterr().out)
     assert again == metrics
-    assert main(["conflictbench", "report", "--out", str(tmp_path / "nowhere")]) == 2
+    # the old spelling (--out naming the directory the report reads) still works, and warns
+    assert (
+        main(["conflictbench", "report", "--out", str(det), "--items", str(bench), "--json"]) == 0
+    )
+    old = capsys.readouterr()
+    assert json.loads(old.out) == metrics
+    assert old.err == "warning: --out is deprecated; use --run\n"
+    assert main(["conflictbench", "report", "--run", str(tmp_path / "nowhere")]) == 2
 
 
 def test_bad_source_argument(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -68,7 +68,7 @@ def test_report_refuses_records_made_from_other_item_contents(
     out = tmp_path / "det"
     argv = ["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]
     assert main(argv) in (0, 1)
-    report = ["conflictbench", "report", "--out", str(out), "--items", str(items), "--json"]
+    report = ["conflictbench", "report", "--run", str(out), "--items", str(items), "--json"]
     assert main(report) == 0
     capsys.readouterr()
     _items(items, gold="IRRELEVANT")  # the file changed after detect

@@ -36,14 +36,14 @@ def test_the_default_bound_is_an_hour_and_must_be_positive(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from conflicteval.cli import build_parser
-    from conflicteval.cli_common import run_options
+    from conflicteval.cli.common import run_options
 
-    args = build_parser().parse_args(["wikicontradict", "judge", "--run", "r", "--judge", "x"])
+    args = build_parser().parse_args(["wikicontradict", "judge", "--run", "r", "--model", "x"])
     assert args.item_timeout == 3600.0
     assert run_options(args)["options"].item_timeout == 3600.0
     with pytest.raises(SystemExit):
         build_parser().parse_args(
-            ["wikicontradict", "judge", "--run", "r", "--judge", "x", "--item-timeout", "0"]
+            ["wikicontradict", "judge", "--run", "r", "--model", "x", "--item-timeout", "0"]
         )
 
 

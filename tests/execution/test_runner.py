@@ -575,7 +575,7 @@ def test_the_cli_reports_a_full_disk_without_a_traceback(
 ) -> None:
     import errno
 
-    from conflicteval import cli
+    from conflicteval.cli import app as cli
 
     def full(args: object) -> int:
         raise OSError(errno.ENOSPC, "No space left on device", "report.csv")

@@ -205,7 +205,7 @@ def test_batch_run_needs_a_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_batch_run_finds_or_adds_the_export_file() -> None:
-    from conflicteval.executors.batch_cli import _command_argv
+    from conflicteval.cli.batch import _command_argv
 
     argv, path = _command_argv(["--", "conflicteval", "score", "--batch-export", "a.jsonl"], None)
     assert argv == ["score", "--batch-export", "a.jsonl"] and path == Path("a.jsonl")

@@ -17,7 +17,7 @@ import pytest
 
 from conflicteval import ParseFailure, get_model, run_batch_sync
 from conflicteval.cache import ResponseCache, open_cache
-from conflicteval.cli_common import add_run_options, executor_from_args, run_options
+from conflicteval.cli.common import add_run_options, executor_from_args, run_options
 from conflicteval.errors import ModelError
 from conflicteval.executors.choice import resolve_executor
 from conflicteval.executors.local import LocalExecutor
@@ -143,7 +143,7 @@ def test_every_batch_command_has_the_executor_option() -> None:
     commands = [
         ["score"],
         ["wikicontradict", "generate", "--data", "d", "--model", "m", "--out", "o"],
-        ["wikicontradict", "judge", "--run", "r", "--judge", "lexical"],
+        ["wikicontradict", "judge", "--run", "r", "--model", "lexical"],
         ["conflictbench", "build", "--out", "o", "--source", "macnoise"],
         ["conflictbench", "detect", "--items", "i", "--out", "o"],
         ["reports", "--items", "i", "--out", "o", "--model", "m"],

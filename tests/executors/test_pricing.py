@@ -135,8 +135,8 @@ def test_every_model_calling_command_takes_batch_export(
 def test_batch_export_refuses_an_executor_of_other_processes() -> None:
     import argparse
 
+    from conflicteval.cli.batch import batch_context_from_args
     from conflicteval.errors import ConflictEvalError
-    from conflicteval.executors.batch_cli import batch_context_from_args
 
     args = argparse.Namespace(batch_export="r.jsonl", executor="ray", dry_run=False)
     with pytest.raises(ConflictEvalError, match="--executor ray"):

@@ -38,7 +38,7 @@ def test_verify_by_batch_equals_online(
     claims.write_text(json.dumps(RECORDS))
     with OpenAICompatServer(reply) as srv:
         argv = ["feverous", "verify", "--claims", str(claims), "--json"]
-        argv += ["--labeler", "openai/test-model", "--base-url", srv.base_url]
+        argv += ["--model", "openai/test-model", "--base-url", srv.base_url]
         monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "online-cache"))
         capsys.readouterr()
         assert main(argv) == 0

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from conflicteval.cli import feverous as feverous_cli
 from conflicteval.errors import ConflictEvalError, DataError
-from conflicteval.feverous import cli as feverous_cli
 from conflicteval.feverous import load_predictions, score_files
 
 
@@ -200,7 +200,7 @@ def test_verify_feverous_s_with_out_dir(
     specs: list[tuple[str, str | None]] = []
 
     def fake(args: argparse.Namespace) -> Any:
-        specs.append((args.labeler, args.base_url))
+        specs.append((args.model, args.base_url))
         return keyword_labeler
 
     monkeypatch.setattr(feverous_cli, "_make_labeler", fake)
@@ -211,7 +211,7 @@ def test_verify_feverous_s_with_out_dir(
             "verify",
             "--claims",
             str(s_sample),
-            "--labeler",
+            "--model",
             "kw",
             "--mode",
             "per_element",
@@ -241,7 +241,7 @@ def test_verify_feverous_s_with_out_dir(
                 "verify",
                 "--claims",
                 str(s_sample),
-                "--labeler",
+                "--model",
                 "kw",
                 "--mode",
                 "per_element",
@@ -269,7 +269,7 @@ def test_verify_exit_code_and_a_feverous_s_file_with_bom(
     path = tmp_path / "s.json"
     # A byte-order mark must not hide the JSON array (no --db is needed for FEVEROUS-S).
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(records).encode("utf-8"))
-    argv = ["feverous", "verify", "--claims", str(path), "--labeler", "kw", "--json"]
+    argv = ["feverous", "verify", "--claims", str(path), "--model", "kw", "--json"]
     assert _run(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["ok"], summary["total"], summary["label_accuracy"]) == (2, 2, 1.0)
@@ -350,7 +350,7 @@ def test_verify_with_a_model_spec_over_http(
             "verify",
             "--claims",
             str(s_sample),
-            "--labeler",
+            "--model",
             "openai/test",
             "--base-url",
             openai_server.base_url,
@@ -392,7 +392,7 @@ def test_verify_dry_run_counts_calls_without_requests(
         "verify",
         "--claims",
         str(s_sample),
-        "--labeler",
+        "--model",
         "openai/test",
         "--base-url",
         openai_server.base_url,

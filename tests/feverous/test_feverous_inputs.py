@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from conflicteval.cli import feverous as feverous_cli
 from conflicteval.errors import ConflictEvalError
-from conflicteval.feverous import cli as feverous_cli
 from conflicteval.runner import read_checkpoint
 
 
@@ -36,7 +36,7 @@ def test_verify_labels_again_only_the_claims_whose_inputs_changed(
 ) -> None:
     monkeypatch.setattr(feverous_cli, "_make_labeler", lambda args: keyword_labeler)
     out = tmp_path / "out"
-    base = ["feverous", "verify", "--labeler", "kw", "--out", str(out), "--quiet"]
+    base = ["feverous", "verify", "--model", "kw", "--out", str(out), "--quiet"]
     assert _run([*base, "--claims", str(s_sample)]) in (0, 1)
     assert keyword_labeler.calls == 5
     first = read_checkpoint(out / "checkpoint.jsonl")
@@ -86,7 +86,7 @@ def test_verify_gold_first_changes_the_inputs_of_claims_with_several_evidence_se
     claims.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out"
     base = ["feverous", "verify", "--claims", str(claims), "--db", str(wiki_db_path)]
-    base += ["--labeler", "kw", "--out", str(out), "--quiet"]
+    base += ["--model", "kw", "--out", str(out), "--quiet"]
     assert _run(base) in (0, 1)
     assert keyword_labeler.calls == 2
     capsys.readouterr()

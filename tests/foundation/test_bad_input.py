@@ -33,8 +33,8 @@ from conflicteval.conflictbench.truthfulqa import (
     load_retrieved_documents,
     load_truthfulqa,
 )
-from conflicteval.conflictscore.cli import read_documents
-from conflicteval.conflictscore.cli import read_items as read_score_items
+from conflicteval.conflictscore.score_inputs import read_documents
+from conflicteval.conflictscore.score_inputs import read_items as read_score_items
 from conflicteval.errors import DataError
 from conflicteval.feverous.claims import load_claims
 from conflicteval.feverous.items import load_feverous_s

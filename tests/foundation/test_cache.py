@@ -105,10 +105,10 @@ def test_cache_cli_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[
     with OpenAICompatServer() as s:
         for i in range(3):
             cached_model(s, tmp_path).generate_sync(f"q{i}")
-    assert cli_main(["cache", "info", "--dir", str(tmp_path)]) == 0
+    assert cli_main(["cache", "info", "--cache-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "entries: 3" in out and "openai/m1: 3" in out
-    assert cli_main(["cache", "clear", "--dir", str(tmp_path)]) == 0
+    assert cli_main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 0
     assert "deleted 3" in capsys.readouterr().out
     assert ResponseCache(tmp_path).info()["entries"] == 0
 
@@ -271,7 +271,7 @@ def test_a_cache_path_that_is_a_file_is_a_clear_error(
         get_model("openai/m", base_url="http://127.0.0.1:9/v1", api_key="k", cache=path)
     with pytest.raises(ConflictEvalError, match="not-a-dir"):
         ResponseCache(path / "below")
-    assert cli_main(["cache", "info", "--dir", str(path)]) == 2
+    assert cli_main(["cache", "info", "--cache-dir", str(path)]) == 2
     err = capsys.readouterr().err
     assert "not-a-dir" in err and "Traceback" not in err
 

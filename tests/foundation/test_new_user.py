@@ -353,7 +353,7 @@ def test_every_model_calling_command_takes_the_same_model_options() -> None:
         for action in sub._actions:
             assert action.help, (path, action.option_strings)
             if "--model" in action.option_strings:
-                assert action.metavar in ("SPEC", "[NAME=]SPEC"), path
+                assert action.metavar in ("SPEC", "[NAME=]SPEC", "SPEC|lexical"), path
 
 
 def test_every_option_of_every_command_has_help_text() -> None:
@@ -426,7 +426,7 @@ def _subparser(parser: Any, path: list[str]) -> Any:
 
 def test_timeout_and_max_attempts_reach_the_model() -> None:
     from conflicteval.cli import build_parser
-    from conflicteval.cli_common import model_from_args
+    from conflicteval.cli.common import model_from_args
 
     parser = build_parser()
     args = parser.parse_args(
@@ -487,7 +487,7 @@ def test_wikicontradict_report_with_every_judgement_failed_exits_non_zero(
         common = ["--base-url", server.base_url, "--quiet", "--no-cache"]
         gen = ["wikicontradict", "generate", "--data", str(wc_csv), "--model", "openai/t"]
         assert main([*gen, "--templates", "1", "--limit", "2", "--out", run, *common]) == 0
-        judge = ["wikicontradict", "judge", "--run", run, "--judge", "openai/j", *common]
+        judge = ["wikicontradict", "judge", "--run", run, "--model", "openai/j", *common]
         assert main(judge) == 1
     capsys.readouterr()
     assert main(["wikicontradict", "report", "--run", run]) == 1

@@ -58,7 +58,7 @@ def wikicontradict_run(tmp: Path, wc_csv: Path, server: Any) -> Path:
     common = ["--data", str(wc_csv), "--model", "openai/t", "--base-url", server.base_url]
     args = ["wikicontradict", "generate", *common, "--templates", "2,5", "--out", str(run)]
     assert main([*args, "--limit", "3", "--quiet"]) == 0
-    judge = ["wikicontradict", "judge", "--run", str(run), "--judge", "lexical", "--quiet"]
+    judge = ["wikicontradict", "judge", "--run", str(run), "--model", "lexical", "--quiet"]
     assert main(judge) == 0
     return run
 

@@ -44,7 +44,7 @@ def test_generate_then_judge_by_batch_equals_online(
     with OpenAICompatServer(reply) as srv:
         gen = ["wikicontradict", "generate", "--data", str(wc_csv), "--limit", "3"]
         gen += ["--templates", "2,5", "--model", "openai/tested", "--base-url", srv.base_url]
-        judge = ["wikicontradict", "judge", "--judge", "openai/judge", "--base-url", srv.base_url]
+        judge = ["wikicontradict", "judge", "--model", "openai/judge", "--base-url", srv.base_url]
 
         monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "online-cache"))
         assert main([*gen, "--out", str(tmp_path / "online"), "--quiet"]) == 0

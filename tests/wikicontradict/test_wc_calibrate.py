@@ -176,7 +176,7 @@ def test_calibrate_dry_run_counts_every_judge_call_without_calling(
         "calibrate",
         "--labels",
         str(labels),
-        "--judge",
+        "--model",
         "openai/j",
         "--base-url",
         base_url,
@@ -200,7 +200,7 @@ def test_calibrate_with_data_prints_which_file_it_read(
     from conflicteval.cli import main
 
     data = shared_data / "wikicontradict" / "WikiContradict_dataset_v1_rag_qa.csv"
-    argv = ["wikicontradict", "calibrate", "--judge", "lexical", "--data", str(data)]
+    argv = ["wikicontradict", "calibrate", "--model", "lexical", "--data", str(data)]
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert f"data: {data} (user file, sha256 6212a35e2e74" in err

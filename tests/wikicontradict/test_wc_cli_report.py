@@ -55,13 +55,18 @@ def test_cli_pipeline(
     assert "6 rows generated: 6 ok, 0 failed" in err and "completion tokens" in err
     assert len(openai_server.completions()) == 6
 
-    assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--dry-run"]) == 0
+    assert main(["wikicontradict", "judge", "--run", run, "--model", "lexical", "--dry-run"]) == 0
     assert "6 rows to grade" in capsys.readouterr().out
-    judge_args = ["--judge", "openai/j", "--base-url", openai_server.base_url]
+    # the old spelling of the judge (--judge) still works, with one deprecation line
+    assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--dry-run"]) == 0
+    old = capsys.readouterr()
+    assert "6 rows to grade" in old.out
+    assert old.err.splitlines()[0] == "warning: --judge is deprecated; use --model"
+    judge_args = ["--model", "openai/j", "--base-url", openai_server.base_url]
     assert main(["wikicontradict", "judge", "--run", run, *judge_args, "--dry-run"]) == 0
     assert "6 model calls" in capsys.readouterr().out
     assert len(openai_server.completions()) == 6
-    assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--quiet"]) == 0
+    assert main(["wikicontradict", "judge", "--run", run, "--model", "lexical", "--quiet"]) == 0
     assert "6 rows graded by lexical: 6 ok, 0 failed" in capsys.readouterr().err
 
     assert main(["wikicontradict", "report", "--run", run]) == 0
@@ -102,7 +107,7 @@ def test_cli_pipeline(
             "calibrate",
             "--labels",
             str(labels),
-            "--judge",
+            "--model",
             "lexical",
             "--data",
             str(wc_csv),

@@ -78,7 +78,7 @@ def test_report_compare_against_another_run(
             common = ["--data", str(wc_csv), "--model", "openai/t", "--base-url", srv.base_url]
             gen = ["wikicontradict", "generate", *common, "--templates", "5", "--out", run]
             assert main([*gen, "--limit", "8", "--quiet"]) == 0
-        assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--quiet"]) == 0
+        assert main(["wikicontradict", "judge", "--run", run, "--model", "lexical", "--quiet"]) == 0
         runs.append(run)
     capsys.readouterr()
     assert main(["wikicontradict", "report", "--run", runs[0], "--compare", runs[1]]) == 0

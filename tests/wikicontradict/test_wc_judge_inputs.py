@@ -36,7 +36,7 @@ def test_judge_grades_again_after_generate_restart_and_the_report_never_shows_st
         gen = ["wikicontradict", "generate", "--data", str(wc_csv), "--model", "openai/t"]
         gen += ["--base-url", server.base_url, "--templates", "5", "--limit", "3", "--quiet"]
         assert main([*gen, "--out", str(run)]) == 0
-        assert main(["wikicontradict", "judge", "--run", str(run), "--judge", "lexical"]) == 0
+        assert main(["wikicontradict", "judge", "--run", str(run), "--model", "lexical"]) == 0
         graded = _cells(capsys, run)
         assert graded[0]["correct"] == 3
         # new responses: the same rows, other text (not from the cache)
@@ -47,8 +47,8 @@ def test_judge_grades_again_after_generate_restart_and_the_report_never_shows_st
     stale = _cells(capsys, run)
     assert stale[0]["correct"] == 0 and stale[0]["failed"] == 3
     capsys.readouterr()
-    assert main(["wikicontradict", "judge", "--run", str(run), "--judge", "lexical"]) == 0
+    assert main(["wikicontradict", "judge", "--run", str(run), "--model", "lexical"]) == 0
     assert "3 recomputed because their inputs changed" in capsys.readouterr().err
-    assert main(["wikicontradict", "judge", "--run", str(fresh), "--judge", "lexical"]) == 0
+    assert main(["wikicontradict", "judge", "--run", str(fresh), "--model", "lexical"]) == 0
     regraded, expected = _cells(capsys, run), _cells(capsys, fresh)
     assert regraded == expected and regraded[0]["incorrect"] == 3

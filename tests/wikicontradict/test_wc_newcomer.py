@@ -56,7 +56,7 @@ def run(wc_csv: Path, tmp_path: Path, server: OpenAICompatServer) -> Path:
     common = ["--base-url", server.base_url, "--quiet"]
     gen = ["wikicontradict", "generate", "--data", str(wc_csv), *models, *common]
     assert main([*gen, "--templates", "1,5", "--limit", "3", "--out", str(out)]) == 0
-    judge = ["wikicontradict", "judge", "--run", str(out), "--judge", "openai/gpt-4o", *common]
+    judge = ["wikicontradict", "judge", "--run", str(out), "--model", "openai/gpt-4o", *common]
     assert main(judge) == 0
     # graded again from scratch: every judge reply is replayed from the response cache
     assert main([*judge, "--restart"]) == 0

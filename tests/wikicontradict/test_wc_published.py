@@ -311,7 +311,7 @@ def test_cli_calibrate_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str
         ),
         encoding="utf-8",
     )
-    args = ["wikicontradict", "calibrate", "--labels", str(labels), "--judge", "lexical"]
+    args = ["wikicontradict", "calibrate", "--labels", str(labels), "--model", "lexical"]
     assert main([*args, "--quiet", "--compare", "table3"]) == 0
     md = capsys.readouterr().out
     assert "## Judge calibration: lexical" in md and "Compared with the paper: table3" in md

@@ -64,3 +64,46 @@ def difference_lines(name_a: str, name_b: str, diff: dict[str, Any]) -> list[str
         verdict = "larger than its interval" if d["larger_than_interval"] else "within noise"
         lines.append(f"  {figure} {d['difference']:+.4f} [{low:+.4f}, {high:+.4f}]: {verdict}")
     return lines
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """A saved bench result: ``bench.json`` itself or the directory holding it.
+
+    Raises:
+        UsageError: No bench.json there.
+        DataError: The file is not a bench result.
+    """
+    from conflicteval.errors import DataError, UsageError
+    from conflicteval.jsonio import load_json
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / "bench.json"
+    if not p.is_file():
+        raise UsageError(f"{path}: no bench.json (give a 'bench labeler' output directory)")
+    data = load_json(p)
+    if not isinstance(data, dict) or "macro_f1" not in data or "gold" not in data:
+        raise DataError(p, None, "macro_f1", "not a bench result (bench.json)")
+    return data
+
+
+def _ci_text(value: Any, ci: Any) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else f"{value:.4f}"
+
+
+def results_table(rows: list[dict[str, Any]]) -> str:
+    """Bench results side by side: a Markdown table, one row per result."""
+    head = (
+        "| labeler | model | gold | pairs | failed | accuracy [95% CI] | macro-F1 [95% CI] | cost |"
+    )
+    lines = [head, "|---|---|---|---:|---:|---|---|---:|"]
+    for r in rows:
+        cost = "–" if r.get("cost_usd") is None else f"${r['cost_usd']:.4f}"
+        lines.append(
+            f"| {r.get('labeler')} | {r.get('model') or '–'} | {r.get('gold')} | {r.get('n')} "
+            f"| {r.get('failed')} | {_ci_text(r.get('accuracy'), r.get('accuracy_ci'))} "
+            f"| {_ci_text(r.get('macro_f1'), r.get('macro_f1_ci'))} | {cost} |"
+        )
+    return "\n".join(lines)

@@ -1,13 +1,18 @@
-"""The labeler and scorer a ConflictBench command uses, by kind (with their defaults)."""
+"""The labeler and scorer a ConflictBench command uses, by kind (with their defaults).
+
+The kinds and how each is made are :mod:`conflicteval.conflictscore.factory`'s; ConflictBench's
+commands take every labeler kind but ``nli`` (they have no ``--nli-model``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
 from conflicteval.errors import UsageError
 
-LABELERS = ("llm", "llm-per-document", "llm-per-claim", "lexical")
-DECOMPOSERS = ("llm", "sentence", "whole")
+LABELERS = tuple(kind for kind in LABELER_KINDS if kind != "nli")
+DECOMPOSERS = DECOMPOSER_KINDS
 
 
 def make_labeler(kind: str, model: Any, plain_json: bool = False) -> Any:
@@ -22,19 +27,10 @@ def make_scorer(
 ) -> Any:
     """A ConflictScorer: with a model, llm decomposer and labeler by default; without,
     the offline sentence decomposer and lexical labeler."""
-    from conflicteval.conflictscore import (
-        ConflictScorer,
-        LLMDecomposer,
-        SentenceDecomposer,
-        WholeResponse,
-    )
+    from conflicteval.conflictscore.factory import make_scorer as factory_scorer
+    from conflicteval.conflictscore.factory import needs_model, scorer_kinds
 
-    dec_kind = decomposer or ("llm" if model is not None else "sentence")
-    lab_kind = labeler or ("llm" if model is not None else "lexical")
-    if dec_kind == "llm":
-        if model is None:
-            raise UsageError("--decomposer llm needs --scorer-model")
-        dec: Any = LLMDecomposer(model)
-    else:
-        dec = WholeResponse() if dec_kind == "whole" else SentenceDecomposer()
-    return ConflictScorer(dec, make_labeler(lab_kind, model, plain_json))
+    dec_kind, lab_kind = scorer_kinds(decomposer, labeler, model is not None)
+    if model is None and (needs_model(dec_kind) or needs_model(lab_kind)):
+        raise UsageError(f"--decomposer {dec_kind} / --labeler {lab_kind} need --scorer-model")
+    return factory_scorer(dec_kind, lab_kind, model, structured=not plain_json)

@@ -84,3 +84,35 @@ def make_decomposer(kind: str, model: Model | None = None) -> Any:
     if model is None:
         raise ValueError("the llm decomposer needs a model (--model SPEC)")
     return LLMDecomposer(model)
+
+
+def scorer_kinds(decomposer: str | None, labeler: str | None, with_model: bool) -> tuple[str, str]:
+    """The decomposer and labeler kinds a scorer uses when some are left unset: with a model,
+    the paper's ``llm`` decomposer and labeler; without one, the offline ``sentence``
+    decomposer and ``lexical`` labeler."""
+    return (
+        decomposer or ("llm" if with_model else "sentence"),
+        labeler or ("llm" if with_model else "lexical"),
+    )
+
+
+def make_scorer(
+    decomposer: str,
+    labeler: str,
+    model: Model | None = None,
+    *,
+    nli_model: Any = None,
+    structured: bool = True,
+) -> Any:
+    """A :class:`~conflicteval.conflictscore.scorer.ConflictScorer` from its kinds.
+
+    Raises:
+        ValueError: Unknown kind, or an ``llm`` kind without a model (an ``nli`` labeler
+            without its model directory).
+    """
+    from conflicteval.conflictscore.scorer import ConflictScorer
+
+    return ConflictScorer(
+        make_decomposer(decomposer, model),
+        make_labeler(labeler, model, nli_model=nli_model, structured=structured),
+    )

@@ -1,4 +1,5 @@
-"""Choosing an executor by name (``--executor`` itself is a shared option in ``cli_common``)."""
+"""Choosing an executor by name (``--executor`` itself is a shared option of the command line,
+``conflicteval.cli.options``)."""
 
 from __future__ import annotations
 

@@ -248,3 +248,40 @@ def _feverous_s_item(
         evidence=pieces,
         challenge=challenge if isinstance(challenge, str) else None,
     )
+
+
+def verification_items(
+    path: str | PathLike[str],
+    *,
+    db: str | PathLike[str] | None = None,
+    evidence: EvidenceChoice = "gold_union",
+    strip_links: bool = True,
+    limit: int | None = None,
+) -> list[VerifyItem] | None:
+    """The verification items of a claim file: a FEVEROUS-S JSON array (evidence text
+    included), or a FEVEROUS JSON-lines release whose evidence ``db`` resolves; None for a
+    JSON-lines file without ``db``. ``limit``: only the first N claims."""
+    if _is_json_array(path):
+        items = load_feverous_s(path, strip_links=strip_links)
+        return items[:limit] if limit is not None else items
+    if db is None:
+        return None
+    import itertools
+
+    from .claims import iter_claims
+
+    with WikiDB(db) as wiki:
+        claims: Iterable[FeverousClaim] = iter_claims(path)
+        if limit is not None:
+            claims = itertools.islice(claims, limit)
+        return items_from_claims(claims, wiki, evidence=evidence, strip_links=strip_links)
+
+
+def _is_json_array(path: str | PathLike[str]) -> bool:
+    from conflicteval.readers import iter_lines
+
+    # The reader layer drops a BOM, decompresses *.gz and refuses UTF-16 or non-UTF-8 text.
+    for _lineno, line in iter_lines(path):
+        if line.strip():
+            return line.lstrip().startswith("[")
+    return False

@@ -14,40 +14,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
-from conflicteval.cli_common import (
-    add_batch_options,
-    add_model_options,
-    add_run_options,
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import (
     finish,
     model_from_args,
     progress_from_args,
     run_options,
+    scorer_from_args,
 )
-from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
-from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
+from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.options import (
+    add_batch_options,
+    add_decomposer,
+    add_json,
+    add_labeler,
+    add_limit,
+    add_model_options,
+    add_out,
+    add_run_input,
+    add_run_options,
+    positive_int,
+)
 from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
 
 if TYPE_CHECKING:
     from conflicteval.ramdocs.methods import Question
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_method_options(p: argparse.ArgumentParser) -> None:
     """``--method``, ``--out``, ``--limit``, ``--rounds`` and the shared model/run/batch options."""
     p.add_argument("--method", choices=METHODS, required=True, help="Table 1 method")
-    p.add_argument("--out", required=True, metavar="DIR", help="run directory (resumable)")
-    p.add_argument("--limit", type=positive_int, default=None, help="only the first N questions")
+    add_out(p, "run directory (resumable)")
+    add_limit(p, "questions")
     p.add_argument(
         "--rounds",
         type=positive_int,
@@ -63,27 +61,15 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
     """``--run`` (repeatable), ``--json`` and the ConflictScore options of a report."""
     from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
 
-    p.add_argument(
-        "--run", action="append", required=True, metavar="DIR", help="run directory (repeatable)"
-    )
-    p.add_argument("--json", action="store_true", help="print JSON (with per-question scores)")
+    add_run_input(p, "run directory", repeat=True, required=True)
+    add_json(p, "with per-question scores")
     p.add_argument(
         "--conflictscore",
         action="store_true",
         help="also score each final answer with ConflictScore against its documents (CS-C, CS-R)",
     )
-    p.add_argument(
-        "--decomposer",
-        choices=DECOMPOSER_KINDS,
-        default="sentence",
-        help="with --conflictscore (default sentence)",
-    )
-    p.add_argument(
-        "--labeler",
-        choices=LABELER_KINDS,
-        default="lexical",
-        help="with --conflictscore (default lexical)",
-    )
+    add_decomposer(p, DECOMPOSER_KINDS, "sentence", "sentence; with --conflictscore")
+    add_labeler(p, LABELER_KINDS, "lexical", "lexical; with --conflictscore")
     add_model_options(p, what="model of an llm decomposer or labeler (with --conflictscore)")
     add_run_options(p)
     add_batch_options(p)
@@ -194,19 +180,7 @@ def report_runs(
 
 
 def _scorer(args: argparse.Namespace) -> Any:
-    from conflicteval.conflictscore import ConflictScorer
-    from conflicteval.conflictscore.factory import make_decomposer, make_labeler, needs_model
-
-    model = None
-    if needs_model(args.decomposer) or needs_model(args.labeler):
-        if not args.model:
-            raise UsageError(
-                f"--labeler {args.labeler} / --decomposer {args.decomposer} need --model SPEC"
-            )
-        model = model_from_args(args, max_concurrency=args.concurrency)
-    return ConflictScorer(
-        make_decomposer(args.decomposer, model), make_labeler(args.labeler, model)
-    )
+    return scorer_from_args(args, max_concurrency=args.concurrency)
 
 
 def _report(args: argparse.Namespace) -> int:

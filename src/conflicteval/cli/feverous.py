@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cli_common import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import finish, model_from_args, run_options
+from conflicteval.cli.data import add_data_option, resolve_data_arg
+from conflicteval.cli.options import (
     add_batch_options,
+    add_dry_run,
+    add_json,
+    add_labeler,
+    add_limit,
     add_model_options,
+    add_out,
     add_run_options,
-    finish,
-    model_from_args,
     positive_int,
-    run_options,
 )
-from conflicteval.data.cli import add_data_option, resolve_data_arg
 from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
 
 SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
+
+VERIFY_LABELERS = ("lexical", "llm")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sc.add_argument("--max-cells", type=positive_int, default=25, help="cell budget (default 25)")
     sc.add_argument("--per-claim", default=None, help="also write per-claim scores (JSON lines)")
-    sc.add_argument("--json", action="store_true", help="print JSON")
+    add_json(sc)
     sc.set_defaults(func=_score)
 
     ve = sub.add_parser(
@@ -71,12 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ve, "feverous-dev", flag="--claims", what="claim file (.jsonl release or FEVEROUS-S .json)"
     )
     ve.add_argument("--db", default=None, help="feverous_wikiv1.db (for .jsonl claim files)")
-    ve.add_argument(
-        "--labeler",
-        required=True,
-        metavar="lexical|SPEC",
-        help="'lexical' (offline) or the model spec of the LLM labeler, e.g. openai/gpt-4o-mini",
-    )
+    add_labeler(ve, VERIFY_LABELERS, None, "llm with --model, else lexical", old_specs=True)
     ve.add_argument(
         "--mode",
         choices=("concat", "per_element"),
@@ -89,23 +88,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="gold_union",
         help="which gold evidence to show (default: every set, merged)",
     )
-    ve.add_argument("--limit", type=positive_int, default=None, help="only the first N claims")
+    add_limit(ve, "claims")
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
-    ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
-    ve.add_argument("--json", action="store_true", help="print JSON")
-    ve.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="count the model calls, cache hits and prompt tokens without calling a model",
+    add_out(ve, "directory for checkpoint, records and metrics", required=False)
+    add_json(ve)
+    add_dry_run(ve)
+    add_model_options(
+        ve,
+        what="model of the llm labeler (the paper's Table 7 prompt), e.g. openai/gpt-4o-mini",
+        concurrency=16,
+        concurrency_help="claims in flight",
     )
-    add_model_options(ve, what=None, concurrency=16, concurrency_help="claims in flight")
     add_run_options(ve)
     add_batch_options(ve)
     ve.set_defaults(func=batch_command(_verify))
 
 
 def _score(args: argparse.Namespace) -> int:
-    from .scorefiles import score_files
+    from conflicteval.feverous.scorefiles import score_files
 
     result = score_files(
         args.pred, args.gold, max_sentences=args.max_sentences, max_cells=args.max_cells
@@ -124,7 +124,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import verify_sync
+    from conflicteval.feverous.verify import verify_sync
 
     items = _load_items(args)
     if items is None:
@@ -166,12 +166,13 @@ def _verify(args: argparse.Namespace) -> int:
 def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
     """Print what verifying ``items`` would cost; no model is called."""
     from conflicteval.dryrun import dry_run
-
-    from .verify import documents_for
+    from conflicteval.feverous.verify import documents_for
 
     model = getattr(labeler, "model", None)
     if model is None:
-        print(f"dry run: {len(items)} claims; the {args.labeler} labeler calls no model")
+        print(
+            f"dry run: {len(items)} claims; the {args.labeler or 'lexical'} labeler calls no model"
+        )
         return 0
     calls = [
         call
@@ -185,39 +186,24 @@ def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:
     """Verification items from the claim file; None when a .jsonl file comes without --db."""
-    from .items import items_from_claims, load_feverous_s
+    from conflicteval.feverous.items import verification_items
 
-    path = resolve_data_arg(args, "feverous-dev", dest="claims").path
-    strip = not args.keep_links
-    if _is_json_array(path):
-        items = load_feverous_s(path, strip_links=strip)
-        return items[: args.limit] if args.limit is not None else items
-    if args.db is None:
-        return None
-    from .claims import iter_claims
-    from .wikidb import WikiDB
-
-    with WikiDB(args.db) as db:
-        claims = iter_claims(path)
-        if args.limit is not None:
-            claims = itertools.islice(claims, args.limit)
-        return items_from_claims(claims, db, evidence=args.evidence, strip_links=strip)
-
-
-def _is_json_array(path: Path) -> bool:
-    from conflicteval.readers import iter_lines
-
-    # The reader layer drops a BOM, decompresses *.gz and refuses UTF-16 or non-UTF-8 text.
-    for _lineno, line in iter_lines(path):
-        if line.strip():
-            return line.lstrip().startswith("[")
-    return False
+    return verification_items(
+        resolve_data_arg(args, "feverous-dev", dest="claims").path,
+        db=args.db,
+        evidence=args.evidence,
+        strip_links=not args.keep_links,
+        limit=args.limit,
+    )
 
 
 def _make_labeler(args: argparse.Namespace) -> Any:
-    """``lexical`` → ``LexicalLabeler()``; a model spec → ``LLMLabeler(model)``."""
+    """``lexical`` → ``LexicalLabeler()``; ``llm`` → ``LLMLabeler(model)`` of ``--model``."""
     from conflicteval.conflictscore.factory import make_labeler
 
-    if args.labeler == "lexical":
+    kind = args.labeler or ("llm" if args.model else "lexical")
+    if kind == "lexical":
         return make_labeler("lexical")
-    return make_labeler("llm", model_from_args(args, args.labeler))
+    if not args.model:
+        raise UsageError("--labeler llm needs --model SPEC")
+    return make_labeler("llm", model_from_args(args))

@@ -45,5 +45,5 @@ def test_output_cut_short_by_the_reader_is_no_error(
             pass
 
     monkeypatch.setattr(sys, "stdout", ClosedPipe())  # `conflicteval cache info | head -1`
-    assert main(["cache", "info", "--dir", str(tmp_path)]) == 0  # the reader asked no more
+    assert main(["cache", "info", "--cache-dir", str(tmp_path)]) == 0  # the reader asked no more
     assert "error" not in capsys.readouterr().err

@@ -13,23 +13,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval.cli_common import (
-    SPEC_HELP,
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import finish, model_from_args, progress_from_args, run_options
+from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.options import (
     add_batch_options,
+    add_dry_run,
+    add_json,
+    add_limit,
     add_model_options,
+    add_out,
+    add_run_input,
     add_run_options,
-    finish,
-    model_from_args,
-    positive_int,
-    progress_from_args,
-    run_options,
 )
-from conflicteval.data.cli import add_data_option, record_data_source, resolve_data_arg
-from conflicteval.executors.batch_cli import batch_command
+from conflicteval.cli.wikicontradict_report import aliases_from_args, check_aliases, report_command
 from conflicteval.suggest import did_you_mean
-from conflicteval.wikicontradict.report_cli import aliases_from_args, check_aliases, report_command
 
-JUDGE_HELP = "the judge: 'lexical' (offline baseline) or a judge model; " + SPEC_HELP
+DATA_HELP = "CSV release, nested JSON or Label Studio export"
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from conflicteval.runner import BatchResult
@@ -43,25 +43,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="WikiContradict benchmark: see 'conflicteval docs wikicontradict'.",
     )
     sub = wc.add_subparsers(dest="wc_command", metavar="ACTION", required=True)
-
     p = sub.add_parser("stats", help="Table 1 counts of a data file")
-    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_data_option(p, "wikicontradict", what=DATA_HELP)
+    add_json(p)
     p.set_defaults(func=_stats)
+    _add_render(sub).set_defaults(func=_render)
+    _add_generate(sub).set_defaults(func=batch_command(_generate))
+    _add_judge(sub).set_defaults(func=batch_command(_judge))
+    _add_report(sub).set_defaults(func=_report)
+    _add_calibrate(sub).set_defaults(func=batch_command(_calibrate))
 
+
+def _add_render(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("render", help="print a rendered prompt and its expected answers")
-    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
+    add_data_option(p, "wikicontradict", what=DATA_HELP)
     p.add_argument("--template", required=True, help="1, 2, 3, 4, 5, 5.1, 5.2, 5.3 or 5.4")
     p.add_argument("--id", default=None, help="instance id (default: the first instance)")
     _template_options(p)
-    p.set_defaults(func=_render)
+    return p
 
+
+def _add_generate(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("generate", help="generate responses (resumable) into DIR")
-    add_data_option(p, "wikicontradict", what="CSV release, nested JSON or Label Studio export")
+    add_data_option(p, "wikicontradict", what=DATA_HELP)
     p.add_argument("--templates", default="1,2,3,4,5", help="comma-separated (default 1,2,3,4,5)")
-    p.add_argument("--out", required=True, help="run directory")
-    p.add_argument("--limit", type=positive_int, default=None, help="only the first N instances")
-    p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
+    add_out(p, "run directory (resumable)")
+    add_limit(p, "instances")
+    add_dry_run(p)
     add_model_options(
         p,
         what="model to test",
@@ -73,22 +81,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_run_options(p)
     _template_options(p)
     add_batch_options(p)
-    p.set_defaults(func=batch_command(_generate))
+    return p
 
-    p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
-    p.add_argument("--run", required=True, help="run directory")
-    p.add_argument("--judge", required=True, metavar="SPEC|lexical", help=JUDGE_HELP)
-    p.add_argument("--output", default=None, help="judgements file (default RUN/judgements.jsonl)")
-    p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
+
+def _add_judge_model(p: argparse.ArgumentParser) -> None:
     add_model_options(
-        p, what=None, concurrency=16, concurrency_help="judge calls in flight at once"
+        p,
+        what="the judge: 'lexical' (offline baseline) or a judge model",
+        required=True,
+        metavar="SPEC|lexical",
+        concurrency=16,
+        concurrency_help="judge calls in flight at once",
+        old=("--judge",),
     )
+
+
+def _add_judge(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("judge", help="grade a run's generations into judgements.jsonl")
+    add_run_input(p, "run directory (from 'generate')", required=True)
+    add_out(
+        p,
+        "judgements file (default RUN/judgements.jsonl)",
+        required=False,
+        metavar="FILE",
+        old=("--output",),
+    )
+    add_dry_run(p)
+    _add_judge_model(p)
     add_run_options(p)
     add_batch_options(p)
-    p.set_defaults(func=batch_command(_judge))
+    return p
 
+
+def _add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
-    p.add_argument("--run", required=True, help="run directory")
+    add_run_input(p, "run directory (judged)", required=True)
     p.add_argument(
         "--format", choices=("md", "csv", "json"), default="md", help="output format (md)"
     )
@@ -108,7 +135,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(--format csv or json; json is JSON lines)",
     )
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
-    p.add_argument("--out", default=None, help="write to this file instead of stdout")
+    add_out(p, "write to this file instead of stdout", required=False, metavar="FILE")
     p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
     p.add_argument(
         "--compare",
@@ -119,8 +146,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with its 95%% interval, and whether it is larger than the interval (md or json)",
     )
     _match_option(p)
-    p.set_defaults(func=_report)
+    return p
 
+
+def _add_calibrate(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("calibrate", help="judge agreement with human labels and worked examples")
     p.add_argument(
         "--labels",
@@ -130,18 +159,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "wikicontradict-humaneval' gets the paper's); default: none, only the judge prompt's "
         "eight worked examples are graded",
     )
-    p.add_argument("--judge", required=True, metavar="SPEC|lexical", help=JUDGE_HELP)
     p.add_argument(
         "--data",
         default=None,
         metavar="PATH",
         help="WikiContradict data file, for label rows without question/answers",
     )
-    p.add_argument("--dry-run", action="store_true", help="count calls and tokens; call nothing")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    add_model_options(
-        p, what=None, concurrency=16, concurrency_help="judge calls in flight at once"
-    )
+    add_dry_run(p)
+    add_json(p)
+    _add_judge_model(p)
     add_run_options(p, resumable=False)
     p.add_argument(
         "--compare",
@@ -151,7 +177,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _match_option(p)
     add_batch_options(p)
-    p.set_defaults(func=batch_command(_calibrate))
+    return p
 
 
 def _match_option(p: argparse.ArgumentParser) -> None:
@@ -316,10 +342,10 @@ def _judge(args: argparse.Namespace) -> int:
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, Judge
 
     judge_model = (
-        "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
+        "lexical" if args.model == "lexical" else _model(args.model, args, args.concurrency)
     )
     judge = Judge(judge_model)
-    output = Path(args.output) if args.output else Path(args.run) / JUDGEMENTS_FILE
+    output = Path(args.out) if args.out else Path(args.run) / JUDGEMENTS_FILE
     rows = [r for r in read_generations(args.run) if r.status == "ok"]
     if any(r.template in ("5.2", "5.4") for r in rows) and judge.model is not None:
         _err(
@@ -376,7 +402,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         load_wikicontradict(resolve_data_arg(args, "wikicontradict").path) if args.data else None
     )
     judge_model = (
-        "lexical" if args.judge == "lexical" else _model(args.judge, args, args.concurrency)
+        "lexical" if args.model == "lexical" else _model(args.model, args, args.concurrency)
     )
     judge = Judge(judge_model)
     if aliases:  # before any call

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conflicteval.cli import build_parser, main
-from conflicteval.cli_common import model_options, ray_model_concurrency_line
+from conflicteval.cli.common import model_options, ray_model_concurrency_line
 from conflicteval.testing import OpenAICompatServer
 
 PAIR = json.dumps({"claim": "c", "document_snippet": "s", "reasoning": "r", "answer": "SUPPORTS"})

@@ -1,7 +1,7 @@
 """``--batch-export`` on every model-calling command, and ``conflicteval batch ...``.
 
 ``add_batch_options(parser)`` (defined with the shared options in
-:mod:`conflicteval.cli_common`) adds ``--batch-export FILE`` to a command and
+:mod:`conflicteval.cli.options`) adds ``--batch-export FILE`` to a command and
 ``batch_command(func)`` wraps its function: the command runs inside a
 :class:`~conflicteval.executors.plan.CallLedger` (cost and call counts in its
 end-of-run summary) or, with ``--batch-export``, a
@@ -27,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval.cli_common import EXIT_PENDING, add_batch_options, positive_float, positive_int
+from conflicteval.cli.common import EXIT_PENDING
+from conflicteval.cli.options import add_batch_options, add_cache_dir, positive_float, positive_int
 from conflicteval.errors import ConflictEvalError, PendingCall
 
 if TYPE_CHECKING:  # imported where used: the command line starts without the model layer
@@ -208,12 +209,7 @@ def _served_option(p: argparse.ArgumentParser) -> None:
 
 
 def _cache_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--cache-dir",
-        metavar="DIR",
-        default=None,
-        help="response cache directory (default: $CONFLICTEVAL_CACHE_DIR or the user cache dir)",
-    )
+    add_cache_dir(p)
 
 
 def _cache(args: argparse.Namespace) -> Any:

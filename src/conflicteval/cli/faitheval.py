@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import argparse
 
-from conflicteval.data.cli import add_data_option, resolve_data_arg
-from conflicteval.executors.batch_cli import batch_command
-from conflicteval.faitheval.data import TASKS
-from conflicteval.ramdocs.cli import (
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.data import add_data_option, resolve_data_arg
+from conflicteval.cli.ramdocs import (
     add_method_options,
     add_report_options,
     report_runs,
     run_questions,
 )
+from conflicteval.faitheval.data import TASKS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -10,23 +10,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conflicteval.cli_common import (
-    EXIT_FAILED,
-    EXIT_OK,
+from conflicteval.bench.names import GOLD_SETS
+from conflicteval.cli.batch import batch_command
+from conflicteval.cli.common import EXIT_FAILED, EXIT_OK, model_from_args, run_options
+from conflicteval.cli.options import (
     add_batch_options,
+    add_json,
+    add_labeler,
+    add_limit,
     add_model_options,
+    add_nli_model,
+    add_out,
+    add_plain_json,
     add_run_options,
-    model_from_args,
-    run_options,
+    add_seed,
 )
+from conflicteval.conflictscore.factory import LABELER_KINDS, needs_model
 from conflicteval.errors import UsageError
-from conflicteval.executors.batch_cli import batch_command
 
-from .names import GOLD_SETS
-
-__all__ = ["labeler_from_spec", "register"]
-
-LABELER_SPECS = "lexical, nli:DIR, llm, llm-per-document, llm-per-claim, or a model spec"
+__all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,22 +62,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lab.add_argument(
         "--db", metavar="FILE", default=None, help="feverous_wikiv1.db for --gold feverous"
     )
-    lab.add_argument(
-        "--labeler", required=True, metavar="SPEC", help=f"the labeler: {LABELER_SPECS}"
+    add_labeler(
+        lab,
+        LABELER_KINDS,
+        None,
+        "llm with --model, else lexical",
+        old_specs=True,
+        model_list=True,
     )
-    lab.add_argument("--nli-model", metavar="DIR", default=None, help="NLI model directory")
-    lab.add_argument(
-        "--plain-json",
-        action="store_true",
-        help="llm labelers: ask for JSON in the prompt only (no response_format schema)",
-    )
-    lab.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    lab.add_argument("--limit", type=int, default=None, help="only the first N source records")
-    lab.add_argument("--json", action="store_true", help="print one JSON object")
+    add_nli_model(lab)
+    add_plain_json(lab)
+    add_out(lab, "output directory")
+    add_limit(lab, "source records")
+    add_json(lab, "one object")
     lab.add_argument(
         "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (1000)"
     )
-    lab.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    add_seed(lab, "the bootstrap")
     lab.add_argument(
         "--no-save",
         action="store_true",
@@ -97,31 +100,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="put saved bench results side by side (bench.json files or their directories)",
     )
     cmp.add_argument("paths", nargs="+", metavar="DIR|FILE", help="bench output directories")
-    cmp.add_argument("--json", action="store_true", help="print JSON")
+    add_json(cmp)
     cmp.set_defaults(func=_compare)
-
-
-def labeler_from_spec(
-    spec: str, model: Any = None, *, nli_model: str | None = None, plain_json: bool = False
-) -> Any:
-    """A labeler from its command-line spec.
-
-    ``lexical``; ``nli:DIR`` (or ``nli`` with ``nli_model``); ``llm``,
-    ``llm-per-document``, ``llm-per-claim`` (with ``model``); anything else is a
-    model spec for the Table 7 ``llm`` labeler (as ``feverous verify --labeler`` reads it).
-    """
-    from conflicteval.conflictscore.factory import LABELER_KINDS, make_labeler
-
-    structured = not plain_json
-    if spec.startswith("nli:"):
-        return make_labeler("nli", nli_model=spec[4:])
-    if spec in LABELER_KINDS:
-        return make_labeler(spec, model, nli_model=nli_model, structured=structured)
-    if model is not None:
-        raise UsageError(f"--labeler {spec}: unknown labeler (known: {LABELER_SPECS})")
-    from conflicteval.models import get_model
-
-    return make_labeler("llm", get_model(spec), structured=structured)
 
 
 def _slug(text: str) -> str:
@@ -129,29 +109,28 @@ def _slug(text: str) -> str:
 
 
 def _labeler(args: argparse.Namespace) -> int:
-    from .gold import load_gold
+    from conflicteval.bench.gold import load_gold
+    from conflicteval.conflictscore.factory import make_labeler
 
     models = list(args.model or [])
-    spec = args.labeler
-    if spec.startswith("llm") and not models:
-        raise UsageError(f"--labeler {spec} needs --model SPEC")
-    if models and not spec.startswith("llm"):
-        raise UsageError(f"--labeler {spec} calls no model; leave out --model")
+    kind = args.labeler or ("llm" if models else "lexical")
+    if needs_model(kind) and not models:
+        raise UsageError(f"--labeler {kind} needs --model SPEC")
+    if models and not needs_model(kind):
+        raise UsageError(f"--labeler {kind} calls no model; leave out --model")
     if args.resamples < 1:
         raise UsageError("--resamples must be at least 1")
     gold = load_gold(args.gold, args.data, db=args.db, limit=args.limit)
     if not gold.items:
         raise UsageError(f"the {args.gold} gold set read from {gold.path} has no items")
+    structured = not args.plain_json
     runs: list[tuple[Any, Path]] = []
     if not models:
-        runs.append((_offline_or_spec(args, spec), Path(args.out)))
-    else:
-        for m in models:
-            labeler = labeler_from_spec(
-                spec, model_from_args(args, m), nli_model=args.nli_model, plain_json=args.plain_json
-            )
-            out = Path(args.out) if len(models) == 1 else Path(args.out) / _slug(m)
-            runs.append((labeler, out))
+        runs.append((make_labeler(kind, nli_model=args.nli_model), Path(args.out)))
+    for m in models:
+        labeler = make_labeler(kind, model_from_args(args, m), structured=structured)
+        out = Path(args.out) if len(models) == 1 else Path(args.out) / _slug(m)
+        runs.append((labeler, out))
     status = EXIT_OK
     results = []
     for labeler, out in runs:
@@ -159,28 +138,18 @@ def _labeler(args: argparse.Namespace) -> int:
         results.append(result)
         status = max(status, rc)
     if len(results) > 1 and not args.json:
+        from conflicteval.bench.compare import results_table
+
         print()
-        print(_table([r.to_dict() for r in results]))
+        print(results_table([r.to_dict() for r in results]))
     return status
-
-
-def _offline_or_spec(args: argparse.Namespace, spec: str) -> Any:
-    from conflicteval.conflictscore.factory import LABELER_KINDS
-
-    if spec == "lexical" or spec.startswith("nli"):
-        return labeler_from_spec(spec, nli_model=args.nli_model)
-    if spec in LABELER_KINDS:
-        raise UsageError(f"--labeler {spec} needs --model SPEC")
-    # a model spec: the Table 7 labeler of that model, with the shared model options
-    return labeler_from_spec("llm", model_from_args(args, spec), plain_json=args.plain_json)
 
 
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:
     from conflicteval._atomic import atomic_write_text
+    from conflicteval.bench.run import run_labeler_bench
+    from conflicteval.bench.store import save_measurement
     from conflicteval.runner import write_json_lines
-
-    from .run import run_labeler_bench
-    from .store import save_measurement
 
     out.mkdir(parents=True, exist_ok=True)
     result = run_labeler_bench(
@@ -212,46 +181,16 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
     return result, EXIT_OK if ok else EXIT_FAILED
 
 
-def _read_result(path: str) -> dict[str, Any]:
-    from conflicteval.errors import DataError
-    from conflicteval.jsonio import load_json
-
-    p = Path(path)
-    if p.is_dir():
-        p = p / "bench.json"
-    if not p.is_file():
-        raise UsageError(f"{path}: no bench.json (give a 'bench labeler' output directory)")
-    data = load_json(p)
-    if not isinstance(data, dict) or "macro_f1" not in data or "gold" not in data:
-        raise DataError(p, None, "macro_f1", "not a bench result (bench.json)")
-    return data
-
-
-def _fmt(value: Any, ci: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else f"{value:.4f}"
-
-
-def _table(rows: list[dict[str, Any]]) -> str:
-    head = (
-        "| labeler | model | gold | pairs | failed | accuracy [95% CI] | macro-F1 [95% CI] | cost |"
-    )
-    lines = [head, "|---|---|---|---:|---:|---|---|---:|"]
-    for r in rows:
-        cost = "–" if r.get("cost_usd") is None else f"${r['cost_usd']:.4f}"
-        lines.append(
-            f"| {r.get('labeler')} | {r.get('model') or '–'} | {r.get('gold')} | {r.get('n')} "
-            f"| {r.get('failed')} | {_fmt(r.get('accuracy'), r.get('accuracy_ci'))} "
-            f"| {_fmt(r.get('macro_f1'), r.get('macro_f1_ci'))} | {cost} |"
-        )
-    return "\n".join(lines)
-
-
 def _compare(args: argparse.Namespace) -> int:
-    from .compare import difference_lines, paired_differences, read_records
+    from conflicteval.bench.compare import (
+        difference_lines,
+        paired_differences,
+        read_records,
+        read_result,
+        results_table,
+    )
 
-    rows = [_read_result(p) for p in args.paths]
+    rows = [read_result(p) for p in args.paths]
     dirs = [Path(p) if Path(p).is_dir() else Path(p).parent for p in args.paths]
     diffs: list[dict[str, Any]] = []
     first_records = read_records(dirs[0])
@@ -265,7 +204,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"results": rows, "paired_differences": diffs}, indent=2))
         return 0
-    print(_table(rows))
+    print(results_table(rows))
     for d in diffs:
         print()
         print("\n".join(difference_lines(d["first"], d["second"], d)))

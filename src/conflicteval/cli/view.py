@@ -10,6 +10,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from conflicteval.cli.options import add_out
 from conflicteval.errors import UsageError
 
 __all__ = ["register"]
@@ -30,13 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("runs", nargs="*", metavar="RUN", help="run directories")
-    p.add_argument(
-        "-o",
-        "--out",
-        metavar="FILE.html",
-        default=None,
-        help=f"where to write (default: report.html in the first run directory; "
+    add_out(
+        p,
+        f"where to write (default: report.html in the first run directory; "
         f"with --demo: {DEMO_REPORT})",
+        required=False,
+        metavar="FILE.html",
+        short=True,
     )
     p.add_argument("--title", default=None, help="the page title")
     p.add_argument(
@@ -55,13 +56,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _view(args: argparse.Namespace) -> int:
-    from . import load_run, write_report
+    from conflicteval.view import load_run, write_report
 
     if args.demo:
         if args.runs:
             raise UsageError("--demo takes no run directories")
         with tempfile.TemporaryDirectory(prefix="conflicteval-demo-") as tmp:
-            from .demo import write_demo_run
+            from conflicteval.view.demo import write_demo_run
 
             run = load_run(write_demo_run(Path(tmp) / "demo"))
             run.path = "bundled demo (conflicteval demo)"

@@ -1,7 +1,5 @@
-"""The ``conflicteval`` command line: a thin layer over the public API.
-
-Each area adds its own sub-commands through a ``register(subparsers)``
-function in its ``cli`` module.
+"""The ``conflicteval`` parser and entry point: each area adds its own sub-commands through
+the ``register(subparsers)`` function of its module in this package.
 """
 
 from __future__ import annotations
@@ -20,31 +18,29 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from conflicteval import __version__
+from conflicteval.cli.options import add_cache_dir, add_json, add_model_filter, check_required
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
 
 AREAS = (
-    "conflicteval.conflictscore.cli",
-    "conflicteval.wikicontradict.cli",
-    "conflicteval.conflictbench.cli",
-    "conflicteval.feverous.cli",
-    "conflicteval.ramdocs.cli",
-    "conflicteval.faitheval.cli",
-    "conflicteval.executors.batch_cli",
-    "conflicteval.data.cli",
-    "conflicteval.bench.cli",
-    "conflicteval.view.cli",
+    "conflicteval.cli.conflictscore",
+    "conflicteval.cli.wikicontradict",
+    "conflicteval.cli.conflictbench",
+    "conflicteval.cli.feverous",
+    "conflicteval.cli.ramdocs",
+    "conflicteval.cli.faitheval",
+    "conflicteval.cli.batch",
+    "conflicteval.cli.data",
+    "conflicteval.cli.bench",
+    "conflicteval.cli.view",
     "conflicteval.docs_pages",
 )
-
-
-_CACHE_DIR_HELP = "cache directory (default: $CONFLICTEVAL_CACHE_DIR or the user cache dir)"
 
 
 def _cache_info(args: argparse.Namespace) -> int:
     from conflicteval.cache import ResponseCache
 
-    info = ResponseCache(args.dir).info()
+    info = ResponseCache(args.cache_dir).info()
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -62,7 +58,7 @@ def _cache_info(args: argparse.Namespace) -> int:
 def _cache_clear(args: argparse.Namespace) -> int:
     from conflicteval.cache import ResponseCache
 
-    cache = ResponseCache(args.dir)
+    cache = ResponseCache(args.cache_dir)
     n = cache.clear(args.model)
     print(f"deleted {n} cached responses from {cache.path}")
     return 0
@@ -74,6 +70,14 @@ class CommandParser(argparse.ArgumentParser):
     Sub-command parsers are of this class too (``add_subparsers`` makes them of the parent's
     class), so a mistyped choice names the closest choice with the sub-command's usage.
     """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """argparse's parsing, then the required options an old spelling may stand for."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        check_required(self, parsed)
+        return parsed, extras
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -137,14 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="inspect or clear the response cache")
     cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     info = cache_sub.add_parser("info", help="where the cache is, its entries and size")
-    info.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
-    info.add_argument("--json", action="store_true", help="print JSON")
+    add_cache_dir(info, old=("--dir",))
+    add_json(info)
     info.set_defaults(func=_cache_info)
     clear = cache_sub.add_parser("clear", help="delete cached responses")
-    clear.add_argument("--dir", default=None, metavar="DIR", help=_CACHE_DIR_HELP)
-    clear.add_argument(
-        "--model", default=None, help="only this model's entries (e.g. openai/gpt-4o)"
-    )
+    add_cache_dir(clear, old=("--dir",))
+    add_model_filter(clear)
     clear.set_defaults(func=_cache_clear)
 
     for module_name in AREAS:

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
-from conflicteval.cli_common import progress_from_args
+from conflicteval.cli.common import progress_from_args
+from conflicteval.cli.options import add_checksum_mismatch, add_json, add_quiet
 
 DATA_RECORD = "data.json"
 """The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""
@@ -28,17 +29,13 @@ def register(subparsers: Any) -> None:
     )
     sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     ls = sub.add_parser("list", help="sources, licence, size, home, pinned revision, cached?")
-    ls.add_argument("--json", action="store_true", help="print JSON")
+    add_json(ls)
     ls.set_defaults(func=_list)
     fe = sub.add_parser("fetch", help="download and verify datasets into the local cache")
     fe.add_argument("names", nargs="+", metavar="NAME", help="registry names ('data list')")
     fe.add_argument("--force", action="store_true", help="download again even when cached")
-    fe.add_argument(
-        "--allow-checksum-mismatch",
-        action="store_true",
-        help="keep a file whose sha256 differs from its pin (recorded as such)",
-    )
-    fe.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_checksum_mismatch(fe)
+    add_quiet(fe)
     fe.set_defaults(func=_fetch)
 
 
@@ -112,11 +109,7 @@ def add_data_option(
         help=f"{what} (default: the pinned '{name}' release, fetched once and verified)",
     )
     if not any("--allow-checksum-mismatch" in a.option_strings for a in parser._actions):
-        parser.add_argument(
-            "--allow-checksum-mismatch",
-            action="store_true",
-            help="use a fetched dataset whose sha256 differs from its pin",
-        )
+        add_checksum_mismatch(parser)
 
 
 def resolve_data_arg(args: argparse.Namespace, name: str, *, dest: str = "data") -> Any:

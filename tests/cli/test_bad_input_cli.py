@@ -56,7 +56,7 @@ COMMANDS = {
             "calibrate",
             "--labels",
             str(bad),
-            "--judge",
+            "--model",
             "lexical",
             "--dry-run",
         ],

@@ -1,0 +1,263 @@
+"""What every command does with the shared options once they are parsed.
+
+The options themselves are defined once in :mod:`conflicteval.cli.options` (re-exported
+here). A command builds its models with :func:`model_from_args`, its run settings with
+:func:`run_options`, and ends with :func:`finish`: counts of ok / failed items, the most
+common failure reasons with an example each, token usage, and the exit status.
+
+Exit status of every command: 0 when every item was scored, 1 when some (or
+all) failed (they are kept and counted), 2 for a usage or input error (a bad
+option value, file or base URL) or a failure every call would repeat (a refused
+key, an endpoint that is not there), 3 when calls wait for batch results
+(``--batch-export``, :func:`add_batch_options`).
+
+To add an option to every command, define it in :mod:`conflicteval.cli.options` and read
+it in :func:`model_options` or :func:`run_options` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any, TextIO
+
+from conflicteval.cli.options import (
+    DEFAULT_CLI_ITEM_TIMEOUT,
+    DEFAULT_MODEL_CONCURRENCY,
+    SPEC_HELP,
+    add_batch_options,
+    add_model_options,
+    add_run_options,
+    not_negative_float,
+    not_negative_int,
+    positive_float,
+    positive_int,
+)
+from conflicteval.errors import UsageError
+from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
+
+__all__ = [
+    "DEFAULT_CLI_ITEM_TIMEOUT",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_PENDING",
+    "EXIT_USAGE",
+    "SPEC_HELP",
+    "add_batch_options",
+    "add_model_options",
+    "add_run_options",
+    "executor_from_args",
+    "exit_status",
+    "finish",
+    "model_from_args",
+    "model_options",
+    "not_negative_float",
+    "not_negative_int",
+    "positive_float",
+    "positive_int",
+    "progress_from_args",
+    "run_options",
+    "scorer_from_args",
+]
+
+
+def model_options(
+    args: argparse.Namespace, spec: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The :func:`conflicteval.get_model` options the shared model options ask for.
+
+    ``extra`` options (e.g. ``max_concurrency``) are added; None values are left out.
+    ``--model-concurrency`` sets ``max_concurrency`` over any default in ``extra``.
+    """
+    options: dict[str, Any] = {
+        "timeout": getattr(args, "timeout", None),
+        "max_attempts": getattr(args, "max_attempts", None),
+        **extra,
+    }
+    if getattr(args, "model_concurrency", None) is not None:
+        options["max_concurrency"] = args.model_concurrency
+    if getattr(args, "no_cache", False):
+        options["cache"] = False
+    base_url = getattr(args, "base_url", None)
+    if base_url and (spec is None or _provider(spec) == "openai"):
+        options["base_url"] = base_url
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def model_from_args(
+    args: argparse.Namespace,
+    spec: str | None = None,
+    *,
+    check_key: bool | None = None,
+    **extra: Any,
+) -> Any:
+    """The model ``spec`` (default ``args.model``) with the shared options applied.
+
+    Args:
+        args: The parsed arguments.
+        spec: The model spec (default: ``args.model``).
+        check_key: Refuse at once when the model is OpenAI's API and no key is
+            set (default: unless ``args.dry_run`` or ``args.batch_export``, which call
+            nothing).
+        **extra: Further :func:`~conflicteval.get_model` options (``max_concurrency``).
+
+    Raises:
+        UsageError: Unknown provider, or no API key for OpenAI's API.
+    """
+    from conflicteval.models import get_model
+
+    spec = spec if spec is not None else getattr(args, "model", None)
+    if not spec:
+        raise UsageError("no model given (--model SPEC)")
+    model = get_model(spec, **model_options(args, spec, **extra))
+    if check_key is None:  # a dry run or a batch export sends nothing, so needs no key
+        check_key = not getattr(args, "dry_run", False) and not getattr(args, "batch_export", None)
+    if check_key and getattr(model.provider, "needs_key", False):
+        from conflicteval.models.openai_provider import MISSING_KEY
+
+        raise UsageError(f"{model.name}: {MISSING_KEY}")
+    return model
+
+
+def scorer_from_args(
+    args: argparse.Namespace,
+    spec: str | None = None,
+    *,
+    option: str = "--model",
+    nli_model: Any = None,
+    **extra: Any,
+) -> Any:
+    """The ConflictScorer ``--decomposer`` / ``--labeler`` ask for (defaults: the paper's
+    ``llm`` kinds with a model, else ``sentence`` / ``lexical``); its model (``spec``,
+    default ``args.model``, given as ``option``) is made only when a kind calls one."""
+    from conflicteval.conflictscore.factory import make_scorer, needs_model, scorer_kinds
+
+    spec = spec if spec is not None else getattr(args, "model", None)
+    decomposer, labeler = scorer_kinds(args.decomposer, args.labeler, bool(spec))
+    model = None
+    if needs_model(decomposer) or needs_model(labeler):
+        if not spec:
+            raise UsageError(f"--decomposer {decomposer} / --labeler {labeler} need {option}")
+        model = model_from_args(args, spec, **extra)
+    structured = not getattr(args, "plain_json", False)
+    return make_scorer(decomposer, labeler, model, nli_model=nli_model, structured=structured)
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"options": RunOptions}`` for a batch entry point: every batch of the command gets it.
+
+    The :class:`~conflicteval.execution.options.RunOptions` carries ``--concurrency``,
+    ``--quiet``, ``--restart``, ``--retry-failed``, ``--executor``, ``--item-timeout``
+    and ``--adopt-checkpoint`` (those the command has).
+    """
+    from conflicteval.execution.options import RunOptions
+
+    return {
+        "options": RunOptions(
+            concurrency=getattr(args, "concurrency", None),
+            progress=progress_from_args(args),
+            restart=bool(getattr(args, "restart", False)),
+            retry_failed=bool(getattr(args, "retry_failed", False)),
+            executor=executor_from_args(args) if hasattr(args, "executor") else None,
+            item_timeout=getattr(args, "item_timeout", None),
+            adopt=bool(getattr(args, "adopt_checkpoint", False)),
+        )
+    }
+
+
+def executor_from_args(args: argparse.Namespace) -> Any:
+    """The executor the command line asked for (None: the local default)."""
+    if getattr(args, "executor", "local") != "ray":
+        ray_only = [
+            flag
+            for flag, dest in (("--ray-actors", "ray_actors"), ("--ray-num-cpus", "ray_num_cpus"))
+            if getattr(args, dest, None) is not None
+        ] + (["--ray-gpus-per-actor"] if getattr(args, "ray_gpus_per_actor", 0.0) else [])
+        if ray_only:  # silently running locally would hide the mistake
+            raise UsageError(f"{', '.join(ray_only)} only apply with --executor ray")
+        return None
+    from conflicteval.executors.ray import RayExecutor
+
+    executor = RayExecutor(
+        actors=getattr(args, "ray_actors", None),
+        num_cpus=getattr(args, "ray_num_cpus", None),
+        gpus_per_actor=getattr(args, "ray_gpus_per_actor", 0.0),
+    )
+    if hasattr(args, "model_concurrency"):
+        print(ray_model_concurrency_line(args), file=sys.stderr)
+    return executor
+
+
+def ray_model_concurrency_line(args: argparse.Namespace) -> str:
+    """What ``--model-concurrency`` means on Ray: per actor, and the total over the actors."""
+    per = (
+        getattr(args, "model_concurrency", None)
+        or getattr(args, "default_model_concurrency", None)  # a command's own default
+        or DEFAULT_MODEL_CONCURRENCY
+    )
+    actors = getattr(args, "ray_actors", None)
+    if actors is None and getattr(args, "ray_gpus_per_actor", 0.0) == 0.0:
+        # a local instance: one actor per CPU it gets (a cluster's CPUs are unknown here)
+        import os
+
+        if not os.environ.get("RAY_ADDRESS"):
+            actors = getattr(args, "ray_num_cpus", None) or os.cpu_count()
+    if actors is None:
+        return f"model calls in flight: {per} per Ray actor per model (x the actors in all)"
+    return (
+        f"model calls in flight: {per} per Ray actor per model x {actors} actors "
+        f"= {per * actors} in all (at most; fewer actors when there are few items)"
+    )
+
+
+def progress_from_args(args: argparse.Namespace) -> bool | None:
+    """False with ``--quiet``; otherwise None (a bar when stderr is a terminal)."""
+    return False if getattr(args, "quiet", False) else None
+
+
+def exit_status(counts: dict[str, int]) -> int:
+    """0 when every item ended ok, 1 otherwise (some or all failed)."""
+    return EXIT_OK if counts.get("ok", 0) == counts.get("total", 0) else EXIT_FAILED
+
+
+def finish(
+    result: Any,
+    what: str = "items",
+    *,
+    stream: TextIO | None = None,
+    limit: int = 5,
+    run_dir: Any = None,
+    calls: bool = True,
+) -> int:
+    """Print the closing lines of a batch command and return its exit status.
+
+    Args:
+        result: A :class:`~conflicteval.runner.BatchResult`.
+        what: What the items are ("responses", "claims", ...).
+        stream: Where to print (default: standard error).
+        limit: How many failure reasons to show.
+        run_dir: The run directory written, if any: the last line says how to open its report.
+        calls: Print the "this run: N model calls" line (False for a command that calls
+            no model).
+
+    Returns:
+        :func:`exit_status` of the result's counts.
+    """
+    out = stream if stream is not None else sys.stderr
+    print(result.report(what, limit=limit, calls=calls), file=out)
+    counts = result.counts
+    if counts["total"] and not counts["ok"] and not counts.get("pending"):
+        print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
+    if run_dir is not None:
+        print(f"open the report: conflicteval view {shlex.quote(str(run_dir))}", file=out)
+    return exit_status(counts)
+
+
+def _provider(spec: str) -> str:
+    from conflicteval.models import _REGISTRY
+
+    name, slash, _ = spec.partition("/")
+    if not slash and name not in _REGISTRY:
+        return "openai"
+    return name

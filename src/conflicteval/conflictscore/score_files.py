@@ -1,0 +1,100 @@
+"""The files of a batch ``score`` run: ``scores.jsonl`` (one row per response, in input
+order) and ``summary.json`` (counts, mean CS-C / CS-R with bootstrap intervals, undefined
+scores, failed pairs, usage and cost, the instruments and their measured accuracy)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_score_files"]
+
+
+def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, Any], int, int]:
+    """Write ``out/scores.jsonl`` and ``out/summary.json`` of a
+    :meth:`~conflicteval.conflictscore.scorer.ConflictScorer.score_many` result; return the
+    summary and how many responses have a CS-C and a CS-R."""
+    from conflicteval.pricing import cost_summary
+    from conflicteval.runner import write_json_lines
+
+    tally = _ScoreTally()
+    write_json_lines(out / "scores.jsonl", map(tally.add, _score_rows(result)))
+    cs_c, cs_r = tally.cs_c, tally.cs_r
+    summary: dict[str, Any] = {
+        "counts": result.counts,
+        "resumed": result.resumed,
+        "recomputed": result.changed,  # made again because their inputs changed
+        "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
+        "mean_cs_c_ci": _mean_ci(cs_c),
+        "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
+        "mean_cs_r_ci": _mean_ci(cs_r),
+        "cs_c_undefined": tally.cs_c_undefined,
+        "cs_r_undefined": tally.cs_r_undefined,
+        "failed_pairs": tally.failed_pairs,
+        "usage": result.total_usage.model_dump(),
+        "usage_this_run": result.usage.model_dump(),
+        # tokens sent vs replayed from the cache are in the usage fields; money beside them
+        "cost": cost_summary(result.total_usage),
+        "cost_this_run": cost_summary(result.usage),
+        "decomposer": scorer.decomposer.name,
+        "labeler": scorer.labeler.name,
+        "executor": result.executor,
+        "labeler_measured": measured(scorer.labeler),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary, len(cs_c), len(cs_r)
+
+
+def _score_rows(result: Any) -> Iterator[dict[str, Any]]:
+    """One scores.jsonl row per record, in input order (records read one at a time)."""
+    for rec in result.records:
+        res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
+        agg = res.get("aggregate") or {}
+        yield {
+            "id": rec.id,
+            "status": rec.status,
+            "cs_c": res.get("cs_c"),
+            "cs_r": res.get("cs_r"),
+            "n_claims": agg.get("n_claims"),
+            "n_conflicted": agg.get("n_conflicted"),
+            "n_no_evidence": agg.get("n_no_evidence"),
+            "n_failed_pairs": agg.get("n_failed_pairs"),
+            "calls": res.get("calls"),
+            "error": rec.error,
+        }
+
+
+class _ScoreTally:
+    """The summary's figures, gathered row by row as scores.jsonl is written."""
+
+    def __init__(self) -> None:
+        self.cs_c: list[float] = []
+        self.cs_r: list[float] = []
+        self.cs_c_undefined = 0
+        self.cs_r_undefined = 0
+        self.failed_pairs = 0
+
+    def add(self, row: dict[str, Any]) -> dict[str, Any]:
+        for name in ("cs_c", "cs_r"):
+            if row[name] is not None:
+                getattr(self, name).append(row[name])
+            elif row["status"] == "ok":
+                setattr(self, f"{name}_undefined", getattr(self, f"{name}_undefined") + 1)
+        self.failed_pairs += row["n_failed_pairs"] or 0
+        return row
+
+
+def _mean_ci(values: list[float]) -> list[float] | None:
+    from conflicteval.stats import bootstrap_ci
+
+    return list(bootstrap_ci(values)) if values else None
+
+
+def measured(labeler: Any) -> list[dict[str, Any]]:
+    """The saved bench results of this labeler (see ``conflicteval bench labeler``)."""
+    from conflicteval.bench.store import load_measurements
+
+    keys = ("gold", "macro_f1", "macro_f1_ci", "n", "failed", "created")
+    return [{k: r.get(k) for k in keys} for r in load_measurements(labeler)]

@@ -1,0 +1,102 @@
+"""The inputs of ``conflicteval score``: documents (JSON lines or a JSON array) and batch rows
+``{"id", "response", "documents"}``, checked through the reader layer (a bad file is a
+:class:`~conflicteval.errors.DataError` naming the file, the row and the field)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from conflicteval.errors import DataError
+from conflicteval.jsonio import iter_json_lines, parse_json
+from conflicteval.readers import UniqueIds, id_text, read_text
+
+if TYPE_CHECKING:  # imported where used: the command line starts without pydantic
+    from conflicteval.types import Document
+
+__all__ = ["NO_DOCUMENTS", "read_documents", "read_items"]
+
+NO_DOCUMENTS = (
+    "no documents: a response scored against no documents has no ConflictScore "
+    "(every claim would count as unconflicted)"
+)
+
+
+def read_documents(path: str) -> list[Document]:
+    """Documents from a JSONL file (strings or objects) or a JSON array file.
+
+    Raises:
+        DataError: A malformed file or document (file, line or record, field),
+            or a document id given twice.
+    """
+    text = read_text(path)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        rows = parse_json(text, path)
+        if isinstance(rows, list) and not rows:
+            raise DataError(path, None, None, NO_DOCUMENTS)
+        listed = [_doc(path, i + 1, row, i) for i, row in enumerate(rows)]
+        _unique_documents(path, listed, list(range(1, len(listed) + 1)))
+        return listed
+    lines: list[int] = []
+    docs: list[Document] = []
+    for lineno, row in iter_json_lines(path):
+        docs.append(_doc(path, lineno, row, len(docs)))
+        lines.append(lineno)
+    if not docs:
+        raise DataError(path, None, None, NO_DOCUMENTS)
+    _unique_documents(path, docs, lines)
+    return docs
+
+
+def _unique_documents(path: str, docs: list[Document], rows: list[int]) -> None:
+    ids = UniqueIds(path, "id", "document id")
+    for doc, row in zip(docs, rows, strict=True):
+        ids.add(doc.id, row)
+
+
+def _doc(path: str, row: int, value: Any, index: int) -> Document:
+    from conflicteval.types import Document
+
+    if isinstance(value, dict):
+        # Types are checked here, not stringified: an id is a string or an integer,
+        # the text and title are strings.
+        if "id" in value:
+            id_text(path, row, "id", value["id"])
+        for key in ("text", "contents", "content", "passage", "title"):
+            if value.get(key) is not None and not isinstance(value[key], str):
+                raise DataError(path, row, key, f"expected text, got {type(value[key]).__name__}")
+    try:
+        doc = Document.coerce(value, index)
+    except (TypeError, ValueError) as exc:
+        raise DataError(path, row, "text", f"not a document: {exc}") from exc
+    if not doc.text.strip():
+        raise DataError(path, row, "text", "empty value")
+    return doc
+
+
+def read_items(path: str) -> list[dict[str, Any]]:
+    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
+    items: list[dict[str, Any]] = []
+    seen = UniqueIds(path, "id", "item id")
+    for lineno, row in iter_json_lines(path):
+        if not isinstance(row, dict):
+            raise DataError(path, lineno, None, "each line must be a JSON object")
+        if not isinstance(row.get("response"), str):
+            raise DataError(path, lineno, "response", "missing or not a string")
+        docs = row.get("documents")
+        if not isinstance(docs, list):
+            raise DataError(path, lineno, "documents", "missing or not a list")
+        if not docs:
+            raise DataError(path, lineno, "documents", NO_DOCUMENTS)
+        item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
+        seen.add(item_id, lineno)
+        items.append(
+            {
+                "id": item_id,
+                "response": row["response"],
+                "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
+            }
+        )
+    if not items:  # a mean over no response would read as a run that went well
+        raise DataError(path, None, None, "no items (an empty file): nothing to score")
+    return items
