@@ -34,12 +34,13 @@ if TYPE_CHECKING:
         parse_label,
     )
     from conflicteval.conflictscore.aggregate import aggregate
-    from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
+    from conflicteval.dryrun import DryRunReport
     from conflicteval.errors import ConflictEvalError, DataError, ModelError, ParseFailure
     from conflicteval.feverous import FeverousClaim, FeverousScore
     from conflicteval.feverous import load_claims as load_feverous_claims
     from conflicteval.feverous import score as feverous_score
     from conflicteval.models import Model, get_model, register_provider
+    from conflicteval.models.answerers import CacheOnly, Count, Export, Online, answer_with
     from conflicteval.runner import BatchResult, Record, run_batch, run_batch_sync
     from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
     from conflicteval.wikicontradict import (
@@ -52,12 +53,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BatchResult",
+    "CacheOnly",
     "Completion",
     "ConflictEvalError",
     "ConflictScorer",
+    "Count",
     "DataError",
     "Document",
     "DryRunReport",
+    "Export",
     "FeverousClaim",
     "FeverousScore",
     "Judge",
@@ -68,11 +72,11 @@ __all__ = [
     "Model",
     "ModelError",
     "NLILabeler",
+    "Online",
     "PairLabel",
     "ParseFailure",
     "PerClaimLLMLabeler",
     "PerDocumentLLMLabeler",
-    "PlannedCall",
     "Record",
     "Relation",
     "ResponseCache",
@@ -84,7 +88,7 @@ __all__ = [
     "__version__",
     "aggregate",
     "aggregate_batch",
-    "dry_run",
+    "answer_with",
     "feverous_score",
     "get_model",
     "judge_prompt",
@@ -119,8 +123,11 @@ _lazy.install(
         "parse_claims": ("conflicteval.conflictscore", "parse_claims"),
         "parse_label": ("conflicteval.conflictscore", "parse_label"),
         "DryRunReport": ("conflicteval.dryrun", "DryRunReport"),
-        "PlannedCall": ("conflicteval.dryrun", "PlannedCall"),
-        "dry_run": ("conflicteval.dryrun", "dry_run"),
+        "CacheOnly": ("conflicteval.models.answerers", "CacheOnly"),
+        "Count": ("conflicteval.models.answerers", "Count"),
+        "Export": ("conflicteval.models.answerers", "Export"),
+        "Online": ("conflicteval.models.answerers", "Online"),
+        "answer_with": ("conflicteval.models.answerers", "answer_with"),
         "ConflictEvalError": ("conflicteval.errors", "ConflictEvalError"),
         "DataError": ("conflicteval.errors", "DataError"),
         "ModelError": ("conflicteval.errors", "ModelError"),

@@ -216,12 +216,20 @@ def _add_executor_options(group: argparse._ArgumentGroup) -> None:
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--batch-export FILE`` to a model-calling command.
+    """Add ``--batch-export FILE`` and ``--dry-run`` to a model-calling command.
 
     Wrap the command's function with
     :func:`conflicteval.executors.batch_cli.batch_command`, which runs it in
-    export mode and exits 3 while calls wait for batch results.
+    export mode (exit 3 while calls wait for batch results) or, with
+    ``--dry-run``, counting its calls without making them or writing anything.
     """
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="call no model and write nothing: run the command counting its calls, cache "
+        "hits, prompt tokens and estimated cost (a lower bound when later calls wait on "
+        "replies not in the cache)",
+    )
     parser.add_argument(
         "--batch-export",
         metavar="FILE",

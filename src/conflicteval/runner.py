@@ -422,6 +422,12 @@ async def run_batch(
     fingerprints = _fingerprints(inputs, ids, item_list)
     adopt = DEFAULT_ADOPT if adopt is None else adopt
     path = Path(checkpoint) if checkpoint is not None else None
+    from conflicteval.models.answerers import writes_outputs
+
+    if not writes_outputs():
+        # a dry run writes nothing: every item runs (its calls are counted, served
+        # from the cache or left pending) and no checkpoint is read, written or locked
+        path = None
     writer = _Writer(path)  # locks the checkpoint before it is read
     try:
         if path is not None and restart:

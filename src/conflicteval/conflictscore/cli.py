@@ -90,11 +90,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     batch.add_argument(
         "--out", metavar="DIR", help="output directory (checkpoint, scores, summary)"
     )
-    batch.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="count the model calls and prompt tokens; call nothing",
-    )
     add_model_options(
         score,
         what="model for the LLM decomposer and labeler",
@@ -236,7 +231,7 @@ def _score(args: argparse.Namespace) -> int:
     if args.input:
         if args.response or args.documents:
             raise UsageError("use either --input/--out (batch) or --response/--documents")
-        if not args.out and not args.dry_run:
+        if not args.out and not getattr(args, "dry_run", False):
             raise UsageError("--input needs --out DIR")
         return _score_batch(args)
     if not (args.response and args.documents):
@@ -252,8 +247,6 @@ def _score_one(args: argparse.Namespace) -> int:
     response = sys.stdin.read() if args.response == "-" else read_text(args.response)
     documents = read_documents(args.documents)
     scorer = _scorer(args)
-    if args.dry_run:  # count, call nothing: as for a batch of one
-        return _dry_run(scorer, [{"id": "response", "response": response, "documents": documents}])
     result = scorer.score(response, documents)
     if args.json:
         print(result.model_dump_json(indent=2))
@@ -269,31 +262,14 @@ def _score_one(args: argparse.Namespace) -> int:
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
 
-def _dry_run(scorer: Any, items: list[dict[str, Any]]) -> int:
-    """Print the calls and prompt tokens scoring ``items`` would take; call nothing."""
-    report = scorer.dry_run(items)
-    if report is None:
-        pairs = 0
-        for item in items:
-            claims = scorer.decomposer.decompose_sync(item["response"]).claims
-            pairs += len(claims) * len(item["documents"])
-        print(
-            f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
-            "no model calls (offline decomposer and labeler)"
-        )
-    else:
-        print(f"dry run: {len(items)} responses")
-        print(report.summary())
-    return 0
-
-
 def _score_batch(args: argparse.Namespace) -> int:
     items = read_items(args.input)
     scorer = _scorer(args)
-    if args.dry_run:
-        return _dry_run(scorer, items)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    from conflicteval.models.answerers import writes_outputs
+
+    out = Path(args.out or ".")
+    if writes_outputs():  # a dry run (--dry-run) writes nothing
+        out.mkdir(parents=True, exist_ok=True)
     result = scorer.score_many(
         items,
         checkpoint=out / "checkpoint.jsonl",
@@ -304,6 +280,8 @@ def _score_batch(args: argparse.Namespace) -> int:
     from conflicteval.pricing import cost_summary
     from conflicteval.runner import write_json_lines
 
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     tally = _ScoreTally()
     write_json_lines(out / "scores.jsonl", map(tally.add, _score_rows(result)))
     cs_c, cs_r = tally.cs_c, tally.cs_r

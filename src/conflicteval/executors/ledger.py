@@ -1,74 +1,27 @@
-"""A model call as data, and the observers that account for calls or export them.
+"""The call ledger: every model call of a run, per model, by how it was answered.
 
-A :class:`CallRequest` is one call a workflow needs: the exact JSON body the
-online path would send (the provider builds it with the same code it sends
-with) and its cache key, which is also its ``custom_id`` in a batch file. An
-executor answers requests by filling the response cache under those keys; the
-workflow then runs again and replays every answer from the cache, so a
-workflow never knows which executor ran.
-
-:class:`CallLedger` counts the calls of a run per model (sent online, served
-from the cache, served by a batch import) with their tokens and estimated
-cost. :class:`BatchExport` is a ledger that, in addition, turns every cache
-miss into a recorded request and a :class:`~conflicteval.errors.PendingCall`.
+:class:`CallLedger` is a call observer (:mod:`conflicteval.models.observe`):
+it counts the calls made inside ``with ledger:`` (sent online, served from the
+cache, served by a batch import) with their tokens and estimated cost. It only
+watches; how a call is answered is the active answerer's business
+(:mod:`conflicteval.models.answerers`).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflicteval import pricing
-from conflicteval.errors import ConflictEvalError, PendingCall
-from conflicteval.models.base import ProviderRequest
 from conflicteval.models.observe import observe_calls
 from conflicteval.types import Usage
 
 if TYPE_CHECKING:
-    from conflicteval.executors.batchfile import ExportResult
     from conflicteval.models.core import Model
 
-CHAT_URL = "/v1/chat/completions"
-
-
-@dataclass(frozen=True)
-class CallRequest:
-    """One model call as data.
-
-    Attributes:
-        custom_id: The call's cache key (sha256 hex): where its answer is stored.
-        model: The model's spec name (``openai/gpt-4o-mini``), the cache's model column.
-        body: The chat completions request body, exactly as the online path sends it.
-        url: The endpoint path of the request.
-    """
-
-    custom_id: str
-    model: str
-    body: dict[str, Any]
-    url: str = CHAT_URL
-
-    def to_line(self) -> dict[str, Any]:
-        """The OpenAI Batch API (and ``vllm run-batch``) input line."""
-        return {"custom_id": self.custom_id, "method": "POST", "url": self.url, "body": self.body}
-
-
-def call_request(model: Model, key: str, request: ProviderRequest) -> CallRequest:
-    """The :class:`CallRequest` of one call of ``model`` (built by its provider).
-
-    Raises:
-        ConflictEvalError: The provider cannot write its requests as data.
-    """
-    build = getattr(model.provider, "request_body", None)
-    if build is None:
-        raise ConflictEvalError(
-            f"{model.name}: this provider cannot write batch requests "
-            "(batch files are for OpenAI-compatible models, 'openai/<model>')"
-        )
-    return CallRequest(custom_id=key, model=model.name, body=build(request))
+__all__ = ["CallLedger", "ModelCalls", "track_calls"]
 
 
 @dataclass
@@ -108,9 +61,6 @@ class CallLedger:
             entry = self._entry(model)
             (entry.batch if key in self.batch_ids else entry.cached).add(usage)
 
-    def on_missing(self, model: Model, key: str | None, request: ProviderRequest) -> None:
-        """A ledger lets every call through."""
-
     def on_called(self, model: Model, key: str | None, usage: Usage) -> None:
         """Count a call the server answered."""
         with self._lock:
@@ -128,6 +78,12 @@ class CallLedger:
             self._scope = None
 
     # -- reporting ------------------------------------------------------------
+    def note_exported(self, counts: dict[str, int]) -> None:
+        """Record how many requests per model a batch export wrote (for :meth:`cost_lines`)."""
+        with self._lock:
+            for name, n in counts.items():
+                self.models.setdefault(name, ModelCalls()).exported = n
+
     def cost_lines(self) -> list[str]:
         """Per model: calls online / by batch / from cache, tokens and estimated cost."""
         lines: list[str] = []
@@ -165,94 +121,6 @@ class CallLedger:
         if priced:
             lines.append(f"cost: {pricing.source_note()}")
         return lines
-
-
-class BatchExport(CallLedger):
-    """Batch export mode: cache misses become batch requests instead of calls.
-
-    Inside ``with BatchExport(path) as exp:`` every model call the cache cannot
-    answer is recorded (once per ``custom_id``) and raises
-    :class:`~conflicteval.errors.PendingCall`; the runner counts the item as
-    pending. On leaving the block the requests are written to ``path`` (split
-    by the Batch API's limits, one model per file) with a manifest beside it;
-    :attr:`result` says what was written.
-
-    Args:
-        path: The request file (JSONL). Larger exports are written as numbered
-            files beside it (``requests.001.jsonl``, ...).
-        max_requests: Requests per file (the Batch API's limit: 50,000).
-        max_bytes: Bytes per file (the Batch API's limit: 200 MB).
-    """
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        max_requests: int | None = None,
-        max_bytes: int | None = None,
-    ) -> None:
-        from conflicteval.executors import batchfile
-
-        self.path = Path(path)
-        super().__init__(batchfile.known_ids(self.path))
-        self.max_requests = max_requests or batchfile.MAX_REQUESTS
-        self.max_bytes = max_bytes or batchfile.MAX_BYTES
-        self.requests: dict[str, CallRequest] = {}
-        self.problem: str | None = None
-        self.result: ExportResult | None = None
-
-    def on_missing(self, model: Model, key: str | None, request: ProviderRequest) -> None:
-        """Record the request and stop the call with :class:`PendingCall`."""
-        if key is None:
-            self.problem = (
-                f"{model.name} has no response cache, so batch results could not be replayed; "
-                "run without --no-cache (cache=False) to export batch requests"
-            )
-            raise PendingCall("-", model.name)
-        with self._lock:
-            if key not in self.requests:
-                try:
-                    self.requests[key] = call_request(model, key, request)
-                except ConflictEvalError as exc:
-                    # not an item's failure (which the checkpoint would keep): the export's
-                    self.problem = str(exc)
-                    raise PendingCall(key, model.name) from None
-                self._entry(model).exported += 1
-        raise PendingCall(key, model.name)
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        super().__exit__(exc_type, exc, tb)
-        if exc_type is None or (isinstance(exc_type, type) and issubclass(exc_type, PendingCall)):
-            self.write()
-
-    def write(self) -> ExportResult:
-        """Write the recorded requests (and the manifest); done on leaving the block."""
-        from conflicteval.executors import batchfile
-
-        if self.problem is not None:
-            raise ConflictEvalError(self.problem)
-        self.result = batchfile.write_requests(
-            self.path,
-            list(self.requests.values()),
-            max_requests=self.max_requests,
-            max_bytes=self.max_bytes,
-        )
-        return self.result
-
-
-def batch_export(
-    path: str | os.PathLike[str],
-    *,
-    max_requests: int | None = None,
-    max_bytes: int | None = None,
-) -> BatchExport:
-    """Run workflows inside ``with batch_export("requests.jsonl") as exp:`` to export their calls.
-
-    Calls the cache answers are replayed as usual; every other call is written
-    to the request file and its item left pending. Import the results with
-    :func:`conflicteval.executors.batchfile.import_results` and run again.
-    """
-    return BatchExport(path, max_requests=max_requests, max_bytes=max_bytes)
 
 
 def track_calls(batch_ids: Iterable[str] = ()) -> CallLedger:

@@ -93,11 +93,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
     ve.add_argument("--out", default=None, help="directory for checkpoint, records and metrics")
     ve.add_argument("--json", action="store_true", help="print JSON")
-    ve.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="count the model calls, cache hits and prompt tokens without calling a model",
-    )
     add_model_options(ve, what=None, concurrency=16, concurrency_help="claims in flight")
     add_run_options(ve)
     add_batch_options(ve)
@@ -134,8 +129,8 @@ def _verify(args: argparse.Namespace) -> int:
 
         raise DataError(args.claims, None, None, "no claims (an empty file): nothing to verify")
     labeler = _make_labeler(args)
-    if args.dry_run:
-        return _dry_run(items, labeler, args)
+    from conflicteval.models.answerers import writes_outputs
+
     out = Path(args.out) if args.out else None
     result = verify_sync(
         items,
@@ -145,6 +140,8 @@ def _verify(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         **run_options(args),
     )
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     if out is not None:
         from conflicteval.runner import write_json_lines
 
@@ -161,26 +158,6 @@ def _verify(args: argparse.Namespace) -> int:
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
     status = finish(result.batch, "claims", run_dir=out) if result.batch is not None else 0
     return 0 if result.counts["ok"] == result.counts["total"] else max(status, 1)
-
-
-def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
-    """Print what verifying ``items`` would cost; no model is called."""
-    from conflicteval.dryrun import dry_run
-
-    from .verify import documents_for
-
-    model = getattr(labeler, "model", None)
-    if model is None:
-        print(f"dry run: {len(items)} claims; the {args.labeler} labeler calls no model")
-        return 0
-    calls = [
-        call
-        for item in items
-        for call in labeler.planned_calls([item.claim], documents_for(item, args.mode))
-    ]
-    report = dry_run(model, calls)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
-    return 0
 
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:

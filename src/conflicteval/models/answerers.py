@@ -69,10 +69,24 @@ class Answerer:
     name = "answerer"
     writes = True
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokenizers: dict[str, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_tokenizers")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._tokenizers = {}
+
     def cached(self, model: Model, key: str, request: ProviderRequest) -> None:
         """A call the response cache answered (``key`` is its cache key)."""
 
-    async def answer(self, model: Model, key: str | None, request: ProviderRequest) -> ProviderResponse:
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
         """Answer a call the cache could not (``key`` is None without a cache)."""
         raise NotImplementedError
 
@@ -83,18 +97,6 @@ class Answerer:
     def absorb(self, copy: Answerer) -> None:
         """Fold a copy's counts (or recorded requests) back into this answerer."""
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_tokenizers")}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-        self._tokenizers = {}
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._tokenizers: dict[str, Any] = {}
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -104,7 +106,9 @@ class Online(Answerer):
 
     name = "online"
 
-    async def answer(self, model: Model, key: str | None, request: ProviderRequest) -> ProviderResponse:
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
         """The provider's reply, with the model's retries and concurrency limit."""
         return await model._call(request)
 
@@ -118,7 +122,9 @@ class CacheOnly(Answerer):
         super().__init__()
         self.missing = 0
 
-    async def answer(self, model: Model, key: str | None, request: ProviderRequest) -> ProviderResponse:
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
         """Never answers: the call is pending."""
         with self._lock:
             self.missing += 1
@@ -152,7 +158,9 @@ class Count(Answerer):
         """Count a cache hit."""
         self._count(model, request, cached=True)
 
-    async def answer(self, model: Model, key: str | None, request: ProviderRequest) -> ProviderResponse:
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
         """Count the call; it is pending."""
         self._count(model, request, cached=False)
         raise PendingCall(key or "-", model.name)
@@ -254,7 +262,9 @@ class Export(Answerer):
         """An empty copy for the same file."""
         return Export(self.path)
 
-    async def answer(self, model: Model, key: str | None, request: ProviderRequest) -> ProviderResponse:
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
         """Record the request line; the call is pending."""
         if key is None:
             self.problem = (

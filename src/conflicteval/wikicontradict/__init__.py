@@ -19,7 +19,6 @@ if TYPE_CHECKING:
         HumanLabel,
         calibrate,
         load_human_labels,
-        plan_calibration,
     )
     from conflicteval.wikicontradict.data import (
         add_revisions,
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from conflicteval.wikicontradict.generate import (
         PAPER_SETTINGS,
         GenerationRow,
-        dry_run_generation,
         generate,
         generate_sync,
         read_generations,
@@ -109,7 +107,6 @@ __all__ = [
     "compare_to_published",
     "comparison_markdown",
     "default_templates",
-    "dry_run_generation",
     "generate",
     "generate_sync",
     "is_yes_no",
@@ -122,7 +119,6 @@ __all__ = [
     "map_label",
     "parse_comment",
     "parse_verdict",
-    "plan_calibration",
     "published_table",
     "read_generations",
     "render",
@@ -143,7 +139,6 @@ _lazy.install(
         "HumanLabel": (".calibrate", "HumanLabel"),
         "calibrate": (".calibrate", "calibrate"),
         "load_human_labels": (".calibrate", "load_human_labels"),
-        "plan_calibration": (".calibrate", "plan_calibration"),
         "add_revisions": (".data", "add_revisions"),
         "is_yes_no": (".data", "is_yes_no"),
         "load_revisions": (".data", "load_revisions"),
@@ -151,7 +146,6 @@ _lazy.install(
         "summary": (".data", "summary"),
         "PAPER_SETTINGS": (".generate", "PAPER_SETTINGS"),
         "GenerationRow": (".generate", "GenerationRow"),
-        "dry_run_generation": (".generate", "dry_run_generation"),
         "generate": (".generate", "generate"),
         "generate_sync": (".generate", "generate_sync"),
         "read_generations": (".generate", "read_generations"),
