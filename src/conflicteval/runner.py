@@ -422,9 +422,10 @@ async def run_batch(
     fingerprints = _fingerprints(inputs, ids, item_list)
     adopt = DEFAULT_ADOPT if adopt is None else adopt
     path = Path(checkpoint) if checkpoint is not None else None
-    from conflicteval.models.answerers import writes_outputs
+    from conflicteval.models.answerers import active_answerer
 
-    if not writes_outputs():
+    answerer = active_answerer()
+    if not answerer.writes:
         # a dry run writes nothing: every item runs (its calls are counted, served
         # from the cache or left pending) and no checkpoint is read, written or locked
         path = None
@@ -502,7 +503,9 @@ async def run_batch(
             error=fatal.error,
             finished=finished,
         )
-    return tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+    result = tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+    answerer.batch_done(desc, result.counts)  # a dry run reports its batches' items
+    return result
 
 
 class _Tally:

@@ -56,7 +56,8 @@ def test_cli_pipeline(
     assert len(openai_server.completions()) == 6
 
     assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--dry-run"]) == 0
-    assert "6 rows to grade" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "judging (lexical): 6 items" in out and "no model calls" in out
     judge_args = ["--judge", "openai/j", "--base-url", openai_server.base_url]
     assert main(["wikicontradict", "judge", "--run", run, *judge_args, "--dry-run"]) == 0
     assert "6 model calls" in capsys.readouterr().out

@@ -115,8 +115,11 @@ def _dry_run_report(count: Count, *, as_json: bool = False) -> int:
     if as_json:
         import json
 
-        print(json.dumps([r.to_dict() for r in reports], indent=2))
+        batches = [{"batch": d, "items": n, "pending": p} for d, n, p in count.batches]
+        print(json.dumps({"reports": [r.to_dict() for r in reports], "batches": batches}, indent=2))
         return 0
+    for line in count.batch_lines():
+        print(line)
     if not reports:
         print("dry run: no model calls (the instruments of this command work offline)")
     for report in reports:

@@ -94,6 +94,9 @@ class Answerer:
         """A fresh copy with the same settings and no counts, to send to another process."""
         return type(self)()
 
+    def batch_done(self, desc: str, counts: dict[str, int]) -> None:
+        """A batch of items ended (``counts``: items per status, ``total``, ``pending``)."""
+
     def absorb(self, copy: Answerer) -> None:
         """Fold a copy's counts (or recorded requests) back into this answerer."""
 
@@ -153,6 +156,23 @@ class Count(Answerer):
     def __init__(self) -> None:
         super().__init__()
         self.models: dict[str, DryRunReport] = {}
+        self.batches: list[tuple[str, int, int]] = []
+        """Per batch run under it: (description, items, items left waiting on a call)."""
+
+    def batch_done(self, desc: str, counts: dict[str, int]) -> None:
+        """Note a batch's item count and how many items wait on calls not in the cache."""
+        with self._lock:
+            self.batches.append((desc, counts.get("total", 0), counts.get("pending", 0)))
+
+    def batch_lines(self) -> list[str]:
+        """One line per batch: its items, and how many wait on replies not in the cache."""
+        lines = []
+        for desc, total, pending in self.batches:
+            line = f"dry run: {desc}: {total} item{'s' if total != 1 else ''}"
+            if pending:
+                line += f", {pending} waiting on replies not in the cache"
+            lines.append(line)
+        return lines
 
     def cached(self, model: Model, key: str, request: ProviderRequest) -> None:
         """Count a cache hit."""
