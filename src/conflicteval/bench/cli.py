@@ -177,12 +177,14 @@ def _offline_or_spec(args: argparse.Namespace, spec: str) -> Any:
 
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:
     from conflicteval._atomic import atomic_write_text
+    from conflicteval.models.answerers import writes_outputs
     from conflicteval.runner import write_json_lines
 
     from .run import run_labeler_bench
     from .store import save_measurement
 
-    out.mkdir(parents=True, exist_ok=True)
+    if writes_outputs():  # a dry run (--dry-run) writes nothing
+        out.mkdir(parents=True, exist_ok=True)
     result = run_labeler_bench(
         gold,
         labeler,
@@ -192,6 +194,8 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
         seed=args.seed,
         **run_options(args),
     )
+    if not writes_outputs():  # a dry run: nothing written or saved, its counts are the report
+        return result, EXIT_OK
     data = result.to_dict()
     write_json_lines(out / "records.jsonl", result.records)
     atomic_write_text(out / "bench.json", json.dumps(data, indent=2) + "\n")
