@@ -11,7 +11,7 @@ import pytest
 from conflicteval import pricing
 from conflicteval.cli import build_parser, main
 from conflicteval.errors import DataError, PendingCall
-from conflicteval.executors.plan import track_calls
+from conflicteval.executors.ledger import track_calls
 from conflicteval.models import get_model
 from conflicteval.models.answerers import Count, answer_with
 from conflicteval.testing import OpenAICompatServer
