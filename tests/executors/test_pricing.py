@@ -126,6 +126,9 @@ COMMANDS = [
     ["reports"],
     ["regenerate"],
     ["feverous", "verify"],
+    ["ramdocs", "run"],
+    ["faitheval", "run"],
+    ["bench", "labeler"],
 ]
 
 
@@ -135,7 +138,8 @@ def test_every_model_calling_command_takes_batch_export(
 ) -> None:
     with pytest.raises(SystemExit):
         main([*command, "--help"])
-    assert "--batch-export FILE" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--batch-export FILE" in out and "--dry-run" in out
     build_parser()  # the option is added once per command (argparse refuses duplicates)
 
 
