@@ -31,7 +31,7 @@ from _common import Timer, emit, log, machine
 from conflicteval import get_model, run_batch_sync
 from conflicteval.cache import ResponseCache
 from conflicteval.executors.batchfile import import_results, write_requests
-from conflicteval.executors.plan import batch_export
+from conflicteval.executors.export import batch_export
 from conflicteval.testing import OpenAICompatServer
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from conflicteval.cache import open_cache
 from conflicteval.conflictscore import ConflictScorer, LLMDecomposer, LLMLabeler
 from conflicteval.executors.batchfile import import_results
-from conflicteval.executors.plan import batch_export
+from conflicteval.executors.export import batch_export
 from conflicteval.models import get_model
 from conflicteval.testing import OpenAICompatServer
 

@@ -40,8 +40,10 @@ def main() -> None:
             return (await model.generate(item["q"])).text
 
         items = [{"id": str(i), "q": f"question {i}"} for i in range(50)]
-        plan = [ce.PlannedCall([{"role": "user", "content": it["q"]}]) for it in items]
-        print(ce.dry_run(model, plan).summary())
+        # a dry run is the batch itself under the Count answerer: nothing sent, nothing written
+        with ce.answer_with(ce.Count()) as count:
+            ce.run_batch_sync(ask, items, checkpoint=workdir / "run.jsonl", progress=False)
+        print(count.report().summary())
         result = ce.run_batch_sync(ask, items, checkpoint=workdir / "run.jsonl", progress=False)
         print(result.summary())
         result = ce.run_batch_sync(ask, items, checkpoint=workdir / "run.jsonl", progress=False)

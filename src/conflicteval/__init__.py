@@ -34,12 +34,13 @@ if TYPE_CHECKING:
         parse_label,
     )
     from conflicteval.conflictscore.aggregate import aggregate
-    from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
+    from conflicteval.dryrun import DryRunReport
     from conflicteval.errors import ConflictEvalError, DataError, ModelError, ParseFailure
     from conflicteval.feverous import FeverousClaim, FeverousScore
     from conflicteval.feverous import load_claims as load_feverous_claims
     from conflicteval.feverous import score as feverous_score
     from conflicteval.models import Model, get_model, register_provider
+    from conflicteval.models.answerers import CacheOnly, Count, Export, Online, answer_with
     from conflicteval.runner import BatchResult, Record, run_batch, run_batch_sync
     from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
     from conflicteval.wikicontradict import (
@@ -63,7 +64,8 @@ __all__ = [
                 "WholeResponse aggregate_batch parse_claims parse_label",
             ),
             ".conflictscore.aggregate": "aggregate",
-            ".dryrun": "DryRunReport PlannedCall dry_run",
+            ".dryrun": "DryRunReport",
+            ".models.answerers": "CacheOnly Count Export Online answer_with",
             ".errors": "ConflictEvalError DataError ModelError ParseFailure",
             ".feverous": (
                 "FeverousClaim FeverousScore",

@@ -1,29 +1,22 @@
-"""Dry runs: what a batch would cost, without calling any model.
+"""Dry-run reports: what a run would cost, counted without calling any model.
 
-A dry run takes the requests the first stage of a batch would send, asks the
-cache which of them it already holds, and counts prompt tokens — with
-``tiktoken`` when it is installed and has its encoding available offline,
-otherwise with an estimate (characters / 4) that says it is one. Later stages
-whose prompts depend on earlier replies (for example labelling the claims a
-decomposition will produce) cannot be counted exactly; commands say so.
+A dry run is the workflow itself, run under the
+:class:`~conflicteval.models.answerers.Count` answerer: every call the
+workflow makes is counted where it is made (the model layer), served from the
+cache when the cache holds it, and otherwise left pending. Prompt tokens are
+counted with ``tiktoken`` when it is installed and has its encoding available
+offline, otherwise estimated (characters / 4), and the report says which.
+Calls whose prompts depend on replies not in the cache (for example labelling
+the claims a decomposition will produce) are not reached, so the report is a
+lower bound then, and says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conflicteval.models.core import Model
 from conflicteval.types import Message
-
-
-@dataclass
-class PlannedCall:
-    """One model call a batch would make."""
-
-    messages: list[Message]
-    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -124,7 +117,8 @@ class DryRunReport:
         }
 
 
-def _tokenizer(model_name: str) -> tuple[Any, str] | None:
+def tokenizer_for(model_name: str) -> tuple[Any, str] | None:
+    """``(tiktoken encoding, its description)`` for a model, or None (not installed or offline)."""
     try:
         import tiktoken
     except ImportError:
@@ -147,26 +141,3 @@ def estimate_prompt_tokens(messages: list[Message], tokenizer: Any | None = None
             len(tokenizer.encode(m.get("content", ""), disallowed_special=())) + 4 for m in messages
         )
     return sum((len(m.get("content", "")) + 3) // 4 + 4 for m in messages)
-
-
-def dry_run(model: Model, calls: Iterable[PlannedCall], notes: Iterable[str] = ()) -> DryRunReport:
-    """Count the calls, cache hits and prompt tokens of ``calls`` for ``model``."""
-    tok = _tokenizer(model.provider.model)
-    report = DryRunReport(model=model.name, notes=list(notes))
-    if tok is not None:
-        report.tokens_estimated = False
-        report.tokenizer = tok[1]
-    for call in calls:
-        report.calls += 1
-        tokens = estimate_prompt_tokens(call.messages, tok[0] if tok is not None else None)
-        report.prompt_tokens += tokens
-        if model.is_cached(call.messages, **call.settings):
-            report.cached += 1
-            continue
-        report.uncached_prompt_tokens += tokens
-        limit = call.settings.get("max_tokens", 250)  # the model layer's default
-        if limit is None or report.max_completion_tokens is None:
-            report.max_completion_tokens = None
-        else:
-            report.max_completion_tokens += int(limit)
-    return report

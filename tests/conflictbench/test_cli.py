@@ -218,7 +218,10 @@ def test_reports_and_regenerate_commands(
         *base,
     ]
     assert main([*rep, "--dry-run"]) == 0
-    assert "1 reports" in capsys.readouterr().out and openai_server.completions() == []
+    text = capsys.readouterr().out
+    assert "dry run: reports: 1 item" in text and openai_server.completions() == []
+    assert "dry run for openai/big: 1 model calls" in text
+    assert not (tmp_path / "rep").exists()  # a dry run writes nothing
     assert main(rep) == 0  # offline scorer: sentence decomposer + lexical labeler
     out = capsys.readouterr().out
     assert "| big / RAG |" in out and "1 reports: 1 ok, 0 failed" in out
@@ -273,7 +276,8 @@ def test_reports_and_regenerate_commands(
         *base,
     ]
     assert main([*regen, "--dry-run"]) == 0
-    assert "2 model calls" in capsys.readouterr().out
+    text = capsys.readouterr().out  # the item's first call waits: later ones are not counted
+    assert "1 model calls" in text and "at least" in text and not (tmp_path / "rg").exists()
     assert main(regen) == 0
     out = capsys.readouterr().out
     assert "Binary choice (Table 5)" in out and "| Control-RAG |" in out

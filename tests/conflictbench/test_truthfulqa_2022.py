@@ -128,4 +128,5 @@ def test_cli_free_form_dry_run_on_the_2022_release(
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "dry run: 3 question-format items" in out
+    assert "dry run: regeneration: 3 items" in out
+    assert not (tmp_path / "o").exists()  # a dry run writes nothing

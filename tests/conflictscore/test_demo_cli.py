@@ -229,8 +229,8 @@ def test_score_one_response_dry_run_calls_nothing(
     model = ["--model", "openai/m", "--base-url", openai_server.base_url]
     assert main([*args, *model]) == 0
     out = capsys.readouterr().out
-    assert "dry run: 1 responses" in out and "1 model calls, 0 already cached" in out
+    assert "dry run for openai/m: 1 model calls, 0 already cached" in out
     assert openai_server.completions() == []  # --dry-run: nothing sent
     assert main(args) == 0  # offline: counts pairs, no scoring table
     out = capsys.readouterr().out
-    assert "1 claim-document pairs, no model calls" in out and "CS-C" not in out
+    assert "dry run: no model calls" in out and "CS-C" not in out

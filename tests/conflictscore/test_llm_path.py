@@ -300,16 +300,23 @@ def test_score_many_resumes_without_repeating_requests(
 def test_dry_run_counts_without_calling(openai_server: Any, script: Script) -> None:
     model = _model(openai_server)
     items = [{"id": "a", "response": RESPONSE, "documents": DOCS}]
-    llm = ConflictScorer(LLMDecomposer(model), LLMLabeler(model)).dry_run(items)
-    assert llm is not None and llm.calls == 1
-    assert any("about 9" in note for note in llm.notes)
     from conflicteval.conflictscore import SentenceDecomposer
+    from conflicteval.models.answerers import Count, answer_with
 
-    exact = ConflictScorer(SentenceDecomposer(), LLMLabeler(model)).dry_run(items)
-    assert exact is not None and exact.calls == 9 and exact.prompt_tokens > 0
-    per_doc = ConflictScorer(SentenceDecomposer(), PerDocumentLLMLabeler(model)).dry_run(items)
-    assert per_doc is not None and per_doc.calls == 3
-    assert ConflictScorer().dry_run(items) is None
+    def dry(scorer: ConflictScorer) -> Count:
+        with answer_with(Count()) as count:  # the scoring itself, its calls counted
+            result = scorer.score_many(items, progress=False)
+        assert result.counts.get("pending", 0) == (1 if count.pending else 0)
+        return count
+
+    llm = dry(ConflictScorer(LLMDecomposer(model), LLMLabeler(model))).report()
+    assert llm.calls == 1  # the labelling waits on the decomposition's reply: at least
+    assert any("at least" in note for note in llm.notes)
+    exact = dry(ConflictScorer(SentenceDecomposer(), LLMLabeler(model))).report()
+    assert exact.calls == 9 and exact.prompt_tokens > 0
+    per_doc = dry(ConflictScorer(SentenceDecomposer(), PerDocumentLLMLabeler(model))).report()
+    assert per_doc.calls == 3
+    assert dry(ConflictScorer()).reports() == []
     assert openai_server.completions() == []
 
 

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conflicteval import ParseFailure, dry_run, get_model, run_batch, run_batch_sync
-from conflicteval.dryrun import PlannedCall
-from conflicteval.errors import BatchAborted, ConflictEvalError, ModelError
+from conflicteval import Count, ParseFailure, answer_with, get_model, run_batch, run_batch_sync
+from conflicteval.errors import BatchAborted, ConflictEvalError, ModelError, PendingCall
 from conflicteval.runner import read_checkpoint
 from conflicteval.testing import Fault, OpenAICompatServer, random_faults
 
@@ -176,11 +175,13 @@ def test_dry_run_counts_calls_cache_hits_and_tokens(tmp_path: Path) -> None:
     with OpenAICompatServer() as s:
         model = get_model("openai/m", base_url=s.base_url, api_key="k", cache=tmp_path)
         model.generate_sync("already asked")
-        calls = [
-            PlannedCall([{"role": "user", "content": p}]) for p in ["already asked", "new one"]
-        ]
-        report = dry_run(model, calls)
+        with answer_with(Count()) as count:
+            assert model.generate_sync("already asked").cached
+            with pytest.raises(PendingCall):
+                model.generate_sync("new one")
+        report = count.report()
         assert len(s.completions()) == 1  # the dry run made no request
+        assert not model.is_cached("new one")  # and stored nothing
     assert report.calls == 2 and report.cached == 1 and report.uncached == 1
     assert report.prompt_tokens > 0
     assert ("estimated" in report.summary()) == report.tokens_estimated
@@ -376,7 +377,9 @@ def test_dry_run_counts_text_that_spells_a_special_token(monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "tiktoken", fake)
     model = get_model("scripted", replies=[])
     scraped = "a web page ending in <|endoftext|> and more"
-    report = dry_run(model, [PlannedCall([{"role": "user", "content": scraped}])])
+    with answer_with(Count()) as count, pytest.raises(PendingCall):
+        model.generate_sync(scraped)
+    report = count.report()
     assert not report.tokens_estimated
     assert report.calls == 1 and report.prompt_tokens == len(scraped.split()) + 4
 

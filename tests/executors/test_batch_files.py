@@ -19,7 +19,7 @@ from conflicteval.executors.batchfile import (
     read_manifest,
     read_requests,
 )
-from conflicteval.executors.plan import batch_export
+from conflicteval.executors.export import batch_export
 from conflicteval.models import get_model
 from conflicteval.runner import read_checkpoint, run_batch_sync
 from conflicteval.testing import Fault, OpenAICompatServer

@@ -19,7 +19,7 @@ from conflicteval.executors.batchfile import (
     result_file,
     results_dir,
 )
-from conflicteval.executors.plan import batch_export
+from conflicteval.executors.export import batch_export
 from conflicteval.runner import run_batch_sync
 from conflicteval.testing import OpenAICompatServer
 

@@ -10,10 +10,10 @@ import pytest
 
 from conflicteval import pricing
 from conflicteval.cli import build_parser, main
-from conflicteval.dryrun import PlannedCall, dry_run
-from conflicteval.errors import DataError
-from conflicteval.executors.plan import track_calls
+from conflicteval.errors import DataError, PendingCall
+from conflicteval.executors.ledger import track_calls
 from conflicteval.models import get_model
+from conflicteval.models.answerers import Count, answer_with
 from conflicteval.testing import OpenAICompatServer
 
 
@@ -90,10 +90,19 @@ def test_run_cost_lines_per_model_online_cached_and_batch(tmp_path: Path) -> Non
     assert lines[-1].startswith("cost: list prices, table last checked")
 
 
+def _count(model: Any, prompts: list[str], max_tokens: int | None) -> Any:
+    """The dry-run report of these calls (the Count answerer; nothing is sent)."""
+    with answer_with(Count()) as count:
+        for prompt in prompts:
+            with pytest.raises(PendingCall):
+                model.generate_sync(prompt, max_tokens=max_tokens)
+    return count.report()
+
+
 def test_dry_run_shows_online_and_batch_cost(tmp_path: Path) -> None:
     model = get_model("openai/gpt-4o", base_url="http://127.0.0.1:9/v1", cache=tmp_path / "c")
-    calls = [PlannedCall([{"role": "user", "content": "x" * 400}], {"max_tokens": 100})] * 10
-    report = dry_run(model, calls)
+    calls = ["x" * 400] * 10
+    report = _count(model, calls, 100)
     assert report.max_completion_tokens == 1000
     cost = report.cost()
     assert cost is not None
@@ -101,12 +110,10 @@ def test_dry_run_shows_online_and_batch_cost(tmp_path: Path) -> None:
     assert cost["online_completion_max"] == pytest.approx(1000 * 10.0 / 1e6)
     text = report.summary()
     assert "online" in text and "by batch" in text and "(1000 tokens)" in text
-    unbounded = dry_run(
-        model, [PlannedCall([{"role": "user", "content": "x"}], {"max_tokens": None})]
-    )
+    unbounded = _count(model, ["x"], None)
     assert "not bounded" in unbounded.summary() and unbounded.to_dict()["cost_usd"] is not None
     local = get_model("openai/llama", base_url="http://127.0.0.1:9/v1", cache=tmp_path / "c")
-    assert "not in the price table" in dry_run(local, calls).summary()
+    assert "not in the price table" in _count(local, calls, 100).summary()
 
 
 COMMANDS = [
@@ -119,6 +126,9 @@ COMMANDS = [
     ["reports"],
     ["regenerate"],
     ["feverous", "verify"],
+    ["ramdocs", "run"],
+    ["faitheval", "run"],
+    ["bench", "labeler"],
 ]
 
 
@@ -128,21 +138,24 @@ def test_every_model_calling_command_takes_batch_export(
 ) -> None:
     with pytest.raises(SystemExit):
         main([*command, "--help"])
-    assert "--batch-export FILE" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--batch-export FILE" in out and "--dry-run" in out
     build_parser()  # the option is added once per command (argparse refuses duplicates)
 
 
-def test_batch_export_refuses_an_executor_of_other_processes() -> None:
+def test_batch_export_and_dry_run_take_any_executor() -> None:
     import argparse
 
     from conflicteval.cli.batch import batch_context_from_args
-    from conflicteval.errors import ConflictEvalError
+    from conflicteval.executors.export import BatchExport
 
-    args = argparse.Namespace(batch_export="r.jsonl", executor="ray", dry_run=False)
-    with pytest.raises(ConflictEvalError, match="--executor ray"):
-        batch_context_from_args(args)
-    args.executor = "local"
-    assert batch_context_from_args(args).export is not None
+    for executor in ("ray", "local"):  # the answerer travels to Ray actors
+        args = argparse.Namespace(batch_export="r.jsonl", executor=executor, dry_run=False)
+        ctx = batch_context_from_args(args)
+        assert isinstance(ctx.ledger, BatchExport) and ctx.count is None
+        args.dry_run = True  # a dry run counts, and exports nothing
+        ctx = batch_context_from_args(args)
+        assert isinstance(ctx.count, Count) and not isinstance(ctx.ledger, BatchExport)
 
 
 def test_price_provenance_says_last_checked_and_how_to_override(

@@ -402,18 +402,18 @@ def test_verify_dry_run_counts_calls_without_requests(
         "--json",
     ]
     assert _run(argv) == 0
-    report = json.loads(capsys.readouterr().out)
+    [report] = json.loads(capsys.readouterr().out)["reports"]
     assert report["calls"] == 3  # concat mode: one document per claim, one call per pair
     assert report["cached"] == 0 and report["prompt_tokens"] > 0
     assert openai_server.completions() == []
     per_element = [*argv[:-1], "--mode", "per_element", "--json"]
     assert _run(per_element) == 0
-    assert json.loads(capsys.readouterr().out)["calls"] > 3
+    assert json.loads(capsys.readouterr().out)["reports"][0]["calls"] > 3
     assert (
         _run(["feverous", "verify", "--claims", str(s_sample), "--labeler", "lexical", "--dry-run"])
         == 0
     )
-    assert "calls no model" in capsys.readouterr().out
+    assert "no model calls" in capsys.readouterr().out
 
 
 def test_verify_without_claims_offline_names_the_claims_option(

@@ -151,8 +151,10 @@ def test_calibrate_llm_judge_records_failures_without_guessing() -> None:
 def test_calibrate_dry_run_counts_every_judge_call_without_calling(
     tmp_path: Path, openai_server: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from conflicteval._sync import run_sync
     from conflicteval.cli import main
-    from conflicteval.wikicontradict import plan_calibration
+    from conflicteval.models.answerers import Count, answer_with
+    from conflicteval.wikicontradict import calibrate
 
     labels = _write(
         tmp_path,
@@ -186,12 +188,13 @@ def test_calibrate_dry_run_counts_every_judge_call_without_calling(
     out = capsys.readouterr().out
     assert "9 model calls" in out  # the eight worked examples + one labelled response
     assert openai_server.completions() == []  # type: ignore[attr-defined]
-    judge = Judge(get_model("scripted"))
-    calls = plan_calibration(judge, load_human_labels(labels))
-    assert len(calls) == 9
-    assert calls[-1].messages[0] == {"role": "system", "content": ""}
-    assert calls[-1].messages[1]["content"].rstrip().endswith("comment:")
-    assert plan_calibration(Judge("lexical"), load_human_labels(labels)) == []
+    model = get_model("scripted", replies=[])
+    with answer_with(Count()) as count:  # the Python API: the same calibration, counted
+        run_sync(calibrate(Judge(model), load_human_labels(labels), progress=False))
+    assert count.report().calls == 9 and model.provider.requests == []
+    with answer_with(Count()) as count:
+        run_sync(calibrate(Judge("lexical"), load_human_labels(labels), progress=False))
+    assert count.reports() == []
 
 
 def test_calibrate_with_data_prints_which_file_it_read(

@@ -56,11 +56,12 @@ def test_cli_pipeline(
     assert len(openai_server.completions()) == 6
 
     assert main(["wikicontradict", "judge", "--run", run, "--model", "lexical", "--dry-run"]) == 0
-    assert "6 rows to grade" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "judging (lexical): 6 items" in out and "no model calls" in out
     # the old spelling of the judge (--judge) still works, with one deprecation line
     assert main(["wikicontradict", "judge", "--run", run, "--judge", "lexical", "--dry-run"]) == 0
     old = capsys.readouterr()
-    assert "6 rows to grade" in old.out
+    assert "judging (lexical): 6 items" in old.out
     assert old.err.splitlines()[0] == "warning: --judge is deprecated; use --model"
     judge_args = ["--model", "openai/j", "--base-url", openai_server.base_url]
     assert main(["wikicontradict", "judge", "--run", run, *judge_args, "--dry-run"]) == 0

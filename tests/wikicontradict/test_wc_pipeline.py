@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from conflicteval import Count, answer_with
 from conflicteval.models import get_model
 from conflicteval.runner import read_checkpoint
 from conflicteval.testing import Fault, OpenAICompatServer
@@ -17,7 +18,6 @@ from conflicteval.wikicontradict import (
     Judge,
     WikiContradictInstance,
     build_report,
-    dry_run_generation,
     generate,
     generate_sync,
     read_generations,
@@ -185,12 +185,19 @@ def test_dry_run_counts_without_calling(
     openai_server: OpenAICompatServer, four: list[WikiContradictInstance], tmp_path: Path
 ) -> None:
     model = get_model("openai/m", base_url=openai_server.base_url)
-    [rep] = dry_run_generation(four, ["1", "5"], [model], tmp_path / "none")
+    with answer_with(Count()) as count:
+        generate_sync(four, ["1", "5"], [model], tmp_path / "none", progress=False)
+    rep = count.report()
     assert rep.calls == 8 and rep.cached == 0 and rep.prompt_tokens > 0
     assert openai_server.completions() == []
+    assert not (tmp_path / "none").exists()  # a dry run writes nothing
     generate_sync(four[:1], ["1"], [model], tmp_path / "r", progress=False)
-    [rep2] = dry_run_generation(four, ["1"], [model], tmp_path / "r")
-    assert rep2.calls == 3 and "1 rows already finished" in rep2.notes[0]
+    before = sorted(p.name for p in (tmp_path / "r").iterdir())
+    with answer_with(Count()) as count:
+        generate_sync(four, ["1"], [model], tmp_path / "r", progress=False)
+    rep2 = count.report()  # the finished row's call is served by the cache
+    assert rep2.calls == 4 and rep2.cached == 1 and rep2.uncached == 3
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == before
 
 
 def test_lexical_judge_over_a_run(
@@ -255,8 +262,9 @@ def test_resuming_with_changed_inputs_makes_exactly_those_rows_again(
     assert "a corrected answer" not in rows[("5", insts[1].id)].answers
     # An edited template: its rows only are sent again (the dry run counts them too).
     changed = default_templates().override({"5": "Answer: {question}\n{context}"})
-    (report,) = dry_run_generation(fixed, ["5"], [model], run, template_set=changed)
-    assert report.calls == 2
+    with answer_with(Count()) as count:
+        generate_sync(fixed, ["5"], [model], run, template_set=changed, progress=False)
+    assert count.report().calls == 2
     second = get_model("scripted", replies=["second"] * 2)
     res = generate_sync(fixed, ["5"], [second], run, template_set=changed, progress=False)
     assert res.changed == 2 and res.usage.calls == 2

@@ -1,12 +1,16 @@
-"""``--batch-export`` on every model-calling command, and ``conflicteval batch ...``.
+"""``--batch-export`` and ``--dry-run`` on every model-calling command; ``conflicteval batch``.
 
 ``add_batch_options(parser)`` (defined with the shared options in
-:mod:`conflicteval.cli.options`) adds ``--batch-export FILE`` to a command and
-``batch_command(func)`` wraps its function: the command runs inside a
-:class:`~conflicteval.executors.plan.CallLedger` (cost and call counts in its
-end-of-run summary) or, with ``--batch-export``, a
-:class:`~conflicteval.executors.plan.BatchExport`, and exits with status 3 when
-requests wait for batch results.
+:mod:`conflicteval.cli.options`) adds ``--batch-export FILE`` and ``--dry-run``
+to a command and ``batch_command(func)`` wraps its function: the command runs
+inside a :class:`~conflicteval.executors.ledger.CallLedger` (cost and call
+counts in its end-of-run summary) and under the answerer its options ask for
+(:mod:`conflicteval.models.answerers`): with ``--batch-export``, the
+``Export`` answerer (exit status 3 when requests wait for batch results);
+with ``--dry-run``, ``Count``: the command runs as it would, its calls are
+counted (cache hits, prompt tokens, money) instead of made, nothing is
+written, and the count is what the command prints. This holds for every item
+executor (``--executor ray`` carries the answerer to its actors).
 
 ``conflicteval batch import RESULTS... [--export FILE]``
     Store batch results in the response cache.
@@ -20,8 +24,10 @@ requests wait for batch results.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import functools
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +38,8 @@ from conflicteval.cli.options import add_batch_options, add_cache_dir, positive_
 from conflicteval.errors import ConflictEvalError, PendingCall
 
 if TYPE_CHECKING:  # imported where used: the command line starts without the model layer
-    from conflicteval.executors.plan import CallLedger
+    from conflicteval.executors.ledger import CallLedger
+    from conflicteval.models.answerers import Count, answer_with
 
 __all__ = ["add_batch_options", "batch_command", "batch_context_from_args", "register"]
 
@@ -40,32 +47,52 @@ DEFAULT_EXPORT = "batch/requests.jsonl"
 
 
 class CommandBatch:
-    """The batch context of one command run (see :func:`batch_context_from_args`)."""
+    """The batch context of one command run (see :func:`batch_context_from_args`).
 
-    def __init__(self, export: str | None, *, dry_run: bool = False) -> None:
-        from conflicteval.executors.plan import BatchExport, CallLedger
+    Args:
+        export: ``--batch-export FILE`` (None: calls are made online).
+        dry_run: ``--dry-run``: calls are counted, not made (over ``export``).
+    """
+
+    def __init__(self, export: str | None, *, dry_run: bool = False, json: bool = False) -> None:
+        from conflicteval.executors.batchfile import known_ids
+        from conflicteval.executors.export import BatchExport
+        from conflicteval.executors.ledger import CallLedger
+        from conflicteval.models.answerers import Count
 
         self.export = Path(export) if export else None
+        self.dry_run = dry_run
+        self.json = json
+        self.count: Count | None = Count() if dry_run else None
         self.ledger: CallLedger
         if self.export is not None and not dry_run:
             self.ledger = BatchExport(self.export)
         else:
-            from conflicteval.executors.batchfile import known_ids
-
             self.ledger = CallLedger(known_ids(self.export) if self.export else ())
+        self._answering: answer_with[Count] | None = None
 
     def __enter__(self) -> CommandBatch:
         self.ledger.__enter__()
+        if self.count is not None:
+            from conflicteval.models.answerers import answer_with
+
+            self._answering = answer_with(self.count)
+            self._answering.__enter__()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._answering is not None:
+            self._answering.__exit__(exc_type, exc, tb)
+            self._answering = None
         self.ledger.__exit__(exc_type, exc, tb)
 
     def finish(self, rc: int) -> int:
-        """Print the calls/cost summary and the export's; returns the exit status."""
+        """Print the calls/cost summary and the export's (or the dry run's); the exit status."""
+        if self.count is not None:
+            return _dry_run_report(self.count, as_json=self.json)
         for line in self.ledger.cost_lines():
             print(line, file=sys.stderr)
-        from conflicteval.executors.plan import BatchExport
+        from conflicteval.executors.export import BatchExport
 
         if not isinstance(self.ledger, BatchExport):
             return rc
@@ -85,35 +112,61 @@ class CommandBatch:
         return EXIT_PENDING
 
 
+def _dry_run_report(count: Count, *, as_json: bool = False) -> int:
+    """Print a dry run's reports (one per model called; JSON: a list); exit status 0."""
+    reports = count.reports()
+    if as_json:
+        import json
+
+        batches = [{"batch": d, "items": n, "pending": p} for d, n, p in count.batches]
+        print(json.dumps({"reports": [r.to_dict() for r in reports], "batches": batches}, indent=2))
+        return 0
+    for line in count.batch_lines():
+        print(line)
+    if not reports:
+        print("dry run: no model calls (the instruments of this command work offline)")
+    for report in reports:
+        print(report.summary())
+    return 0
+
+
 def batch_context_from_args(args: argparse.Namespace) -> CommandBatch:
     """The batch context for a command's parsed arguments (``--batch-export``, ``--dry-run``).
 
-    Raises:
-        ConflictEvalError: ``--batch-export`` with an executor that runs items in other
-            processes (their calls would not be seen, and would be sent online).
+    It holds for every item executor: ``--executor ray`` carries the answerer
+    (export or count) to its actors and folds their requests or counts back.
     """
-    executor = getattr(args, "executor", None)
-    if getattr(args, "batch_export", None) and executor not in (None, "local"):
-        raise ConflictEvalError(
-            f"--batch-export writes the calls to a file instead of making them; it cannot be "
-            f"combined with --executor {executor}"
-        )
     return CommandBatch(
-        getattr(args, "batch_export", None), dry_run=bool(getattr(args, "dry_run", False))
+        getattr(args, "batch_export", None),
+        dry_run=bool(getattr(args, "dry_run", False)),
+        json=bool(getattr(args, "json", False)),
     )
 
 
 def batch_command(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Wrap a command function: ledger or batch export around it, exit status 3 when pending."""
+    """Wrap a command function: ledger and answerer around it, exit status 3 when pending.
+
+    Under ``--dry-run`` the command's own lines (provisional results of a run
+    that made no call) are held back; its dry-run report is printed instead.
+    An error the command reports with an exit status of 2 or more is shown.
+    """
 
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace) -> int:
         ctx = batch_context_from_args(args)
+        held = io.StringIO()
         with ctx:
             try:
-                rc = int(func(args) or 0)
+                if ctx.dry_run:
+                    with contextlib.redirect_stdout(held), contextlib.redirect_stderr(held):
+                        rc = int(func(args) or 0)
+                else:
+                    rc = int(func(args) or 0)
             except PendingCall:  # a call made outside the runner (one response, a stage)
                 rc = 1
+        if ctx.dry_run and rc >= 2 and rc != EXIT_PENDING:
+            sys.stderr.write(held.getvalue())
+            return rc
         return ctx.finish(rc)
 
     return wrapper

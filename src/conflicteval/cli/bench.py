@@ -149,9 +149,11 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
     from conflicteval._atomic import atomic_write_text
     from conflicteval.bench.run import run_labeler_bench
     from conflicteval.bench.store import save_measurement
+    from conflicteval.models.answerers import writes_outputs
     from conflicteval.runner import write_json_lines
 
-    out.mkdir(parents=True, exist_ok=True)
+    if writes_outputs():  # a dry run (--dry-run) writes nothing
+        out.mkdir(parents=True, exist_ok=True)
     result = run_labeler_bench(
         gold,
         labeler,
@@ -161,6 +163,8 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
         seed=args.seed,
         **run_options(args),
     )
+    if not writes_outputs():  # a dry run: nothing written or saved, its counts are the report
+        return result, EXIT_OK
     data = result.to_dict()
     write_json_lines(out / "records.jsonl", result.records)
     atomic_write_text(out / "bench.json", json.dumps(data, indent=2) + "\n")

@@ -19,8 +19,7 @@ command again to resume), show progress on a terminal, end with a summary of
 failures and tokens, and take ``--dry-run`` to count calls without making any.
 The commands only parse, call the library and print: their options are defined in
 ``conflictbench_options``, sources and their files are resolved in ``source_files``, the
-labeler and scorer made in ``instruments``, dry runs counted in ``dryrun_calls`` and output
-files written in ``run_files``.
+labeler and scorer made in ``instruments`` and output files written in ``run_files``.
 """
 
 from __future__ import annotations
@@ -82,15 +81,20 @@ def _source_path(name: str, path: str | None, args: argparse.Namespace) -> str |
     return source_path(name, path, allow_mismatch=allow, convert=convert)
 
 
-def _print_dry_run(reports: list[Any]) -> None:
-    for report in reports:
-        print(report.summary())
-
-
 def _run_dir(args: argparse.Namespace) -> Path:
+    from conflicteval.models.answerers import writes_outputs
+
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if writes_outputs():  # a dry run (--dry-run) writes nothing
+        out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def _dry() -> bool:
+    """True in a dry run: the command's results are provisional and nothing is written."""
+    from conflicteval.models.answerers import writes_outputs
+
+    return not writes_outputs()
 
 
 # ------------------------------------------------------------------ conflictbench
@@ -125,16 +129,6 @@ def _build(args: argparse.Namespace) -> int:
     ]
     sizes: Any = PAPER_TABLE1 if args.sizes == "paper" else None
     writer = LLMClaimWriter(model_from_args(args)) if args.model else None
-    if args.dry_run:
-        from conflicteval.conflictbench.dryrun_calls import build_dry_run
-
-        table, n_items, report = build_dry_run(specs, seed=args.seed, sizes=sizes, writer=writer)
-        print(table)
-        if report is None:
-            print(f"dry run: {n_items} items, template claims, no model calls")
-        else:
-            _print_dry_run([report])
-        return 0
     from conflicteval._sync import run_sync
 
     result = run_sync(
@@ -168,15 +162,6 @@ def _detect(args: argparse.Namespace) -> int:
     model = model_from_args(args) if args.model else None
     kind = args.labeler or ("llm" if model is not None else "lexical")
     labeler = make_labeler(kind, model, args.plain_json)
-    if args.dry_run:
-        if model is None:
-            pairs = sum(len(it.documents) for it in items)
-            print(f"dry run: {len(items)} items, {pairs} pairs, no model calls (offline labeler)")
-            return 0
-        from conflicteval.conflictbench.dryrun_calls import detection_dry_run
-
-        _print_dry_run([detection_dry_run(items, labeler, model)])
-        return 0
     out = _run_dir(args)
     from conflicteval._sync import run_sync
     from conflicteval.conflictbench.run_files import write_detection_files
@@ -190,6 +175,8 @@ def _detect(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
+    if _dry():
+        return 0
     text = write_detection_files(out, run, paper=args.paper)
     record_input(out, args.items)  # data.json: the items file and its sha256
     print(text)
@@ -247,15 +234,6 @@ def _reports(args: argparse.Namespace) -> int:
         )
     scorer = _scorer(args)
     entity_model = model_from_args(args, args.entity_model) if args.entity_model else None
-    if args.dry_run:
-        from conflicteval.conflictbench.dryrun_calls import reports_dry_run
-
-        n_tasks, reports = reports_dry_run(
-            items, models, settings, max_tokens=args.max_tokens, entity_model=entity_model
-        )
-        print(f"dry run: {n_tasks} reports ({len(items)} items)")
-        _print_dry_run(reports)
-        return 0
     out = _run_dir(args)
     from conflicteval._sync import run_sync
     from conflicteval.conflictbench.run_files import write_report_files
@@ -273,6 +251,8 @@ def _reports(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
+    if _dry():
+        return 0
     text = write_report_files(out, run, paper=args.paper)
     record_input(out, args.items)  # data.json: the items file and its sha256
     print(text)
@@ -303,15 +283,6 @@ def _regenerate(args: argparse.Namespace) -> int:
     missing = sum(1 for q in questions if not documents.get(q.index))
     if missing:
         print(f"note: {missing} questions have no documents and are skipped", file=sys.stderr)
-    if args.dry_run:
-        from conflicteval.conflictbench.dryrun_calls import regeneration_dry_run
-
-        n_tasks, report = regeneration_dry_run(
-            questions, documents, modes, max_docs=args.max_docs, seed=args.seed, model=model
-        )
-        print(f"dry run: {n_tasks} question-format items")
-        _print_dry_run([report])
-        return 0
     out = _run_dir(args)
     from conflicteval._sync import run_sync
     from conflicteval.conflictbench.run_files import write_regeneration_files
@@ -332,6 +303,8 @@ def _regenerate(args: argparse.Namespace) -> int:
             main_claim=args.main_claim.replace("-", "_"),
         )
     )
+    if _dry():
+        return 0
     text = write_regeneration_files(out, run, paper=args.paper)
     record_input(out, questions_path)  # data.json: the questions and documents with sha256
     record_input(out, args.documents)

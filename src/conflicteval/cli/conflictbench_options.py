@@ -11,7 +11,6 @@ from conflicteval.cli.options import (
     add_batch_options,
     add_checksum_mismatch,
     add_decomposer,
-    add_dry_run,
     add_items,
     add_json,
     add_labeler,
@@ -87,7 +86,6 @@ def add_build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="all usable records (split in the paper's proportions) or the paper's Table 1 sizes",
     )
     build.add_argument("--checkpoint", default=None, help="claim-writing checkpoint (resumable)")
-    add_dry_run(build)
     _source_args(build)
     add_model_options(
         build,
@@ -106,7 +104,6 @@ def add_detect(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_out(det, "output directory: checkpoint, metrics, table")
     add_labeler(det, LABELERS, None, "llm with --model, else lexical")
     add_limit(det, "items")
-    add_dry_run(det)
     add_paper(det)
     add_plain_json(det)
     add_model_options(det, what="labeler model")
@@ -237,7 +234,6 @@ def _source_args(parser: argparse.ArgumentParser) -> None:
 
 def _batch_args(parser: argparse.ArgumentParser) -> None:
     add_out(parser, "output directory (checkpoint, results)")
-    add_dry_run(parser)
     add_paper(parser)
 
 

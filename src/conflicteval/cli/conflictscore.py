@@ -28,7 +28,6 @@ from conflicteval.cli.data import record_input
 from conflicteval.cli.options import (
     add_batch_options,
     add_decomposer,
-    add_dry_run,
     add_json,
     add_labeler,
     add_model_options,
@@ -78,7 +77,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help='one row per response: {"id", "response", "documents"}',
     )
     add_out(batch, "output directory (checkpoint, scores, summary)", required=False)
-    add_dry_run(batch)
     add_model_options(
         score,
         what="model for the LLM decomposer and labeler",
@@ -110,7 +108,7 @@ def _score(args: argparse.Namespace) -> int:
     if args.input:
         if args.response or args.documents:
             raise UsageError("use either --input/--out (batch) or --response/--documents")
-        if not args.out and not args.dry_run:
+        if not args.out and not getattr(args, "dry_run", False):
             raise UsageError("--input needs --out DIR")
         return _score_batch(args)
     if not (args.response and args.documents):
@@ -126,8 +124,6 @@ def _score_one(args: argparse.Namespace) -> int:
     response = sys.stdin.read() if args.response == "-" else read_text(args.response)
     documents = read_documents(args.documents)
     scorer = _scorer(args)
-    if args.dry_run:  # count, call nothing: as for a batch of one
-        return _dry_run(scorer, [{"id": "response", "response": response, "documents": documents}])
     result = scorer.score(response, documents)
     if args.json:
         print(result.model_dump_json(indent=2))
@@ -143,31 +139,14 @@ def _score_one(args: argparse.Namespace) -> int:
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
 
-def _dry_run(scorer: Any, items: list[dict[str, Any]]) -> int:
-    """Print the calls and prompt tokens scoring ``items`` would take; call nothing."""
-    report = scorer.dry_run(items)
-    if report is None:
-        pairs = 0
-        for item in items:
-            claims = scorer.decomposer.decompose_sync(item["response"]).claims
-            pairs += len(claims) * len(item["documents"])
-        print(
-            f"dry run: {len(items)} responses, {pairs} claim-document pairs, "
-            "no model calls (offline decomposer and labeler)"
-        )
-    else:
-        print(f"dry run: {len(items)} responses")
-        print(report.summary())
-    return 0
-
-
 def _score_batch(args: argparse.Namespace) -> int:
     items = read_items(args.input)
     scorer = _scorer(args)
-    if args.dry_run:
-        return _dry_run(scorer, items)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    from conflicteval.models.answerers import writes_outputs
+
+    out = Path(args.out or ".")
+    if writes_outputs():  # a dry run (--dry-run) writes nothing
+        out.mkdir(parents=True, exist_ok=True)
     result = scorer.score_many(
         items,
         checkpoint=out / "checkpoint.jsonl",
@@ -175,6 +154,8 @@ def _score_batch(args: argparse.Namespace) -> int:
         keep_records=False,  # records stay in the checkpoint: memory flat in the items
         **run_options(args),
     )
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     from conflicteval.conflictscore.score_files import write_score_files
 
     summary, n_cs_c, n_cs_r = write_score_files(out, result, scorer)

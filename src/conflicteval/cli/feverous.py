@@ -12,7 +12,6 @@ from conflicteval.cli.common import finish, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
-    add_dry_run,
     add_json,
     add_labeler,
     add_limit,
@@ -92,7 +91,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ve.add_argument("--keep-links", action="store_true", help="keep [[Target|anchor]] markup")
     add_out(ve, "directory for checkpoint, records and metrics", required=False)
     add_json(ve)
-    add_dry_run(ve)
     add_model_options(
         ve,
         what="model of the llm labeler (the paper's Table 7 prompt), e.g. openai/gpt-4o-mini",
@@ -134,8 +132,8 @@ def _verify(args: argparse.Namespace) -> int:
 
         raise DataError(args.claims, None, None, "no claims (an empty file): nothing to verify")
     labeler = _make_labeler(args)
-    if args.dry_run:
-        return _dry_run(items, labeler, args)
+    from conflicteval.models.answerers import writes_outputs
+
     out = Path(args.out) if args.out else None
     result = verify_sync(
         items,
@@ -145,6 +143,8 @@ def _verify(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         **run_options(args),
     )
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     if out is not None:
         from conflicteval.runner import write_json_lines
 
@@ -161,27 +161,6 @@ def _verify(args: argparse.Namespace) -> int:
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
     status = finish(result.batch, "claims", run_dir=out) if result.batch is not None else 0
     return 0 if result.counts["ok"] == result.counts["total"] else max(status, 1)
-
-
-def _dry_run(items: list[Any], labeler: Any, args: argparse.Namespace) -> int:
-    """Print what verifying ``items`` would cost; no model is called."""
-    from conflicteval.dryrun import dry_run
-    from conflicteval.feverous.verify import documents_for
-
-    model = getattr(labeler, "model", None)
-    if model is None:
-        print(
-            f"dry run: {len(items)} claims; the {args.labeler or 'lexical'} labeler calls no model"
-        )
-        return 0
-    calls = [
-        call
-        for item in items
-        for call in labeler.planned_calls([item.claim], documents_for(item, args.mode))
-    ]
-    report = dry_run(model, calls)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.summary())
-    return 0
 
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:

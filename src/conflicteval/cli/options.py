@@ -82,8 +82,8 @@ SPEC_HELP = (
 )
 
 DRY_RUN_HELP = (
-    "call no model: count the model calls the command would make, those the cache already "
-    "answers, their tokens and their estimated cost"
+    "call no model and write nothing: run the command counting its calls, cache hits, prompt "
+    "tokens and estimated cost (a lower bound when later calls wait on replies not in the cache)"
 )
 
 DEFAULT_MODEL_CONCURRENCY = 16
@@ -282,12 +282,14 @@ def _add_executor_options(group: argparse._ArgumentGroup) -> None:
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--batch-export FILE`` to a model-calling command.
+    """Add ``--batch-export FILE`` and ``--dry-run`` to a model-calling command.
 
     Wrap the command's function with
     :func:`conflicteval.cli.batch.batch_command`, which runs it in
-    export mode and exits 3 while calls wait for batch results.
+    export mode (exit 3 while calls wait for batch results) or, with
+    ``--dry-run``, counting its calls without making them or writing anything.
     """
+    add_dry_run(parser)
     parser.add_argument(
         "--batch-export",
         metavar="FILE",

@@ -122,6 +122,10 @@ def run_questions(
             **run_options(args),
         )
     )
+    from conflicteval.models.answerers import writes_outputs
+
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     record_data_source(args.out, args.data_source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
     return finish(result, "questions", run_dir=args.out)

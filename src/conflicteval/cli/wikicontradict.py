@@ -18,7 +18,6 @@ from conflicteval.cli.common import finish, model_from_args, progress_from_args,
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
-    add_dry_run,
     add_json,
     add_limit,
     add_model_options,
@@ -69,7 +68,6 @@ def _add_generate(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--templates", default="1,2,3,4,5", help="comma-separated (default 1,2,3,4,5)")
     add_out(p, "run directory (resumable)")
     add_limit(p, "instances")
-    add_dry_run(p)
     add_model_options(
         p,
         what="model to test",
@@ -106,7 +104,6 @@ def _add_judge(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="FILE",
         old=("--output",),
     )
-    add_dry_run(p)
     _add_judge_model(p)
     add_run_options(p)
     add_batch_options(p)
@@ -165,7 +162,6 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="PATH",
         help="WikiContradict data file, for label rows without question/answers",
     )
-    add_dry_run(p)
     add_json(p)
     _add_judge_model(p)
     add_run_options(p, resumable=False)
@@ -298,7 +294,6 @@ def _generate(args: argparse.Namespace) -> int:
     from conflicteval._sync import run_sync
     from conflicteval.wikicontradict.generate import (
         GENERATIONS_FILE,
-        dry_run_generation,
         generate,
     )
 
@@ -308,17 +303,6 @@ def _generate(args: argparse.Namespace) -> int:
     templates = [t.strip() for t in args.templates.split(",") if t.strip()]
     models = [_model(spec, args, args.concurrency) for spec in args.model]
     tset = _template_set(args)
-    if args.dry_run:
-        for rep in dry_run_generation(
-            instances,
-            templates,
-            models,
-            args.out,
-            template_set=tset,
-            retry_failed=args.retry_failed,
-        ):
-            print(rep.summary())
-        return 0
     result = run_sync(
         generate(
             instances,
@@ -330,14 +314,16 @@ def _generate(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
+    from conflicteval.models.answerers import writes_outputs
+
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     record_data_source(args.out, args.data_source)
     return _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE, args.out)
 
 
 def _judge(args: argparse.Namespace) -> int:
     from conflicteval._sync import run_sync
-    from conflicteval.dryrun import dry_run
-    from conflicteval.runner import read_checkpoint
     from conflicteval.wikicontradict.generate import read_generations
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, Judge
 
@@ -352,22 +338,6 @@ def _judge(args: argparse.Namespace) -> int:
             "note: the judge prompt grades answers; templates 5.2/5.4 ask whether the context "
             "conflicts, which the paper graded by hand only"
         )
-    if args.dry_run:
-        from conflicteval.wikicontradict.judge import current_grades
-
-        done = current_grades(read_checkpoint(output), rows)
-        todo = [
-            r
-            for r in rows
-            if r.id not in done or (args.retry_failed and done[r.id].status == "model_error")
-        ]
-        if judge.model is None:
-            print(f"dry run for lexical: {len(todo)} rows to grade offline, no model calls")
-            return 0
-        calls = [judge.planned_call(r.question, r.answers, r.response or "") for r in todo]
-        notes = [f"{len(rows) - len(todo)} rows already graded in {output}"]
-        print(dry_run(judge.model, calls, notes).summary())
-        return 0
     result = run_sync(
         judge.grade_run(
             args.run,
@@ -376,17 +346,16 @@ def _judge(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
+    from conflicteval.models.answerers import writes_outputs
+
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
     return _finish(result, f"rows graded by {judge.name}", output, args.run)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
     from conflicteval._sync import run_sync
-    from conflicteval.dryrun import dry_run
-    from conflicteval.wikicontradict.calibrate import (
-        calibrate,
-        load_human_labels,
-        plan_calibration,
-    )
+    from conflicteval.wikicontradict.calibrate import calibrate, load_human_labels
     from conflicteval.wikicontradict.data import load_wikicontradict
     from conflicteval.wikicontradict.judge import Judge
     from conflicteval.wikicontradict.published import (
@@ -407,13 +376,6 @@ def _calibrate(args: argparse.Namespace) -> int:
     judge = Judge(judge_model)
     if aliases:  # before any call
         check_aliases(aliases, [judge.name], args.compare)
-    if args.dry_run:
-        if judge.model is None:
-            print("dry run for lexical: grading is offline, no model calls")
-            return 0
-        calls = plan_calibration(judge, labels, instances=instances, labels_path=str(args.labels))
-        print(dry_run(judge.model, calls).summary())
-        return 0
     result, batches = run_sync(
         calibrate(
             judge,

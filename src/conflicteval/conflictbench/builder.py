@@ -334,7 +334,9 @@ async def abuild_conflictbench(
     result.items = items
     for name, (conf, noconf) in built.items():
         result.counts[name] = (len(conf), len(noconf))
-    if output is not None:
+    from conflicteval.models.answerers import writes_outputs
+
+    if output is not None and writes_outputs():  # a dry run writes nothing
         write_items(items, output)
         result.output = Path(output)
     return result

@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from conflicteval.dryrun import PlannedCall
 from conflicteval.models import Model
 from conflicteval.types import CUT_OFF, RELATIONS, Document, PairLabel, Usage
 
@@ -182,16 +181,6 @@ class PerDocumentLLMLabeler(_LLMBase):
     def _budget(self, n: int) -> int:
         return batch_budget(n, self.max_tokens_per_item)
 
-    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
-        """One call per document."""
-        if not claims:
-            return []
-        settings = self._settings(BatchReply, self._budget(len(claims)))
-        return [
-            PlannedCall([{"role": "user", "content": self.prompt(claims, d)}], settings)
-            for d in _coerce_docs(documents)
-        ]
-
     async def _one(
         self, j: int, claims: Sequence[str], doc: Document
     ) -> tuple[list[PairLabel], int, Usage]:
@@ -258,17 +247,6 @@ class PerClaimLLMLabeler(_LLMBase):
 
     def _budget(self, n: int) -> int:
         return batch_budget(n, self.max_tokens_per_item)
-
-    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
-        """One call per claim."""
-        docs = _coerce_docs(documents)
-        if not docs:
-            return []
-        settings = self._settings(BatchReply, self._budget(len(docs)))
-        return [
-            PlannedCall([{"role": "user", "content": self.prompt(c, docs)}], settings)
-            for c in claims
-        ]
 
     async def _one(
         self, i: int, claim: str, docs: Sequence[Document]

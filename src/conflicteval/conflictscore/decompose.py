@@ -18,7 +18,6 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
-from conflicteval.dryrun import PlannedCall
 from conflicteval.models import Model, get_model
 from conflicteval.types import CUT_OFF, Usage
 
@@ -109,10 +108,6 @@ class _Base:
     def decompose_sync(self, response: str) -> Decomposition:
         """Synchronous :meth:`decompose`; also works inside a running event loop."""
         return run_sync(self.decompose(response))
-
-    def planned_calls(self, response: str) -> list[PlannedCall]:
-        """The model calls :meth:`decompose` would make (none for offline decomposers)."""
-        return []
 
     def identity(self) -> dict[str, Any]:
         """What determines this decomposer's claims (recorded with a run's checkpoint)."""
@@ -206,10 +201,6 @@ class LLMDecomposer(_Base):
             **self._settings(),
             "max_claims": self.max_claims,
         }
-
-    def planned_calls(self, response: str) -> list[PlannedCall]:
-        """One call per response."""
-        return [PlannedCall([{"role": "user", "content": self.prompt(response)}], self._settings())]
 
     async def decompose(self, response: str) -> Decomposition:
         """Ask the model for the claims and parse its "Claims:" list.

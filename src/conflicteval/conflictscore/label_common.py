@@ -15,7 +15,6 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
-from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ModelError
 from conflicteval.models import Model, get_model
 from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
@@ -103,10 +102,6 @@ class BaseLabeler:
     def label_sync(self, claims: Sequence[str], documents: Sequence[Any]) -> LabelResult:
         """Synchronous :meth:`label`; also works inside a running event loop."""
         return run_sync(self.label(list(claims), _coerce_docs(documents)))
-
-    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
-        """The model calls :meth:`label` would make (empty for offline labelers)."""
-        return []
 
     def identity(self) -> dict[str, Any]:
         """What determines this labeler's labels (recorded with a run's checkpoint)."""

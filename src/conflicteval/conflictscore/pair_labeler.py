@@ -8,7 +8,6 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from conflicteval.dryrun import PlannedCall
 from conflicteval.models import Model
 from conflicteval.types import CUT_OFF, RELATIONS, Document, PairLabel, Relation, Usage
 
@@ -161,16 +160,6 @@ class LLMLabeler(_LLMBase):
     def prompt(self, claim: str, document: Document) -> str:
         """The Table 7 prompt for one pair."""
         return pair_prompt(claim, document, headings=self.headings)
-
-    def planned_calls(self, claims: Sequence[str], documents: Sequence[Any]) -> list[PlannedCall]:
-        """One call per (claim, document)."""
-        docs = _coerce_docs(documents)
-        settings = self._settings(PairReply, self.max_tokens)
-        return [
-            PlannedCall([{"role": "user", "content": self.prompt(c, d)}], settings)
-            for c in claims
-            for d in docs
-        ]
 
     async def _one(self, i: int, j: int, claim: str, doc: Document) -> tuple[PairLabel, int, Usage]:
         out, error, calls = await self._generate(

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from conflicteval._sync import run_sync
-from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ModelError, ParseFailure, UsageError
 from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document
@@ -222,49 +221,3 @@ class ConflictScorer:
     def score_many(self, items: Iterable[Any], **options: Any) -> ScoreBatchResult:
         """Synchronous :meth:`ascore_many` (same options)."""
         return run_sync(self.ascore_many(items, **options))
-
-    def planned_calls(self, items: Iterable[Any]) -> tuple[list[PlannedCall], list[str]]:
-        """The model calls a batch would make, and notes on what could not be counted.
-
-        With an offline decomposer the claims are known, so labelling calls are
-        listed exactly. With an LLM decomposer only its calls are listed; the
-        labelling calls depend on its replies and are estimated in a note
-        (one claim per sentence).
-        """
-        from .decompose import LLMDecomposer
-        from .sentences import split_sentences
-
-        calls: list[PlannedCall] = []
-        notes: list[str] = []
-        estimated = 0
-        planner = getattr(self.labeler, "planned_calls", None)
-        for i, raw in enumerate(items):
-            item = ScoreItem.coerce(raw, i)
-            if isinstance(self.decomposer, LLMDecomposer):
-                calls.extend(self.decomposer.planned_calls(item.response))
-                if planner is not None:
-                    guess = split_sentences(item.response)
-                    estimated += len(planner(guess, item.documents))
-                continue
-            claims = run_sync(self.decomposer.decompose(item.response)).claims
-            if planner is not None:
-                calls.extend(planner(claims, item.documents))
-        if isinstance(self.decomposer, LLMDecomposer):
-            notes.append(
-                "labelling calls depend on the decomposition replies and are not counted above; "
-                f"with one claim per sentence they would be about {estimated}"
-            )
-        return calls, notes
-
-    def dry_run(self, items: Iterable[Any]) -> DryRunReport | None:
-        """Count calls, cache hits and prompt tokens without calling a model.
-
-        Returns None when neither stage uses a model (nothing to call).
-        """
-        model = getattr(self.decomposer, "model", None) or getattr(self.labeler, "model", None)
-        from conflicteval.models import Model
-
-        if not isinstance(model, Model):
-            return None
-        calls, notes = self.planned_calls(items)
-        return dry_run(model, calls, notes)

@@ -118,7 +118,10 @@ async def run_batch(
     fn = bounded_items(fn, run.item_timeout)  # the executor runs it (picklable for Ray)
     ids, item_list = _ids(items, key)
     fingerprints = _fingerprints(inputs, ids, item_list)
-    path = Path(checkpoint) if checkpoint is not None else None
+    from conflicteval.models.answerers import active_answerer
+
+    answerer = active_answerer()
+    path = _checkpoint_path(checkpoint, answerer)
     writer, done, changed = _open_checkpoint(path, identity, fingerprints, run)
     todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     del item_list
@@ -130,7 +133,20 @@ async def run_batch(
     error = await _execute(runner, fn, todo, run.concurrency or 1, stored)
     if error is not None:
         raise _aborted(error, len(tally.finished) - resumed, path)
-    return tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+    result = tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+    answerer.batch_done(desc, result.counts)  # a dry run reports its batches' items
+    return result
+
+
+def _checkpoint_path(checkpoint: str | os.PathLike[str] | None, answerer: Any) -> Path | None:
+    """The checkpoint to use: none when the active answerer writes nothing.
+
+    A dry run writes nothing: every item runs (its calls are counted, served from the
+    cache or left pending) and no checkpoint is read, written or locked.
+    """
+    if checkpoint is None or not answerer.writes:
+        return None
+    return Path(checkpoint)
 
 
 def _executor(run: RunOptions) -> Any:

@@ -54,7 +54,7 @@ from conflicteval.executors.batchmanifest import (
 )
 
 if TYPE_CHECKING:
-    from conflicteval.executors.plan import CallRequest
+    from conflicteval.models.call import CallRequest
 
 __all__ = [
     "MAX_BYTES",

@@ -3,50 +3,24 @@
 This is the runner as it always was: a pool of ``concurrency`` asyncio workers
 takes items from a queue and hands each finished record to the runner, which
 writes the checkpoint. Model calls are further bounded by each model's own
-concurrency limit.
+concurrency limit. The items' tasks inherit the caller's context, so the
+active answerer (:mod:`conflicteval.models.answerers`) answers their calls.
+The :class:`~conflicteval.executors.protocol.Executor` protocol stays
+importable from here.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, TypeVar
 
-from conflicteval.checkpoint import Record
+from conflicteval.executors.protocol import Emit, Executor
 from conflicteval.itemrun import finish_record, run_item
 
 T = TypeVar("T")
 
-Emit = Callable[[Record, str], None]
-"""Called by an executor with each finished record and its checkpoint line."""
-
-
-@runtime_checkable
-class Executor(Protocol):
-    """How a batch's pending items get their records.
-
-    An executor runs ``fn`` on every ``(id, item)`` of ``todo`` and calls
-    ``emit(record, line)`` once per item, as soon as it is finished (records from
-    :func:`conflicteval.itemrun.run_item` and :func:`~conflicteval.itemrun.finish_record`,
-    so failures are recorded exactly as locally). The runner owns everything
-    else: the checkpoint, resume, progress and the result.
-
-    Attributes:
-        name: Recorded in the batch's result and summary.
-    """
-
-    name: str
-
-    async def run(
-        self,
-        fn: Callable[[Any], Awaitable[Any]],
-        todo: Sequence[tuple[str, Any]],
-        *,
-        concurrency: int,
-        emit: Emit,
-    ) -> None:
-        """Compute the record of every pending item and emit it."""
-        ...
+__all__ = ["Emit", "Executor", "LocalExecutor"]
 
 
 class LocalExecutor:

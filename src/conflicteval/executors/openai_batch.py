@@ -39,8 +39,8 @@ from conflicteval._atomic import atomic_write_text
 from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
-from conflicteval.executors.plan import CHAT_URL
 from conflicteval.exitcodes import EXIT_PENDING
+from conflicteval.models.call import CHAT_URL
 
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 COMPLETION_WINDOW = "24h"

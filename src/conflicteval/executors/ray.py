@@ -18,7 +18,11 @@ How a run goes:
    first use, an NLI labeler loads its weights, the response cache opens the
    same SQLite file. An actor runs the items of a batch on its own event loop,
    ``concurrency`` at a time, through :func:`~conflicteval.itemrun.run_item`, so
-   a failure becomes the same record as locally.
+   a failure becomes the same record as locally. The answerer active in the
+   driver (:mod:`conflicteval.models.answerers`: a dry run's ``Count``, a batch
+   export's ``Export``) travels too: each batch runs under a fresh
+   ``portable()`` copy, which comes back with the batch's records and is folded
+   into the driver's (``absorb``), so calls are counted or exported as locally.
 4. Records stream back to the driver as batches finish and are written to the
    checkpoint at once: a killed run resumes from it, and a re-run of a finished
    run sends nothing.
@@ -53,14 +57,16 @@ from conflicteval._fatal import close_signal, open_signal, report_fatal
 from conflicteval.checkpoint import Record
 from conflicteval.errors import ConflictEvalError, ModelError, require
 from conflicteval.itemrun import finish_record, run_item
+from conflicteval.models.answerers import active_answerer, answer_with
 
 log = logging.getLogger("conflicteval.executors.ray")
 
 Emit = Callable[[Record, str], None]
-Result = tuple[str, str, str]
-"""(item id, checkpoint line, fatal failure as JSON or ``""``) as an actor returns it."""
+Result = tuple[str, str, str, bytes]
+"""(item id, checkpoint line, fatal failure as JSON or ``""``, answerer copy or ``b""``)
+as an actor returns it; the answerer copy (pickled) rides on the first item of a batch."""
 
-_COLUMNS = ("id", "line", "fatal")
+_COLUMNS = ("id", "line", "fatal", "answerer")
 _BATCHES_PER_ACTOR_CALL = 4  # a batch holds this many rounds of `concurrency` items
 
 
@@ -185,6 +191,11 @@ class RayExecutor:
             return
         ray = self.connect()
         fn_bytes = _dumps(ray, fn, "the work function")
+        answerer = active_answerer()
+        # the driver's answerer, as a setting each batch runs under (none: online)
+        ans_bytes = (
+            b"" if answerer.name == "online" else _dumps(ray, answerer.portable(), "the answerer")
+        )
         rows = [
             {"id": item_id, "item": _dumps(ray, item, f"item {item_id!r}")}
             for item_id, item in todo
@@ -201,7 +212,7 @@ class RayExecutor:
 
         def produce() -> None:
             try:
-                for pairs in self._stream(ray, rows, fn_bytes, concurrency, stop):
+                for pairs in self._stream(ray, rows, (fn_bytes, ans_bytes), concurrency, stop):
                     post(("records", pairs))
             except BaseException as exc:  # handed to the driver's loop, raised there
                 post(("error", exc))
@@ -221,7 +232,9 @@ class RayExecutor:
                         f"the Ray run failed: {type(payload).__name__}: {payload}"
                     ) from payload
                 stopped = None
-                for item_id, line, fatal in payload:
+                if any(item_id not in emitted for item_id, _, _, _ in payload):
+                    _absorb(ray, answerer, payload)  # a batch delivered twice: counted once
+                for item_id, line, fatal, _ in payload:
                     if fatal:  # a refused key in an actor: the batch stops, as locally
                         stopped = stopped or fatal
                     elif item_id not in emitted:  # a batch delivered twice: the first counts
@@ -245,7 +258,7 @@ class RayExecutor:
         self,
         ray: Any,
         rows: list[dict[str, Any]],
-        fn_bytes: bytes,
+        fn_bytes: tuple[bytes, bytes],
         concurrency: int,
         stop: threading.Event,
     ) -> Iterator[list[Result]]:
@@ -267,7 +280,7 @@ class RayExecutor:
                     len(todo),
                 )
             for pairs in self._pool_pass(ray, todo, fn_bytes, concurrency, batch_size):
-                returned.update(item_id for item_id, _, _ in pairs)
+                returned.update(item_id for item_id, _, _, _ in pairs)
                 yield pairs
                 if stop.is_set():
                     return
@@ -279,7 +292,7 @@ class RayExecutor:
         self,
         ray: Any,
         rows: list[dict[str, Any]],
-        fn_bytes: bytes,
+        fn_bytes: tuple[bytes, bytes],
         concurrency: int,
         batch_size: int | None,
     ) -> Iterator[list[Result]]:
@@ -296,15 +309,21 @@ class RayExecutor:
             warnings.filterwarnings("ignore", message=".*ray_remote_args.*is deprecated")
             ds = self._map(ray, ds, fn_bytes, concurrency, actors, size)
         for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            columns = [batch.column(name).to_pylist() for name in ("id", "line", "fatal")]
+            columns = [batch.column(name).to_pylist() for name in _COLUMNS]
             yield list(zip(*columns, strict=True))
 
     def _map(
-        self, ray: Any, ds: Any, fn_bytes: bytes, concurrency: int, actors: int, batch_size: int
+        self,
+        ray: Any,
+        ds: Any,
+        fn_bytes: tuple[bytes, bytes],
+        concurrency: int,
+        actors: int,
+        batch_size: int,
     ) -> Any:
         return ds.map_batches(
             _ItemActor,
-            fn_constructor_args=(fn_bytes, concurrency),
+            fn_constructor_args=(*fn_bytes, concurrency),
             batch_size=batch_size,
             batch_format="pyarrow",
             compute=ray.data.ActorPoolStrategy(size=actors),
@@ -348,7 +367,7 @@ class RayExecutor:
                     error=f"the Ray worker running this item failed: "
                     f"{type(exc).__name__}: {reason}"[:1000],
                 )
-                result = (item_id, finish_record(rec)[1], "")
+                result = (item_id, finish_record(rec)[1], "", b"")
             yield [result]
 
 
@@ -368,6 +387,7 @@ async def _run_items(
     ids: list[str],
     payloads: list[bytes],
     concurrency: int,
+    ans_bytes: bytes = b"",
 ) -> list[Result]:
     """Every item's result, ``concurrency`` items at a time.
 
@@ -396,24 +416,40 @@ async def _run_items(
             status = getattr(fatal.error, "status", None)
             hint = getattr(fatal.error, "hint", None)
             failure = {"message": str(fatal.error), "status": status, "hint": hint}
-            return item_id, "", json.dumps(failure)
-        return item_id, finish_record(rec)[1], ""
+            return item_id, "", json.dumps(failure), b""
+        return item_id, finish_record(rec)[1], "", b""
 
+    answerer = cloudpickle.loads(ans_bytes) if ans_bytes else None
     fatal, token = open_signal()  # the item tasks inherit it
     try:
-        tasks = [asyncio.ensure_future(one(i, p)) for i, p in zip(ids, payloads, strict=True)]
+        with contextlib.ExitStack() as scope:
+            if answerer is not None:  # the item tasks inherit the driver's answerer (a copy)
+                scope.enter_context(answer_with(answerer))
+            tasks = [asyncio.ensure_future(one(i, p)) for i, p in zip(ids, payloads, strict=True)]
     finally:
         close_signal(token)
-    return list(await asyncio.gather(*tasks))
+    results = list(await asyncio.gather(*tasks))
+    if answerer is not None and results:
+        item_id, line, failure, _ = results[0]
+        results[0] = (item_id, line, failure, cloudpickle.dumps(answerer))
+    return results
+
+
+def _absorb(ray: Any, answerer: Any, results: list[Result]) -> None:
+    """Fold the answerer copies that came back with a batch into the driver's."""
+    for _, _, _, copy in results:
+        if copy:
+            answerer.absorb(ray.cloudpickle.loads(copy))
 
 
 class _ItemActor:
     """One actor of the pool: the work function, unpickled once, and an event loop."""
 
-    def __init__(self, fn_bytes: bytes, concurrency: int) -> None:
+    def __init__(self, fn_bytes: bytes, ans_bytes: bytes, concurrency: int) -> None:
         from ray import cloudpickle
 
         self.fn = cloudpickle.loads(fn_bytes)
+        self.ans_bytes = ans_bytes  # unpickled afresh for each batch
         self.concurrency = concurrency
         self._loops = threading.local()  # one loop per calling thread, kept between batches
 
@@ -425,16 +461,18 @@ class _ItemActor:
             loop = self._loops.loop = asyncio.new_event_loop()
         ids = [str(i) for i in batch.column("id").to_pylist()]
         payloads = batch.column("item").to_pylist()
-        results = loop.run_until_complete(_run_items(self.fn, ids, payloads, self.concurrency))
+        results = loop.run_until_complete(
+            _run_items(self.fn, ids, payloads, self.concurrency, self.ans_bytes)
+        )
         return pa.table({name: [r[k] for r in results] for k, name in enumerate(_COLUMNS)})
 
 
-def _run_one(fn_bytes: bytes, item_id: str, payload: bytes) -> Result:
+def _run_one(fn_bytes: tuple[bytes, bytes], item_id: str, payload: bytes) -> Result:
     """One item in a Ray task of its own (items whose batch was lost)."""
     from ray import cloudpickle
 
-    fn = cloudpickle.loads(fn_bytes)
-    return asyncio.run(_run_items(fn, [item_id], [payload], 1))[0]
+    fn = cloudpickle.loads(fn_bytes[0])
+    return asyncio.run(_run_items(fn, [item_id], [payload], 1, fn_bytes[1]))[0]
 
 
 # -- quiet by default ---------------------------------------------------------------------

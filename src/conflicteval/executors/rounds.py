@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from conflicteval.cache import ResponseCache
-from conflicteval.errors import PendingCall
 from conflicteval.executors import batchfile
 from conflicteval.executors.openai_batch import BatchJob, BatchRunner
 from conflicteval.exitcodes import EXIT_PENDING
@@ -73,17 +72,14 @@ def export_round(workflow: Callable[[], Any], export: Path) -> tuple[Any, bool]:
         items was pending), and whether calls wait for batch results.
     """
     from conflicteval._sync import run_sync
-    from conflicteval.executors.plan import BatchExport
+    from conflicteval.executors.export import export_calls
 
-    exp = BatchExport(export)
-    with exp:
-        try:
-            value = workflow()
-            if inspect.iscoroutine(value):
-                value = run_sync(value)
-        except PendingCall:  # a call outside the runner (one response, a stage): no value yet
-            value = None
-    return value, bool(exp.result is not None and exp.result.requests)
+    def run() -> Any:
+        value = workflow()
+        return run_sync(value) if inspect.iscoroutine(value) else value
+
+    value, result = export_calls(run, export)  # the Export answerer answers this round
+    return value, bool(result.requests)
 
 
 def wait_for_user(files: list[Path], *, out: TextIO | None = None) -> None:

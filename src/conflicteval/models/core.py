@@ -28,6 +28,7 @@ from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
+from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.limits import _semaphore
@@ -284,7 +285,7 @@ class Model:
         usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
         usage.cached_completion_tokens = usage.completion_tokens
         self._account(usage)
-        for obs in active_observers():  # batch export and cost accounting see hits
+        for obs in active_observers():  # cost accounting sees hits
             obs.on_cached(self, key, usage)
         return Completion(
             text=hit["text"],
@@ -320,10 +321,6 @@ class Model:
         schema_text: str | None = None,
     ) -> Completion:
         key = self._key(messages, settings, schema, prompt_version, extra, schema_text)
-        if self.cache is not None and key is not None:
-            hit = self._from_cache(key)
-            if hit is not None:
-                return hit
         request = ProviderRequest(
             messages=messages,
             temperature=settings["temperature"],
@@ -333,10 +330,15 @@ class Model:
             schema_name=schema_name,
             extra=extra,
         )
-        observers = active_observers()
-        for obs in observers:  # batch export records the request and raises PendingCall
-            obs.on_missing(self, key, request)
-        resp = await self._call(request)
+        answerer = active_answerer()
+        if self.cache is not None and key is not None:
+            hit = self._from_cache(key)
+            if hit is not None:
+                answerer.cached(self, key, request)
+                return hit
+        # the active answerer: online (HTTP), or a dry run / batch export / replay,
+        # which raise PendingCall (see models/answerers.py)
+        resp = await answerer.answer(self, key, request)
         note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
         usage = Usage(
@@ -348,7 +350,7 @@ class Model:
             cost_usd=pricing.call_cost(self.name, resp.prompt_tokens, resp.completion_tokens),
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
-        for obs in observers:
+        for obs in active_observers():
             obs.on_called(self, key, usage)
         if not resp.text.strip():
             self.failures += 1

@@ -1,12 +1,11 @@
-"""Observers of model calls: how batch export and cost accounting see every call.
+"""Observers of model calls: how cost accounting sees every call.
 
 The core :class:`~conflicteval.models.core.Model` tells every observer active
 in the current context (a ``contextvars`` variable, so it follows asyncio tasks
 and the background loop of the ``*_sync`` entry points) about each call: served
-from the cache, about to be sent, or answered by the server. An observer may
-refuse a call by raising (batch export raises
-:class:`~conflicteval.errors.PendingCall` after recording the request), which
-is how a workflow runs "without calling the model" while staying the same code.
+from the cache, or answered by the server. Observers only watch: how a call is
+answered (online, counted for a dry run, exported for a batch) is the active
+answerer's business (:mod:`conflicteval.models.answerers`).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Protocol
 
-from conflicteval.models.base import ProviderRequest
 from conflicteval.types import Usage
 
 if TYPE_CHECKING:
@@ -30,9 +28,6 @@ class CallObserver(Protocol):
 
     def on_cached(self, model: Model, key: str, usage: Usage) -> None:
         """A call served from the response cache (``key`` is its cache key)."""
-
-    def on_missing(self, model: Model, key: str | None, request: ProviderRequest) -> None:
-        """A call about to be sent (``key`` is None without a cache); may raise to stop it."""
 
     def on_called(self, model: Model, key: str | None, usage: Usage) -> None:
         """A call the server answered (successfully)."""

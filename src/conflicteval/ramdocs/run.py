@@ -96,8 +96,12 @@ async def run_method(
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
+    from conflicteval.models.answerers import writes_outputs
+
     run_dir = Path(out)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    writes = writes_outputs()  # a dry run (the Count answerer) writes nothing
+    if writes:
+        run_dir.mkdir(parents=True, exist_ok=True)
     ident = identity(method, model, rounds, benchmark, task)
     stage = Stage(f"{benchmark} {method}", run_dir / ANSWERS_FILE, identity=ident, inputs=_inputs)
     result = await stage.run(
@@ -119,7 +123,8 @@ async def run_method(
         "settings": SETTINGS,
         "items": len(items),
     }
-    atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+    if writes:
+        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
     return result
 
 

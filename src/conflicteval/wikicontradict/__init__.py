@@ -19,7 +19,6 @@ if TYPE_CHECKING:
         HumanLabel,
         calibrate,
         load_human_labels,
-        plan_calibration,
     )
     from conflicteval.wikicontradict.data import (
         add_revisions,
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from conflicteval.wikicontradict.generate import (
         PAPER_SETTINGS,
         GenerationRow,
-        dry_run_generation,
         generate,
         generate_sync,
         read_generations,
@@ -79,10 +77,10 @@ if TYPE_CHECKING:
 __all__ = _lazy.exports(
     __name__,
     {
-        ".calibrate": "CalibrationResult HumanLabel calibrate load_human_labels plan_calibration",
+        ".calibrate": "CalibrationResult HumanLabel calibrate load_human_labels",
         ".data": "add_revisions is_yes_no load_revisions load_wikicontradict summary",
         ".generate": (
-            "PAPER_SETTINGS GenerationRow dry_run_generation generate generate_sync",
+            "PAPER_SETTINGS GenerationRow generate generate_sync",
             "read_generations",
         ),
         ".instance": "WikiContradictInstance join_passages",

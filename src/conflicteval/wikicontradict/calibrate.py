@@ -22,7 +22,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import DataError
 from conflicteval.jsonio import parse_json
 from conflicteval.readers import PathArg, UniqueIds, id_text, iter_csv_rows, read_text
@@ -332,23 +331,6 @@ async def _grade_all(
     return labels, result
 
 
-def plan_calibration(
-    judge: Judge,
-    labels: Sequence[HumanLabel] | None = None,
-    *,
-    instances: Sequence[WikiContradictInstance] | None = None,
-    labels_path: str = "<labels>",
-) -> list[PlannedCall]:
-    """The judge calls :func:`calibrate` would make (empty for the lexical judge)."""
-    if judge.model is None:
-        return []
-    calls = [judge.planned_call(e.question, e.answers, e.response) for e in worked_examples()]
-    if labels:
-        for lab in _fill_from_dataset(labels, instances, labels_path):
-            calls.append(judge.planned_call(lab.question or "", lab.answers or [], lab.response))
-    return calls
-
-
 async def calibrate(
     judge: Judge | str,
     labels: Sequence[HumanLabel] | None = None,
@@ -410,5 +392,4 @@ __all__ = [
     "calibrate",
     "load_human_labels",
     "normalise_label",
-    "plan_calibration",
 ]

@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field
 
 from conflicteval._atomic import atomic_open
 from conflicteval._sync import run_sync
-from conflicteval.dryrun import DryRunReport, PlannedCall, dry_run
 from conflicteval.errors import ConflictEvalError
 from conflicteval.identity import describe
 from conflicteval.models import Model, get_model
+from conflicteval.models.answerers import writes_outputs
 from conflicteval.runner import (
     BatchResult,
     RunOptions,
@@ -179,10 +179,12 @@ async def generate(
         return row
 
     run_dir = Path(out)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _write_plan(run_dir, items)
+    writes = writes_outputs()  # a dry run (the Count answerer) writes nothing
+    if writes:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _write_plan(run_dir, items)
     models_identity = {m.name: describe(m) for m in model_list}
-    recorded = None if restart else read_identity(run_dir / GENERATIONS_FILE)
+    recorded = None if restart or not writes else read_identity(run_dir / GENERATIONS_FILE)
     if recorded is not None and isinstance(recorded.get("models"), dict):
         # Rows are per model (the model is in the row id), so a run may gain models:
         # record the newcomers beside the earlier ones. A model already there must be
@@ -224,48 +226,6 @@ def generation_inputs(item: GenerationItem) -> GenerationItem:
 def generate_sync(*args: Any, **kwargs: Any) -> BatchResult:
     """Synchronous :func:`generate` (same arguments); also works inside a running event loop."""
     return run_sync(generate(*args, **kwargs))
-
-
-def dry_run_generation(
-    instances: Sequence[WikiContradictInstance],
-    templates: Sequence[str],
-    models: Sequence[Model | str] | Model | str,
-    out: str | Path | None = None,
-    *,
-    template_set: TemplateSet | None = None,
-    settings: dict[str, Any] | None = None,
-    retry_failed: bool = False,
-) -> list[DryRunReport]:
-    """Count the requests, cache hits and prompt tokens a generation would make, per model.
-
-    Rows already finished in ``<out>/generations.jsonl`` are left out (failed
-    ones too, unless ``retry_failed``).
-    """
-    model_list = _as_models(models)
-    items = plan(instances, templates, model_list, template_set=template_set)
-    done: set[str] = set()
-    if out is not None:
-        from conflicteval.identity import input_fingerprint
-
-        records = read_checkpoint(Path(out) / GENERATIONS_FILE)
-        current = {it.id: input_fingerprint(generation_inputs(it)) for it in items}
-        done = {
-            k
-            for k, r in records.items()
-            if (r.status != "model_error" or not retry_failed) and r.inputs == current.get(k)
-        }
-    decoding = dict(PAPER_SETTINGS if settings is None else settings)
-    reports = []
-    for model in model_list:
-        mine = [it for it in items if it.model == model.name and it.id not in done]
-        skipped = sum(1 for it in items if it.model == model.name and it.id in done)
-        notes = [f"{skipped} rows already finished in the checkpoint"] if skipped else []
-        calls = [
-            PlannedCall(it.messages, {**decoding, "prompt_version": it.template_version})
-            for it in mine
-        ]
-        reports.append(dry_run(model, calls, notes))
-    return reports
 
 
 class GenerationRow(BaseModel):

@@ -18,7 +18,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from conflicteval.dryrun import PlannedCall
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
 from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
@@ -195,17 +194,6 @@ class Judge:
             "settings": self.settings if self.model is not None else None,
         }
 
-    def planned_call(self, question: str, answers: Sequence[str], response: str) -> PlannedCall:
-        """The model call :meth:`grade` makes for one response (messages and settings).
-
-        The paper's layout: an empty system message, then the judge prompt as
-        the user turn.
-        """
-        return PlannedCall(
-            judge_messages(question, answers, response),
-            {**self.settings, "prompt_version": self.version},
-        )
-
     async def grade(
         self, question: str, answers: Sequence[str], response: str, template: str = "5"
     ) -> Judgement:
@@ -232,8 +220,11 @@ class Judge:
                 comment=lex.explanation,
                 judge=self.name,
             )
-        call = self.planned_call(question, answers, response)
-        out = await self.model.generate(call.messages, **call.settings)
+        # the paper's layout: an empty system message, then the judge prompt as the user turn
+        out = await self.model.generate(
+            judge_messages(question, answers, response),
+            **{**self.settings, "prompt_version": self.version},
+        )
         return judgement_from_reply(
             out.text, template, self.name, response=response, truncated=out.truncated
         )

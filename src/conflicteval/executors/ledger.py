@@ -1,0 +1,128 @@
+"""The call ledger: every model call of a run, per model, by how it was answered.
+
+:class:`CallLedger` is a call observer (:mod:`conflicteval.models.observe`):
+it counts the calls made inside ``with ledger:`` (sent online, served from the
+cache, served by a batch import) with their tokens and estimated cost. It only
+watches; how a call is answered is the active answerer's business
+(:mod:`conflicteval.models.answerers`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from conflicteval import pricing
+from conflicteval.models.observe import observe_calls
+from conflicteval.types import Usage
+
+if TYPE_CHECKING:
+    from conflicteval.models.core import Model
+
+__all__ = ["CallLedger", "ModelCalls", "track_calls"]
+
+
+@dataclass
+class ModelCalls:
+    """One model's calls in a run, by how they were answered."""
+
+    online: Usage = field(default_factory=Usage)
+    cached: Usage = field(default_factory=Usage)
+    batch: Usage = field(default_factory=Usage)
+    exported: int = 0
+
+
+class CallLedger:
+    """Counts every model call made inside ``with ledger:``, per model, with cost.
+
+    Args:
+        batch_ids: Cache keys known to have been answered by a batch (from
+            export manifests); a cache hit on one counts as served by batch.
+    """
+
+    def __init__(self, batch_ids: Iterable[str] = ()) -> None:
+        self.batch_ids = set(batch_ids)
+        self.models: dict[str, ModelCalls] = {}
+        self._lock = threading.Lock()
+        self._scope: observe_calls | None = None
+
+    # -- the observer protocol ---------------------------------------------
+    def _entry(self, model: Model) -> ModelCalls:
+        entry = self.models.get(model.name)
+        if entry is None:
+            entry = self.models.setdefault(model.name, ModelCalls())
+        return entry
+
+    def on_cached(self, model: Model, key: str, usage: Usage) -> None:
+        """Count a cache hit (as a batch answer when its key came from a batch)."""
+        with self._lock:
+            entry = self._entry(model)
+            (entry.batch if key in self.batch_ids else entry.cached).add(usage)
+
+    def on_called(self, model: Model, key: str | None, usage: Usage) -> None:
+        """Count a call the server answered."""
+        with self._lock:
+            self._entry(model).online.add(usage)
+
+    # -- scope --------------------------------------------------------------
+    def __enter__(self) -> CallLedger:
+        self._scope = observe_calls(self)
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._scope is not None:
+            self._scope.__exit__(exc_type, exc, tb)
+            self._scope = None
+
+    # -- reporting ------------------------------------------------------------
+    def note_exported(self, counts: dict[str, int]) -> None:
+        """Record how many requests per model a batch export wrote (for :meth:`cost_lines`)."""
+        with self._lock:
+            for name, n in counts.items():
+                self.models.setdefault(name, ModelCalls()).exported = n
+
+    def cost_lines(self) -> list[str]:
+        """Per model: calls online / by batch / from cache, tokens and estimated cost."""
+        lines: list[str] = []
+        priced = False
+        for name, entry in sorted(self.models.items()):
+            parts = []
+            price = pricing.lookup(name)
+            for label, usage, batch in (
+                ("online", entry.online, False),
+                ("by batch", entry.batch, True),
+            ):
+                if not usage.calls:
+                    continue
+                text = (
+                    f"{usage.calls} {label} ({usage.prompt_tokens} prompt + "
+                    f"{usage.completion_tokens} completion tokens"
+                )
+                if price is not None:
+                    priced = True
+                    cost = price.cost(usage.prompt_tokens, usage.completion_tokens, batch=batch)
+                    text += f", est. {pricing.format_usd(cost)}"
+                    if batch:
+                        online = price.cost(usage.prompt_tokens, usage.completion_tokens)
+                        text += f" at batch rates; {pricing.format_usd(online)} online"
+                parts.append(text + ")")
+            if entry.cached.calls:
+                parts.append(f"{entry.cached.calls} from cache (no cost)")
+            if entry.exported:
+                parts.append(f"{entry.exported} exported for batch")
+            if not parts:
+                continue
+            lines.append(f"{name}: " + "; ".join(parts))
+            if price is None and (entry.online.calls or entry.batch.calls or entry.exported):
+                lines.append(f"note: {pricing.missing_note(name)}")
+        if priced:
+            lines.append(f"cost: {pricing.source_note()}")
+        return lines
+
+
+def track_calls(batch_ids: Iterable[str] = ()) -> CallLedger:
+    """``with track_calls() as ledger:`` counts calls per model; ``ledger.cost_lines()``."""
+    return CallLedger(batch_ids)

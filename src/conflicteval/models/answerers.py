@@ -1,0 +1,353 @@
+"""Answerers: how a call the cache cannot answer gets its answer.
+
+The core :class:`~conflicteval.models.core.Model` builds every call once (its
+cache key and the provider's request), asks the response cache, and hands a
+miss to the *active answerer*:
+
+* :class:`Online` (the default): send it over HTTP, as always.
+* :class:`Count` (a dry run): count it (calls, cache hits, prompt tokens, money,
+  per model), then raise :class:`~conflicteval.errors.PendingCall`.
+* :class:`Export`: record the exact request line for a batch file (the
+  :mod:`conflicteval.executors.export` writes it), then raise ``PendingCall``.
+* :class:`CacheOnly` (replay): a miss raises ``PendingCall``.
+
+Cache hits are reported to the answerer too (``Count`` counts them as cached).
+A workflow never knows which answerer is active: a dry run and a batch export
+are the same workflow code as a real run. The runner records an item whose
+call raised ``PendingCall`` as ``pending``.
+
+An answerer is active for a block (``with answer_with(Count()) as count:``,
+a context variable, so it follows asyncio tasks and the background loop of the
+``*_sync`` entry points). It is a plain picklable setting: an item executor
+that runs items in other processes (Ray) sends :meth:`Answerer.portable`
+copies to them, activates them around each item batch, and folds the copies
+it gets back into the driver's with :meth:`Answerer.absorb`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from conflicteval.dryrun import DryRunReport, estimate_prompt_tokens, tokenizer_for
+from conflicteval.errors import ConflictEvalError, PendingCall
+from conflicteval.models.base import ProviderRequest, ProviderResponse
+from conflicteval.models.call import CallRequest, call_request
+
+if TYPE_CHECKING:
+    from conflicteval.models.core import Model
+
+__all__ = [
+    "Answerer",
+    "CacheOnly",
+    "Count",
+    "Export",
+    "Online",
+    "active_answerer",
+    "answer_with",
+    "writes_outputs",
+]
+
+A = TypeVar("A", bound="Answerer")
+
+AT_LEAST_NOTE = (
+    "replies not in the cache stop their items here: calls that depend on them (later "
+    "stages, re-asks) are not counted, so a run makes at least these calls"
+)
+
+
+class Answerer:
+    """How a call the cache cannot answer is answered (the base: refuses nothing itself).
+
+    Attributes:
+        name: A short name (``online``, ``count``, ``export``, ``cache-only``).
+        writes: Whether a run under this answerer may write files: checkpoint
+            records and a command's outputs (False for a dry run).
+    """
+
+    name = "answerer"
+    writes = True
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokenizers: dict[str, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_tokenizers")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._tokenizers = {}
+
+    def cached(self, model: Model, key: str, request: ProviderRequest) -> None:
+        """A call the response cache answered (``key`` is its cache key)."""
+
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
+        """Answer a call the cache could not (``key`` is None without a cache)."""
+        raise NotImplementedError
+
+    def portable(self) -> Answerer:
+        """A fresh copy with the same settings and no counts, to send to another process."""
+        return type(self)()
+
+    def batch_done(self, desc: str, counts: dict[str, int]) -> None:
+        """A batch of items ended (``counts``: items per status, ``total``, ``pending``)."""
+
+    def absorb(self, copy: Answerer) -> None:
+        """Fold a copy's counts (or recorded requests) back into this answerer."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class Online(Answerer):
+    """Send the call to the provider (HTTP): the default."""
+
+    name = "online"
+
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
+        """The provider's reply, with the model's retries and concurrency limit."""
+        return await model._call(request)
+
+
+class CacheOnly(Answerer):
+    """Replay from the cache only: a miss raises :class:`~conflicteval.errors.PendingCall`."""
+
+    name = "cache-only"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missing = 0
+
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
+        """Never answers: the call is pending."""
+        with self._lock:
+            self.missing += 1
+        raise PendingCall(key or "-", model.name)
+
+    def absorb(self, copy: Answerer) -> None:
+        """Add a copy's misses."""
+        if isinstance(copy, CacheOnly):
+            with self._lock:
+                self.missing += copy.missing
+
+
+class Count(Answerer):
+    """A dry run: count calls, cache hits, prompt tokens and money per model; send nothing.
+
+    Prompt tokens are counted with ``tiktoken`` when it is installed and has
+    its encoding available offline, otherwise estimated (characters / 4).
+    A miss raises :class:`~conflicteval.errors.PendingCall`, so calls that
+    depend on its reply are not made, and not counted (see :meth:`reports`).
+    Nothing is written while a ``Count`` is active (``writes`` is False).
+    """
+
+    name = "count"
+    writes = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.models: dict[str, DryRunReport] = {}
+        self.batches: list[tuple[str, int, int]] = []
+        """Per batch run under it: (description, items, items left waiting on a call)."""
+
+    def batch_done(self, desc: str, counts: dict[str, int]) -> None:
+        """Note a batch's item count and how many items wait on calls not in the cache."""
+        with self._lock:
+            self.batches.append((desc, counts.get("total", 0), counts.get("pending", 0)))
+
+    def batch_lines(self) -> list[str]:
+        """One line per batch: its items, and how many wait on replies not in the cache."""
+        lines = []
+        for desc, total, pending in self.batches:
+            line = f"dry run: {desc}: {total} item{'s' if total != 1 else ''}"
+            if pending:
+                line += f", {pending} waiting on replies not in the cache"
+            lines.append(line)
+        return lines
+
+    def cached(self, model: Model, key: str, request: ProviderRequest) -> None:
+        """Count a cache hit."""
+        self._count(model, request, cached=True)
+
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
+        """Count the call; it is pending."""
+        self._count(model, request, cached=False)
+        raise PendingCall(key or "-", model.name)
+
+    def _count(self, model: Model, request: ProviderRequest, *, cached: bool) -> None:
+        with self._lock:
+            name = model.name
+            if name not in self._tokenizers:
+                self._tokenizers[name] = tokenizer_for(model.provider.model)
+            tok = self._tokenizers[name]
+            report = self.models.get(name)
+            if report is None:
+                report = self.models[name] = DryRunReport(model=name)
+                if tok is not None:
+                    report.tokens_estimated = False
+                    report.tokenizer = tok[1]
+            tokens = estimate_prompt_tokens(request.messages, tok[0] if tok is not None else None)
+            report.calls += 1
+            report.prompt_tokens += tokens
+            if cached:
+                report.cached += 1
+                return
+            report.uncached_prompt_tokens += tokens
+            limit = request.max_tokens
+            if limit is None or report.max_completion_tokens is None:
+                report.max_completion_tokens = None
+            else:
+                report.max_completion_tokens += int(limit)
+
+    @property
+    def pending(self) -> int:
+        """Calls counted that the cache could not answer (what a run would send)."""
+        return sum(r.uncached for r in self.models.values())
+
+    def reports(self) -> list[DryRunReport]:
+        """One report per model (by name), noting "at least" where calls were pending."""
+        out = []
+        for name in sorted(self.models):
+            report = self.models[name]
+            copy = DryRunReport(**{**report.__dict__, "notes": list(report.notes)})
+            if copy.uncached:
+                copy.notes.append(AT_LEAST_NOTE)
+            out.append(copy)
+        return out
+
+    def report(self, model: str | None = None) -> DryRunReport:
+        """The report of ``model`` (default: the only model called; an empty report for none).
+
+        Raises:
+            ValueError: Several models were called and none was named.
+        """
+        reports = {r.model: r for r in self.reports()}
+        if model is not None:
+            return reports.get(model) or DryRunReport(model=model)
+        if not reports:
+            return DryRunReport(model="(no model called)")
+        if len(reports) > 1:
+            raise ValueError(f"several models were called ({', '.join(reports)}): name one")
+        return next(iter(reports.values()))
+
+    def absorb(self, copy: Answerer) -> None:
+        """Add a copy's counts, model by model."""
+        if not isinstance(copy, Count):
+            return
+        with self._lock:
+            for name, theirs in copy.models.items():
+                mine = self.models.get(name)
+                if mine is None:
+                    self.models[name] = DryRunReport(**{**theirs.__dict__, "notes": []})
+                    continue
+                mine.calls += theirs.calls
+                mine.cached += theirs.cached
+                mine.prompt_tokens += theirs.prompt_tokens
+                mine.uncached_prompt_tokens += theirs.uncached_prompt_tokens
+                if mine.max_completion_tokens is None or theirs.max_completion_tokens is None:
+                    mine.max_completion_tokens = None
+                else:
+                    mine.max_completion_tokens += theirs.max_completion_tokens
+
+
+class Export(Answerer):
+    """Batch export: record each missing call's exact request line (once per id); it is pending.
+
+    The requests are kept in :attr:`requests` (by ``custom_id``, the call's
+    cache key); :mod:`conflicteval.executors.export` writes them to ``path``.
+    A model without a cache, or a provider that cannot write its requests as
+    data, is a :attr:`problem` the writer reports.
+    """
+
+    name = "export"
+
+    def __init__(self, path: str = "") -> None:
+        super().__init__()
+        self.path = str(path)
+        self.requests: dict[str, CallRequest] = {}
+        self.problem: str | None = None
+
+    def portable(self) -> Export:
+        """An empty copy for the same file."""
+        return Export(self.path)
+
+    async def answer(
+        self, model: Model, key: str | None, request: ProviderRequest
+    ) -> ProviderResponse:
+        """Record the request line; the call is pending."""
+        if key is None:
+            self.problem = (
+                f"{model.name} has no response cache, so batch results could not be replayed; "
+                "run without --no-cache (cache=False) to export batch requests"
+            )
+            raise PendingCall("-", model.name)
+        with self._lock:
+            if key not in self.requests:
+                try:
+                    self.requests[key] = call_request(model, key, request)
+                except ConflictEvalError as exc:
+                    # not an item's failure (which the checkpoint would keep): the export's
+                    self.problem = str(exc)
+        raise PendingCall(key, model.name)
+
+    def exported(self) -> dict[str, int]:
+        """Requests recorded per model."""
+        counts: dict[str, int] = {}
+        for req in self.requests.values():
+            counts[req.model] = counts.get(req.model, 0) + 1
+        return counts
+
+    def absorb(self, copy: Answerer) -> None:
+        """Add a copy's requests (an id recorded twice is kept once)."""
+        if not isinstance(copy, Export):
+            return
+        with self._lock:
+            for key, req in copy.requests.items():
+                self.requests.setdefault(key, req)
+            self.problem = self.problem or copy.problem
+
+    def __repr__(self) -> str:
+        return f"Export({self.path!r})"
+
+
+ONLINE = Online()
+
+_active: contextvars.ContextVar[Answerer] = contextvars.ContextVar(
+    "conflicteval_answerer", default=ONLINE
+)
+
+
+def active_answerer() -> Answerer:
+    """The answerer of the current context (:class:`Online` unless one is active)."""
+    return _active.get()
+
+
+def writes_outputs() -> bool:
+    """Whether a run in the current context may write files (False in a dry run)."""
+    return _active.get().writes
+
+
+class answer_with(Generic[A]):
+    """``with answer_with(Count()) as count:`` -- calls inside are answered by it (scopes nest)."""
+
+    def __init__(self, answerer: A) -> None:
+        self.answerer = answerer
+        self._tokens: list[contextvars.Token[Answerer]] = []
+
+    def __enter__(self) -> A:
+        self._tokens.append(_active.set(self.answerer))
+        return self.answerer
+
+    def __exit__(self, *exc: object) -> None:
+        _active.reset(self._tokens.pop())

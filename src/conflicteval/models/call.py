@@ -1,0 +1,57 @@
+"""A model call as data: the exact request body a provider sends, under its cache key.
+
+A :class:`CallRequest` is one call a workflow needs: the JSON body the online
+path would send (the provider builds it with the same code it sends with) and
+its cache key, which is also its ``custom_id`` in a batch file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from conflicteval.errors import ConflictEvalError
+from conflicteval.models.base import ProviderRequest
+
+if TYPE_CHECKING:
+    from conflicteval.models.core import Model
+
+__all__ = ["CHAT_URL", "CallRequest", "call_request"]
+
+CHAT_URL = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """One model call as data.
+
+    Attributes:
+        custom_id: The call's cache key (sha256 hex): where its answer is stored.
+        model: The model's spec name (``openai/gpt-4o-mini``), the cache's model column.
+        body: The chat completions request body, exactly as the online path sends it.
+        url: The endpoint path of the request.
+    """
+
+    custom_id: str
+    model: str
+    body: dict[str, Any]
+    url: str = CHAT_URL
+
+    def to_line(self) -> dict[str, Any]:
+        """The OpenAI Batch API (and ``vllm run-batch``) input line."""
+        return {"custom_id": self.custom_id, "method": "POST", "url": self.url, "body": self.body}
+
+
+def call_request(model: Model, key: str, request: ProviderRequest) -> CallRequest:
+    """The :class:`CallRequest` of one call of ``model`` (built by its provider).
+
+    Raises:
+        ConflictEvalError: The provider cannot write its requests as data.
+    """
+    build = getattr(model.provider, "request_body", None)
+    if build is None:
+        raise ConflictEvalError(
+            f"{model.name}: this provider cannot write batch requests "
+            "(batch files are for OpenAI-compatible models, 'openai/<model>')"
+        )
+    return CallRequest(custom_id=key, model=model.name, body=build(request))
