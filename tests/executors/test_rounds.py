@@ -103,13 +103,15 @@ def test_batch_run_parses_its_command_once_and_runs_it_in_process(
     items.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
     parsed: list[int] = []
-    build = cli.build_parser
+    from conflicteval.cli import app
+
+    build = app.build_parser
 
     def counting() -> Any:
         parsed.append(1)
         return build()
 
-    monkeypatch.setattr(cli, "build_parser", counting)
+    monkeypatch.setattr(app, "build_parser", counting)
     with OpenAICompatServer(reply) as srv:
         rc = cli.main(
             [

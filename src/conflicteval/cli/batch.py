@@ -332,7 +332,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _parse_command(argv: list[str]) -> argparse.Namespace:
     """The command after ``--``, parsed once (a mistyped option: its usage, exit status 2)."""
-    from conflicteval.cli import build_parser, main
+    from conflicteval.cli.app import build_parser, main
 
     parsed, extras = build_parser().parse_known_args(argv)
     if extras:
