@@ -135,11 +135,7 @@ def http_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
         pytest.importorskip("httpx2", reason="httpx2 is the optional 'fast' extra")
     if request.param != "builtin":
         monkeypatch.setenv(http_transport.HTTP_CLIENT_ENV, request.param)
-    http_transport.http_module.cache_clear()
-    http_transport._timeout.cache_clear()
     yield request.param
-    http_transport.http_module.cache_clear()
-    http_transport._timeout.cache_clear()
 
 
 def test_the_http_client_can_be_chosen(http_client: str) -> None:

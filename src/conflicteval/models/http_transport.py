@@ -219,15 +219,13 @@ def http_client_choice(option: str | None = None) -> str:
     return choice
 
 
-@functools.lru_cache(maxsize=1)
-def http_module() -> ModuleType:
-    """The general HTTP client: ``httpx2`` when installed (openai 3.x's client), else ``httpx``.
+@functools.lru_cache(maxsize=4)
+def general_module(choice: str = "builtin") -> ModuleType:
+    """The general HTTP client module for a choice of :data:`HTTP_CLIENTS`.
 
-    It carries every request when ``$CONFLICTEVAL_HTTP_CLIENT`` is ``httpx2`` or ``httpx``
-    (``httpx`` is then used even when httpx2 is installed), and the requests the built-in
-    client does not carry otherwise.
+    ``httpx`` and ``httpx2`` are themselves; with ``builtin`` it is ``httpx2`` when installed
+    (the client openai 3.x is built on), else ``httpx``.
     """
-    choice = http_client_choice()
     if choice != "httpx":
         try:
             import httpx2
@@ -236,11 +234,16 @@ def http_module() -> ModuleType:
         except ImportError:
             if choice == "httpx2":
                 raise ImportError(
-                    f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: pip install '.[fast]'"
+                    "the httpx2 HTTP client is not installed: pip install '.[fast]'"
                 ) from None
     import httpx
 
     return httpx
+
+
+def http_module() -> ModuleType:
+    """The general HTTP client module for ``$CONFLICTEVAL_HTTP_CLIENT`` (see general_module)."""
+    return general_module(http_client_choice())
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
@@ -350,7 +353,7 @@ class LeanClient:
 
     The built-in HTTP/1.1 pool (``pool``, None when ``http_client`` is ``httpx2`` or
     ``httpx``) and, created on first need, one general pooled ``AsyncClient``
-    (:func:`http_module`) with the openai SDK's pool limits and redirect policy.
+    (:func:`general_module`) with the openai SDK's pool limits and redirect policy.
     """
 
     def __init__(self, api_key: str, organization: str | None, http_client: str | None = None):
@@ -360,10 +363,15 @@ class LeanClient:
         self._general: Any = None
         self._builtin_urls: dict[str, bool] = {}
 
+    @property
+    def hx(self) -> ModuleType:
+        """The general client's module (imported on first use)."""
+        return general_module(self.choice)
+
     def general(self) -> Any:
         """The general ``AsyncClient`` (created on first use)."""
         if self._general is None:
-            hx = http_module()
+            hx = self.hx
             self._general = hx.AsyncClient(
                 headers=self.headers,
                 limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
@@ -398,8 +406,8 @@ def new_client(api_key: str, organization: str | None, http_client: str | None =
 
 
 @functools.lru_cache(maxsize=64)
-def _timeout(seconds: float | None) -> Any:
-    return http_module().Timeout(seconds)
+def _timeout(hx: ModuleType, seconds: float | None) -> Any:
+    return hx.Timeout(seconds)
 
 
 def _timed_out(timeout: float | None) -> ProviderError:
@@ -436,10 +444,10 @@ async def post_completion(
         # A redirect, which this client does not follow: the server did not take the request,
         # so it goes again through the general client, which follows redirects as the SDK does.
         client.leave_builtin(url)
-    hx = http_module()
+    hx = client.hx
     try:
         resp = await client.general().post(
-            url, content=body, headers=headers, params=params, timeout=_timeout(timeout)
+            url, content=body, headers=headers, params=params, timeout=_timeout(hx, timeout)
         )
     except hx.TimeoutException:
         raise _timed_out(timeout) from None
