@@ -71,6 +71,7 @@ saw the request, so sending it again on a new connection is safe. A connection
 reused within this time and lost before any byte of the reply is a failure like
 any dropped connection (the caller's retry policy decides), as with httpx.
 """
+_NO_RESPONSE = "Server disconnected without sending a response."
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (asyncio.TimeoutError, TimeoutError)
@@ -230,26 +231,40 @@ def _keep_alive(version: str, headers: Mapping[str, str], now: float) -> float |
     return float("inf")
 
 
+_CUT_CHUNKED = (
+    "peer closed connection without sending complete message body (incomplete chunked read)"
+)
+_CUT_MID_LINE = "peer unexpectedly closed connection"
+
+
+async def _chunk_line(reader: asyncio.StreamReader) -> bytes:
+    """One CRLF-ended line of a chunked body (a chunk size or a trailer)."""
+    try:
+        return await reader.readuntil(b"\r\n")
+    except asyncio.IncompleteReadError as exc:  # httpx's (h11's) words for either case
+        raise HTTPError(_CUT_MID_LINE if exc.partial else _CUT_CHUNKED) from None
+
+
 async def _read_chunked(reader: asyncio.StreamReader, limit: int) -> bytes:
     parts: list[bytes] = []
     total = 0
     while True:
-        line = await reader.readuntil(b"\r\n")
+        line = await _chunk_line(reader)
         size_text = line.split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise HTTPError(f"malformed chunk size: {size_text[:40]!r}") from None
-        if size_text.startswith((b"-", b"+", b"0x", b"0X")) or size < 0:
+        if not size_text or size_text.strip(b"0123456789abcdefABCDEF"):
             raise HTTPError(f"malformed chunk size: {size_text[:40]!r}")
+        size = int(size_text, 16)
         if size == 0:
-            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers: read and dropped
+            while await _chunk_line(reader) != b"\r\n":  # trailers: read and dropped
                 pass
             return b"".join(parts)
         total += size
         if total > limit:
             raise HTTPError(f"response body larger than {limit} bytes")
-        chunk = await reader.readexactly(size + 2)
+        try:
+            chunk = await reader.readexactly(size + 2)
+        except asyncio.IncompleteReadError:
+            raise HTTPError(_CUT_CHUNKED) from None
         if chunk[-2:] != b"\r\n":
             raise HTTPError("malformed chunked body: a chunk does not end with CRLF")
         parts.append(chunk[:-2])
@@ -429,13 +444,11 @@ class Pool:
                 try:
                     head = await reader.readuntil(b"\r\n\r\n")
                 except asyncio.IncompleteReadError as exc:
+                    # httpx's words, whether or not part of the head came; only a reply of
+                    # which nothing came may be sent again (see STALE_IDLE)
                     if not exc.partial:
-                        raise ServerDisconnected(
-                            "Server disconnected without sending a response."
-                        ) from None
-                    raise HTTPError(
-                        "peer closed connection without sending a complete response head"
-                    ) from None
+                        raise ServerDisconnected(_NO_RESPONSE) from None
+                    raise HTTPError(_NO_RESPONSE) from None
                 version, status, headers = _parse_head(head)
                 if status == 101 or status >= 200:
                     break  # 1xx interim replies (103 Early Hints, ...) precede the real one
@@ -467,13 +480,7 @@ class Pool:
             codings = [c.strip().lower() for c in coding.split(",") if c.strip()]
             if codings != ["chunked"]:
                 raise HTTPError(f"unsupported Transfer-Encoding: {coding[:60]!r}")
-            try:
-                return await _read_chunked(reader, self.max_body_bytes), True
-            except asyncio.IncompleteReadError:
-                raise HTTPError(
-                    "peer closed connection without sending complete message body: "
-                    "incomplete chunked read"
-                ) from None
+            return await _read_chunked(reader, self.max_body_bytes), True
         length = _content_length(headers)
         if length is None:
             return await _read_to_close(reader, self.max_body_bytes), False
@@ -483,8 +490,8 @@ class Pool:
             return (await reader.readexactly(length) if length else b""), True
         except asyncio.IncompleteReadError as exc:
             raise HTTPError(
-                "peer closed connection without sending complete message body: "
-                f"received {len(exc.partial)} bytes, expected {length}"
+                "peer closed connection without sending complete message body "
+                f"(received {len(exc.partial)} bytes, expected {length})"
             ) from None
 
     async def aclose(self) -> None:
