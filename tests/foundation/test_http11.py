@@ -410,3 +410,118 @@ def test_a_redirect_is_followed_through_httpx() -> None:
             assert model.generate_sync("q").text == "hello"
             assert len(server.requests) == 2  # the built-in client's try, then httpx's
             assert len(target.requests) == 1 and target.requests[0].raw == server.requests[0].raw
+
+
+# -- https -------------------------------------------------------------------------------
+
+
+def _self_signed(tmp_path: Any) -> tuple[str, str]:
+    """A self-signed certificate for localhost / 127.0.0.1 and its key, as PEM files."""
+    import shutil
+    import subprocess
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key_file),
+            "-out",
+            str(cert_file),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return str(cert_file), str(key_file)
+
+
+class TLSWireServer(WireServer):
+    """The scripted server behind TLS."""
+
+    def __init__(self, script: list[Step], cert: str, key: str) -> None:
+        super().__init__(script)
+        import ssl
+
+        self.tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        self.tls.load_cert_chain(cert, key)
+
+    @property
+    def base_url(self) -> str:
+        return f"https://localhost:{self.port}/v1"
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+
+        async def boot() -> None:
+            self._server = await asyncio.start_server(self._handle, self.host, 0, ssl=self.tls)
+            self.port = self._server.sockets[0].getsockname()[1]
+
+        loop.run_until_complete(boot())
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            assert self._server is not None
+            self._server.close()
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+            loop.run_until_complete(asyncio.sleep(0))
+            loop.close()
+
+
+@pytest.fixture
+def trusted_cert(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    cert, key = _self_signed(tmp_path)
+    http11.ssl_context.cache_clear()
+    yield cert, key
+    http11.ssl_context.cache_clear()
+
+
+def test_https_with_the_certificate_of_ssl_cert_file(
+    trusted_cert: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = trusted_cert
+    with TLSWireServer([OK, OK, OK], cert, key) as server:
+        (refused,) = post(new_pool(), server)  # not trusted yet
+        assert isinstance(refused, http11.HTTPError) and "CERTIFICATE_VERIFY_FAILED" in str(refused)
+        monkeypatch.setenv("SSL_CERT_FILE", cert)
+        http11.ssl_context.cache_clear()
+        pool = new_pool()
+        first, second = post(pool, server, 2)
+        assert (first.status, second.status) == (200, 200)
+        assert pool.opened == 1  # one TLS connection, kept alive
+        assert server.requests[-1].headers["host"] == f"localhost:{server.port}"
+
+
+def test_https_ends_alike_on_both_transports(
+    trusted_cert: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = trusted_cert
+    monkeypatch.setenv("SSL_CERT_FILE", cert)
+    outcomes = {}
+    for transport in ("http", "sdk"):
+        with TLSWireServer([OK], cert, key) as server:
+            model = get_model(
+                "openai/m", base_url=server.base_url, api_key="k", cache=False, transport=transport
+            )
+            outcomes[transport] = model.generate_sync("q").text
+            assert len(server.requests) == 1
+    assert outcomes == {"http": "hello", "sdk": "hello"}
