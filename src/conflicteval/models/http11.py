@@ -160,7 +160,8 @@ def applies_to(url: str) -> bool:
     proxies = urllib.request.getproxies_environment()
     if not (proxies.get(target.scheme) or proxies.get("all")):
         return True
-    return bool(urllib.request.proxy_bypass_environment(target.host, proxies))
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
+    return bool(bypass(target.host, proxies))
 
 
 @functools.lru_cache(maxsize=1)
