@@ -379,10 +379,6 @@ WIRE_CASES: dict[str, list[Step]] = {
     "reset-mid-body": [_reset_mid_body, _reset_mid_body],
     "reset-then-ok": [_reset_mid_body, OK],
     "status-line-only-then-close": [(b"HTTP/1.1 200 OK\r\n", False)] * 2,
-    "429-then-ok": [
-        (reply(b'{"error": {"message": "later"}}', "Retry-After: 0", status="429 Too Many"), True),
-        OK,
-    ],
     "503-plain-text": [(reply(b"upstream down", status="503 Unavailable"), True)] * 2,
 }
 
