@@ -39,7 +39,6 @@ import socket
 import ssl
 import sys
 import time
-import urllib.request
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -153,6 +152,8 @@ def applies_to(url: str) -> bool:
     A proxy set in the environment (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, any case,
     minus ``NO_PROXY``) is honoured by httpx, not by this client, so the transport uses httpx.
     """
+    import urllib.request  # here: about 50 ms to import, needed once per base URL
+
     try:
         target = _target(url)
     except (HTTPError, ValueError):
