@@ -337,7 +337,7 @@ def _outcome(script: list[Step], transport: str) -> dict[str, Any]:
             max_attempts=2,
             backoff_initial=0.01,
             backoff_max=0.01,
-            timeout=5.0,
+            timeout=30.0,  # no case here waits on a timeout; a loaded machine must not hit one
             transport=transport,
         )
         result: dict[str, Any]
