@@ -39,11 +39,20 @@ import socket
 import ssl
 import sys
 import time
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
+
+from conflicteval.models.http11_reply import (
+    HTTPError,
+    content_length,
+    decode,
+    keep_alive_until,
+    parse_head,
+    read_chunked,
+    read_to_close,
+)
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -74,10 +83,6 @@ _NO_RESPONSE = "Server disconnected without sending a response."
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (asyncio.TimeoutError, TimeoutError)
-
-
-class HTTPError(Exception):
-    """A connection or protocol failure (the reply, if any, is unusable)."""
 
 
 class ServerDisconnected(HTTPError):
@@ -184,122 +189,6 @@ def ssl_context() -> ssl.SSLContext:
             pass
     ctx.set_alpn_protocols(["http/1.1"])
     return ctx
-
-
-def _parse_head(head: bytes) -> tuple[str, int, dict[str, str]]:
-    """The version, status and headers of a status line + header block (ends in CRLF CRLF)."""
-    lines = head.decode("latin-1").split("\r\n")
-    version, _, rest = lines[0].partition(" ")
-    code = rest[:3]
-    if version not in ("HTTP/1.1", "HTTP/1.0") or not (code.isdigit() and len(code) == 3):
-        raise HTTPError(f"malformed status line: {lines[0][:100]!r}")
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip() or line[0] in " \t":
-            raise HTTPError(f"malformed header line: {line[:100]!r}")
-        name = name.lower()
-        value = value.strip(" \t")
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
-    return version, int(code), headers
-
-
-def _content_length(headers: Mapping[str, str]) -> int | None:
-    value = headers.get("content-length")
-    if value is None:
-        return None
-    values = {v.strip() for v in value.split(",")}
-    if len(values) != 1:
-        raise HTTPError(f"conflicting Content-Length: {value[:100]!r}")
-    (text,) = values
-    if not text.isdigit():
-        raise HTTPError(f"malformed Content-Length: {text[:100]!r}")
-    return int(text)
-
-
-def _keep_alive(version: str, headers: Mapping[str, str], now: float) -> float | None:
-    """When the connection stops being reusable (monotonic time), or None when it is not."""
-    tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
-    if "close" in tokens or (version == "HTTP/1.0" and "keep-alive" not in tokens):
-        return None
-    params = headers.get("keep-alive")
-    if params:  # "timeout=5, max=100": stop using it a little before the server drops it
-        for part in params.split(","):
-            name, _, value = part.strip().partition("=")
-            if name.lower() == "timeout" and value.strip().isdigit():
-                return now + max(0.0, int(value) - 0.5)
-    return float("inf")
-
-
-_CUT_CHUNKED = (
-    "peer closed connection without sending complete message body (incomplete chunked read)"
-)
-_CUT_MID_LINE = "peer unexpectedly closed connection"
-
-
-async def _chunk_line(reader: asyncio.StreamReader) -> bytes:
-    """One CRLF-ended line of a chunked body (a chunk size or a trailer)."""
-    try:
-        return await reader.readuntil(b"\r\n")
-    except asyncio.IncompleteReadError as exc:  # httpx's (h11's) words for either case
-        raise HTTPError(_CUT_MID_LINE if exc.partial else _CUT_CHUNKED) from None
-
-
-async def _read_chunked(reader: asyncio.StreamReader, limit: int) -> bytes:
-    parts: list[bytes] = []
-    total = 0
-    while True:
-        line = await _chunk_line(reader)
-        size_text = line.split(b";", 1)[0].strip()
-        if not size_text or size_text.strip(b"0123456789abcdefABCDEF"):
-            raise HTTPError(f"malformed chunk size: {size_text[:40]!r}")
-        size = int(size_text, 16)
-        if size == 0:
-            while await _chunk_line(reader) != b"\r\n":  # trailers: read and dropped
-                pass
-            return b"".join(parts)
-        total += size
-        if total > limit:
-            raise HTTPError(f"response body larger than {limit} bytes")
-        try:
-            chunk = await reader.readexactly(size + 2)
-        except asyncio.IncompleteReadError:
-            raise HTTPError(_CUT_CHUNKED) from None
-        if chunk[-2:] != b"\r\n":
-            raise HTTPError("malformed chunked body: a chunk does not end with CRLF")
-        parts.append(chunk[:-2])
-
-
-async def _read_to_close(reader: asyncio.StreamReader, limit: int) -> bytes:
-    parts: list[bytes] = []
-    total = 0
-    while True:
-        data = await reader.read(65536)
-        if not data:
-            return b"".join(parts)
-        total += len(data)
-        if total > limit:
-            raise HTTPError(f"response body larger than {limit} bytes")
-        parts.append(data)
-
-
-def _decode(content: bytes, coding: str) -> bytes:
-    coding = coding.strip().lower()
-    if coding in ("", "identity"):
-        return content
-    if coding in ("gzip", "x-gzip", "deflate"):
-        try:
-            if coding == "deflate":
-                try:
-                    return zlib.decompress(content)
-                except zlib.error:  # raw deflate, as some servers send it
-                    return zlib.decompress(content, -zlib.MAX_WBITS)
-            return zlib.decompress(content, zlib.MAX_WBITS | 16)
-        except zlib.error as exc:
-            raise HTTPError(f"malformed {coding} body: {exc}") from None
-    raise HTTPError(f"unsupported Content-Encoding: {coding[:40]!r}")
 
 
 class Pool:
@@ -451,7 +340,7 @@ class Pool:
                     if not exc.partial:
                         raise ServerDisconnected(_NO_RESPONSE) from None
                     raise HTTPError(_NO_RESPONSE) from None
-                version, status, headers = _parse_head(head)
+                version, status, headers = parse_head(head)
                 if status == 101 or status >= 200:
                     break  # 1xx interim replies (103 Early Hints, ...) precede the real one
             content, reusable = await self._read_body(reader, status, headers)
@@ -466,9 +355,9 @@ class Pool:
         coding = headers.get("content-encoding")
         if coding:
             for one in reversed(coding.split(",")):
-                content = _decode(content, one)
+                content = decode(content, one)
         now = time.monotonic()
-        expires = _keep_alive(version, headers, now) if reusable else None
+        expires = keep_alive_until(version, headers, now) if reusable else None
         return Reply(status, headers, content), expires
 
     async def _read_body(
@@ -482,10 +371,10 @@ class Pool:
             codings = [c.strip().lower() for c in coding.split(",") if c.strip()]
             if codings != ["chunked"]:
                 raise HTTPError(f"unsupported Transfer-Encoding: {coding[:60]!r}")
-            return await _read_chunked(reader, self.max_body_bytes), True
-        length = _content_length(headers)
+            return await read_chunked(reader, self.max_body_bytes), True
+        length = content_length(headers)
         if length is None:
-            return await _read_to_close(reader, self.max_body_bytes), False
+            return await read_to_close(reader, self.max_body_bytes), False
         if length > self.max_body_bytes:
             raise HTTPError(f"response body larger than {self.max_body_bytes} bytes")
         try:
