@@ -231,3 +231,24 @@ def test_proxies_in_the_environment_are_left_to_httpx(monkeypatch: pytest.Monkey
     monkeypatch.setenv("NO_PROXY", "10.0.0.1")
     assert http11.applies_to("http://10.0.0.1:8000/v1")
     assert not http11.applies_to("ftp://10.0.0.1/v1")
+
+
+def test_headers_with_line_breaks_or_beyond_ascii_are_refused_before_sending() -> None:
+    with WireServer([]) as server:
+        url = server.base_url + "/chat/completions"
+
+        async def run(pool: http11.Pool, extra: dict[str, str] | None) -> str:
+            try:
+                await pool.post(url, b"{}", headers=extra)
+            except http11.HTTPError as exc:
+                return str(exc)
+            finally:
+                await pool.aclose()
+            return "sent"
+
+        key_with_newline = http11.Pool({"Authorization": "Bearer key\n"})
+        assert "line break" in asyncio.run(run(key_with_newline, None))
+        assert "line break" in asyncio.run(run(new_pool(), {"X-A": "a\r\nX-Injected: 1"}))
+        assert "not ASCII" in asyncio.run(run(new_pool(), {"X-A": "café"}))
+        assert asyncio.run(run(new_pool(), {"X-A": "fine"})) == "sent"
+        assert len(server.requests) == 1 and server.requests[0].headers["x-a"] == "fine"

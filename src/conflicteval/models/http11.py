@@ -239,16 +239,23 @@ class Pool:
         path = target.path
         if params:
             path += ("&" if "?" in path else "?") + urlencode(params, doseq=True)
+        merged: dict[str, tuple[str, str]] = {}
         if headers:
             merged = {k.lower(): (k, v) for k, v in self.headers.items()}
             merged.update((k.lower(), (k, str(v))) for k, v in headers.items())
             fixed = "".join(f"{k}: {v}\r\n" for k, v in merged.values())
         else:
             fixed = self._fixed
-        head = (
+        text = (
             f"POST {path} HTTP/1.1\r\nHost: {target.host_header}\r\n{fixed}"
             f"Content-Length: {len(body)}\r\n\r\n"
-        ).encode("latin-1")
+        )
+        if text.count("\n") != len(merged or self.headers) + 4:  # one per line, none inside
+            raise HTTPError("Illegal header value: a header name or value holds a line break")
+        try:
+            head = text.encode("ascii")
+        except UnicodeEncodeError as exc:  # httpx refuses these too (it encodes headers as ASCII)
+            raise HTTPError(f"a header is not ASCII: {exc.reason} at {exc.start}") from None
         request = head + body
         if timeout is None:
             return await self._exchange(target, request)
