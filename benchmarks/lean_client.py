@@ -3,9 +3,12 @@
 Issue targets, each measured as a ratio side by side in one run:
 
 * **lean transport** (``transport="http"``, the default) vs a hand-written
-  ``AsyncOpenAI`` + ``asyncio.Semaphore`` loop, at L = 0 against the test server
-  in its own process: client CPU per call (target <= 0.5x); the library on the
-  SDK transport is shown beside them.
+  ``AsyncOpenAI`` + ``asyncio.Semaphore`` loop, against the test server in its
+  own process: client CPU per call at L = 0 (target <= 0.5x) and calls/s at
+  L = 200 ms. The lean transport runs on each HTTP client given by ``--clients``
+  (default: its built-in HTTP/1.1 client, the default, and httpx, the general
+  client of a default install; ``httpx2`` and the library on the ``sdk``
+  transport can be added), interleaved A B C A B C within each repeat.
 * **ConflictScorer online** (sentence decomposer + the paper's per-pair LLM
   labeler, cache off) vs bare ``Model.generate`` calls with the same prompts and
   settings (the labeller's structured calls), same server, same run: client CPU
@@ -19,8 +22,9 @@ Issue targets, each measured as a ratio side by side in one run:
 
 Usage::
 
-    python benchmarks/lean_client.py            # ~2 min
+    python benchmarks/lean_client.py            # ~4 min
     python benchmarks/lean_client.py --quick    # a smaller smoke run
+    python benchmarks/lean_client.py --parts transports,rate --repeats 5  # target 4 only
 """
 
 from __future__ import annotations
@@ -72,7 +76,9 @@ def labelling_calls(batch: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _model(url: str, c: int, *, transport: str = "http", cache: Any = False) -> Any:
+def _model(
+    url: str, c: int, *, transport: str = "http", cache: Any = False, http_client: Any = None
+) -> Any:
     return get_model(
         "openai/bench",
         base_url=url,
@@ -80,6 +86,7 @@ def _model(url: str, c: int, *, transport: str = "http", cache: Any = False) -> 
         cache=cache,
         max_concurrency=c,
         transport=transport,
+        http_client=http_client,
     )
 
 
@@ -118,9 +125,11 @@ async def run_hand(url: str, n: int, c: int) -> tuple[float, float]:
         await client.close()
 
 
-async def run_library(url: str, n: int, c: int, transport: str) -> tuple[float, float]:
-    """``Model.generate`` with plain prompts on one transport."""
-    model = _model(url, c, transport=transport)
+async def run_library(
+    url: str, n: int, c: int, transport: str, http_client: str | None = None
+) -> tuple[float, float]:
+    """``Model.generate`` with plain prompts on one transport (and HTTP client)."""
+    model = _model(url, c, transport=transport, http_client=http_client)
 
     async def many(lo: int, hi: int) -> None:
         outs = await asyncio.gather(
@@ -173,42 +182,68 @@ async def run_bare(url: str, prompts: list[str], c: int, cache: Any = False) -> 
         await model.aclose()
 
 
-def transports(n: int, c: int, repeats: int) -> dict[str, Any]:
-    """Target 4: lean vs SDK transport vs the hand loop, L = 0, client CPU per call."""
-    runs: dict[str, list[float]] = {"lean": [], "sdk": [], "hand": []}
-    rates: dict[str, list[float]] = {k: [] for k in runs}
-    with server_process(0.0) as server:
-        for r in range(repeats):
-            order = ["hand", "lean", "sdk"] if r % 2 == 0 else ["sdk", "lean", "hand"]
-            for which in order:
-                if which == "hand":
-                    wall, cpu = asyncio.run(run_hand(server.base_url, n, c))
-                else:
-                    transport = "http" if which == "lean" else "sdk"
-                    wall, cpu = asyncio.run(run_library(server.base_url, n, c, transport))
-                runs[which].append(1000 * cpu / n)
-                rates[which].append(n / wall)
-                log(f"L=0 {which:5s}: {n / wall:7.0f} calls/s, client CPU {1000 * cpu / n:.3f} ms")
-    cpu = {k: median(v) for k, v in runs.items()}
+CLIENTS = ("hand", "builtin", "httpx", "httpx2", "sdk")
+"""The contenders: the hand loop, the lean transport on each HTTP client, the SDK transport."""
+
+
+def _run_one(which: str, url: str, n: int, c: int) -> tuple[float, float]:
+    if which == "hand":
+        return asyncio.run(run_hand(url, n, c))
+    if which == "sdk":
+        return asyncio.run(run_library(url, n, c, "sdk"))
+    return asyncio.run(run_library(url, n, c, "http", http_client=which))
+
+
+def _spread(values: list[float]) -> dict[str, float]:
     return {
+        "min": round(min(values), 3),
+        "median": round(median(values), 3),
+        "max": round(max(values), 3),
+    }
+
+
+def transports(
+    n: int, c: int, repeats: int, clients: list[str], latency: float = 0.0
+) -> dict[str, Any]:
+    """Target 4: the lean transport on each HTTP client vs the hand loop, one latency.
+
+    Each repeat runs every contender once, back to back (A B C), in an order rotated by one
+    per repeat; CPU is the process's (user + system) for the timed calls only.
+    """
+    cpu: dict[str, list[float]] = {k: [] for k in clients}
+    rates: dict[str, list[float]] = {k: [] for k in clients}
+    with server_process(latency) as server:
+        for r in range(repeats):
+            shift = r % len(clients)
+            for which in clients[shift:] + clients[:shift]:
+                wall, used = _run_one(which, server.base_url, n, c)
+                cpu[which].append(1000 * used / n)
+                rates[which].append(n / wall)
+                log(
+                    f"L={latency:g} {which:7s}: {n / wall:7.1f} calls/s, "
+                    f"client CPU {1000 * used / n:.3f} ms/call"
+                )
+    out: dict[str, Any] = {
+        "latency_s": latency,
         "calls": n,
         "concurrency": c,
         "repeats": repeats,
-        "client_cpu_ms_per_call": {k: round(v, 3) for k, v in cpu.items()},
-        "calls_per_s": {k: round(median(v), 1) for k, v in rates.items()},
-        # each repeat runs the three back to back: the median of the per-repeat ratios is the
-        # figure least moved by the load of a shared machine drifting during the run
-        "lean_cpu_ratio_to_hand": round(
-            median([a / b for a, b in zip(runs["lean"], runs["hand"], strict=True)]), 3
-        ),
-        "sdk_cpu_ratio_to_hand": round(
-            median([a / b for a, b in zip(runs["sdk"], runs["hand"], strict=True)]), 3
-        ),
-        "ratio_of_medians_lean_to_hand": round(cpu["lean"] / cpu["hand"], 3),
-        "per_repeat_lean_ratio": [
-            round(a / b, 3) for a, b in zip(runs["lean"], runs["hand"], strict=True)
-        ],
+        "order": "rotated per repeat: " + ", ".join(clients),
+        "client_cpu_ms_per_call": {k: _spread(v) for k, v in cpu.items()},
+        "calls_per_s": {k: _spread(v) for k, v in rates.items()},
     }
+    if "hand" in clients:
+        # the contenders of one repeat ran within seconds of each other, under the same load:
+        # the per-repeat ratios are the figures least moved by a shared machine's drifting load
+        for k in clients:
+            if k == "hand":
+                continue
+            cpu_ratio = [a / b for a, b in zip(cpu[k], cpu["hand"], strict=True)]
+            rate_ratio = [a / b for a, b in zip(rates[k], rates["hand"], strict=True)]
+            out[f"{k}_cpu_ratio_to_hand"] = _spread(cpu_ratio)
+            out[f"{k}_rate_ratio_to_hand"] = _spread(rate_ratio)
+            out[f"{k}_per_repeat_cpu_ratio"] = [round(x, 3) for x in cpu_ratio]
+    return out
 
 
 def scorer_online(batch: list[dict[str, Any]], c: int, repeats: int) -> dict[str, Any]:
@@ -274,6 +309,19 @@ def cached_rerun(batch: list[dict[str, Any]], c: int, repeats: int) -> dict[str,
     }
 
 
+def versions() -> dict[str, str | None]:
+    """The installed versions of the packages the transports are built on."""
+    from importlib import metadata
+
+    out: dict[str, str | None] = {}
+    for name in ("openai", "httpx", "httpx2", "httpcore", "pydantic"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 def startup(repeats: int) -> dict[str, Any]:
     """Target 7: wall and CPU seconds of ``import conflicteval`` and ``conflicteval --help``."""
     commands = {
@@ -300,27 +348,34 @@ def startup(repeats: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     """Run every part and print a JSON summary last."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--calls", type=int, default=2000, help="calls per transport run")
+    parser.add_argument("--calls", type=int, default=2000, help="calls per transport run, L=0")
+    parser.add_argument(
+        "--calls-latency", type=int, default=640, help="calls per transport run at --latency"
+    )
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="the server latency of the rate part (s)"
+    )
+    parser.add_argument(
+        "--clients",
+        default="hand,builtin,httpx",
+        help=f"transport contenders, comma-separated, of {','.join(CLIENTS)}",
+    )
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--responses", type=int, default=80, help="scorer responses (5x5 each)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="fewer calls and repeats")
     parser.add_argument(
-        "--http-client",
-        choices=("default", "httpx"),
-        default="default",
-        help="the lean transport's HTTP client: httpx2 when installed (default), or httpx",
-    )
-    parser.add_argument(
         "--parts",
-        default="transports,online,cached,startup",
+        default="transports,rate,online,cached,startup",
         help="comma-separated parts to run (default: all)",
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.calls, args.responses, args.repeats = 400, 16, 1
-    if args.http_client == "httpx":
-        os.environ["CONFLICTEVAL_HTTP_CLIENT"] = "httpx"
+        args.calls, args.calls_latency, args.responses, args.repeats = 400, 160, 16, 1
+    clients = [k.strip() for k in args.clients.split(",") if k.strip()]
+    unknown = sorted(set(clients) - set(CLIENTS))
+    if unknown or not clients:
+        parser.error(f"--clients: unknown {', '.join(unknown)} (choose from {', '.join(CLIENTS)})")
     from conflicteval.models.http_transport import http_module
 
     parts = set(args.parts.split(","))
@@ -329,12 +384,22 @@ def main(argv: list[str] | None = None) -> None:
     summary: dict[str, Any] = {
         "benchmark": "lean_client",
         "machine": machine(),
-        "http_client": http_module().__name__,
+        "general_http_client": http_module().__name__,
+        "versions": versions(),
     }
     targets: dict[str, bool] = {}
     if "transports" in parts:
-        lean = summary["transports_at_zero_latency"] = transports(args.calls, c, args.repeats)
-        targets["lean_cpu_le_0.5_of_hand"] = lean["lean_cpu_ratio_to_hand"] <= 0.5
+        lean = summary["transports_at_zero_latency"] = transports(
+            args.calls, c, args.repeats, clients
+        )
+        for k in clients:
+            if k != "hand" and "hand" in clients:
+                ratio = lean[f"{k}_cpu_ratio_to_hand"]["median"]
+                targets[f"lean_{k}_cpu_le_0.5_of_hand"] = ratio <= 0.5
+    if "rate" in parts:
+        summary["transports_at_latency"] = transports(
+            args.calls_latency, c, args.repeats, clients, latency=args.latency
+        )
     if "online" in parts:
         online = summary["scorer_online"] = scorer_online(batch, c, args.repeats)
         targets["scorer_cpu_le_1.10_of_bare"] = online["scorer_cpu_ratio_to_bare"] <= 1.10

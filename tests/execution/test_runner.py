@@ -78,7 +78,9 @@ def test_batch_with_faults_accounts_for_every_item(tmp_path: Path) -> None:
 def test_resume_after_interruption_makes_no_request_for_finished_items(tmp_path: Path) -> None:
     items = [{"id": f"i{n}", "prompt": f"item {n}"} for n in range(200)]
     ck = tmp_path / "ck.jsonl"
-    with OpenAICompatServer(replies=reply_for, latency=0.01) as s:
+    # 200 items, 8 at a time, 30 ms each: at least 0.75 s, so the 0.4 s interruption always
+    # comes mid-batch, however little CPU the client spends per call
+    with OpenAICompatServer(replies=reply_for, latency=0.03) as s:
         _, work = labeller(s)
 
         async def interrupted() -> None:

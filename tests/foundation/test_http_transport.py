@@ -126,27 +126,33 @@ FAULTS = {
 }
 
 
-@pytest.fixture(params=["default", "httpx"])
+@pytest.fixture(params=["builtin", "httpx2", "httpx"])
 def http_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The lean transport on its default HTTP client (httpx2 when installed), then on httpx."""
+    """The lean transport on its built-in HTTP/1.1 client (the default), httpx2 and httpx."""
     from conflicteval.models import http_transport
 
-    if request.param == "httpx":
-        monkeypatch.setenv(http_transport.HTTP_CLIENT_ENV, "httpx")
-    http_transport.http_module.cache_clear()
-    http_transport._timeout.cache_clear()
-    yield http_transport.http_module().__name__
-    http_transport.http_module.cache_clear()
-    http_transport._timeout.cache_clear()
+    if request.param == "httpx2":
+        pytest.importorskip("httpx2", reason="httpx2 is the optional 'fast' extra")
+    if request.param != "builtin":
+        monkeypatch.setenv(http_transport.HTTP_CLIENT_ENV, request.param)
+    yield request.param
 
 
 def test_the_http_client_can_be_chosen(http_client: str) -> None:
-    import os
+    from conflicteval.models import http_transport
 
-    wanted = os.environ.get("CONFLICTEVAL_HTTP_CLIENT")
-    assert http_client == (wanted or http_client) and http_client in ("httpx", "httpx2")
     with OpenAICompatServer(replies=["fine"]) as server:
-        assert model_on(server, "http").generate_sync("q").text == "fine"
+        model = model_on(server, "http")
+        assert model.generate_sync("q").text == "fine"
+        assert http_transport.http_client_choice() == http_client
+    if http_client != "builtin":
+        assert http_transport.http_module().__name__ == http_client
+    with OpenAICompatServer(replies=["fine"]) as server:  # the option wins over the variable
+        model = model_on(server, "http", http_client="builtin")
+        assert model.provider.http_client == "builtin"
+        assert model.generate_sync("q").text == "fine"
+    with pytest.raises(ValueError, match="http_client must be one of"):
+        get_model("openai/m", base_url="http://127.0.0.1:9/v1", http_client="curl")
 
 
 @pytest.mark.timeout(60)
@@ -189,7 +195,7 @@ def test_an_unreachable_server_is_a_retryable_connection_error_on_both() -> None
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    errors = {}
+    errors, messages = {}, {}
     for transport in TRANSPORTS:
         model = get_model(
             "openai/m",
@@ -205,9 +211,11 @@ def test_an_unreachable_server_is_a_retryable_connection_error_on_both() -> None
             model.generate_sync("q")
         errors[transport] = (info.value.retryable, info.value.attempts, info.value.status)
         assert "connection error" in str(info.value)
+        messages[transport] = str(info.value)
     # the same on both; an endpoint that never answered is not retried call by call: a
     # refused connection before any reply fails fast (see models/endpoint.py)
     assert errors["http"] == errors["sdk"] == (True, 1, None)
+    assert messages["http"] == messages["sdk"]
 
 
 def test_the_timeout_option_is_refused_at_once_on_the_lean_transport() -> None:

@@ -72,6 +72,7 @@ def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
         supports_schema=options.pop("supports_schema", True),
         schema_format=options.pop("schema_format", "json_schema"),
         transport=options.pop("transport", "http"),
+        http_client=options.pop("http_client", None),
     )
 
 

@@ -4,12 +4,18 @@ An online chat completion is one JSON POST and one JSON reply. The openai SDK
 spends about half of a call's client CPU on its own machinery (validating and
 transforming the parameters, building the request, constructing pydantic
 objects from the reply); this transport posts the same body bytes through one
-pooled ``AsyncClient`` per event loop and reads the reply straight into a
+pooled client per event loop and reads the reply straight into a
 :class:`~conflicteval.models.base.ProviderResponse`.
 
-The HTTP client is ``httpx2`` (the client the installed openai SDK is built
-on) when it is installed, else ``httpx``: with httpx 0.28 the connection pool
-alone costs as much CPU per call as the whole SDK (see docs/benchmarks.md).
+The HTTP client (:data:`HTTP_CLIENTS`, chosen with ``http_client=`` or
+``$CONFLICTEVAL_HTTP_CLIENT``) is by default ``builtin``, the library's own
+HTTP/1.1 client (:mod:`conflicteval.models.http11`), which costs a fraction of a
+general client's CPU per call. Requests it does not carry go through a general
+client: ``httpx2`` (the client openai 3.x is built on) when it is installed,
+else ``httpx``: a proxy set in the environment, and a server answering with a
+redirect (the request is then sent again through the general client, which
+follows it, and that URL stays with it). ``httpx2`` / ``httpx`` send every
+request through that client.
 
 Every failure is classified as the SDK path classifies it (see
 ``openai_provider.OpenAIProvider``): a timeout and any error while sending or
@@ -33,6 +39,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from conflicteval.models import http11
 from conflicteval.models.base import ProviderError, ProviderResponse, status_is_retryable
 
 # The keys of the body the openai SDK builds in ``chat.completions.create``, in its order.
@@ -198,18 +205,27 @@ def _error_code(body: Any) -> str | None:
 
 
 HTTP_CLIENT_ENV = "CONFLICTEVAL_HTTP_CLIENT"
-"""Environment variable choosing the lean transport's HTTP client: ``httpx2`` or ``httpx``."""
+"""Environment variable choosing the lean transport's HTTP client (one of :data:`HTTP_CLIENTS`)."""
+HTTP_CLIENTS = ("builtin", "httpx2", "httpx")
+"""``builtin``: the library's own HTTP/1.1 client (the default); ``httpx2`` / ``httpx``."""
 
 
-@functools.lru_cache(maxsize=1)
-def http_module() -> ModuleType:
-    """``httpx2`` when installed (the client openai 3.x is built on), else ``httpx``.
+def http_client_choice(option: str | None = None) -> str:
+    """The HTTP client to use: ``option``, else ``$CONFLICTEVAL_HTTP_CLIENT``, else ``builtin``."""
+    choice = (option or os.environ.get(HTTP_CLIENT_ENV, "")).strip().lower() or "builtin"
+    if choice not in HTTP_CLIENTS:
+        where = "http_client" if option else f"${HTTP_CLIENT_ENV}"
+        raise ValueError(f"{where} must be one of {', '.join(HTTP_CLIENTS)}, not {choice!r}")
+    return choice
 
-    ``$CONFLICTEVAL_HTTP_CLIENT=httpx`` chooses httpx even when httpx2 is installed.
+
+@functools.lru_cache(maxsize=4)
+def general_module(choice: str = "builtin") -> ModuleType:
+    """The general HTTP client module for a choice of :data:`HTTP_CLIENTS`.
+
+    ``httpx`` and ``httpx2`` are themselves; with ``builtin`` it is ``httpx2`` when installed
+    (the client openai 3.x is built on), else ``httpx``.
     """
-    choice = os.environ.get(HTTP_CLIENT_ENV, "").strip().lower()
-    if choice not in ("", "httpx", "httpx2"):
-        raise ValueError(f"${HTTP_CLIENT_ENV} must be 'httpx' or 'httpx2', not {choice!r}")
     if choice != "httpx":
         try:
             import httpx2
@@ -218,11 +234,16 @@ def http_module() -> ModuleType:
         except ImportError:
             if choice == "httpx2":
                 raise ImportError(
-                    f"${HTTP_CLIENT_ENV}=httpx2 but httpx2 is not installed: pip install '.[fast]'"
+                    "the httpx2 HTTP client is not installed: pip install '.[fast]'"
                 ) from None
     import httpx
 
     return httpx
+
+
+def http_module() -> ModuleType:
+    """The general HTTP client module for ``$CONFLICTEVAL_HTTP_CLIENT`` (see general_module)."""
+    return general_module(http_client_choice())
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
@@ -312,36 +333,94 @@ def status_error(status: int, content: bytes, headers: Any, scrub: Any = None) -
     )
 
 
-def new_client(api_key: str, organization: str | None) -> Any:
-    """One pooled AsyncClient with the headers every request carries.
-
-    The pool's limits and redirect policy are the openai SDK's defaults.
-    """
+def _headers(api_key: str, organization: str | None) -> dict[str, str]:
     from conflicteval import __version__
 
-    hx = http_module()
     headers = {
         "Authorization": f"Bearer {api_key}",
         "Content-Type": "application/json",
         "Accept": "application/json",
+        "Accept-Encoding": "gzip, deflate",
         "User-Agent": f"conflicteval/{__version__}",
     }
     if organization:
         headers["OpenAI-Organization"] = organization
-    return hx.AsyncClient(
-        headers=headers,
-        limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
-        follow_redirects=True,
-    )
+    return headers
+
+
+class LeanClient:
+    """The lean transport's HTTP client of one event loop.
+
+    The built-in HTTP/1.1 pool (``pool``, None when ``http_client`` is ``httpx2`` or
+    ``httpx``) and, created on first need, one general pooled ``AsyncClient``
+    (:func:`general_module`) with the openai SDK's pool limits and redirect policy.
+    """
+
+    def __init__(self, api_key: str, organization: str | None, http_client: str | None = None):
+        self.headers = _headers(api_key, organization)
+        self.choice = http_client_choice(http_client)
+        self.pool = http11.Pool(self.headers) if self.choice == "builtin" else None
+        self._general: Any = None
+        self._builtin_urls: dict[str, bool] = {}
+
+    @property
+    def hx(self) -> ModuleType:
+        """The general client's module (imported on first use)."""
+        return general_module(self.choice)
+
+    def general(self) -> Any:
+        """The general ``AsyncClient`` (created on first use)."""
+        if self._general is None:
+            hx = self.hx
+            self._general = hx.AsyncClient(
+                headers=self.headers,
+                limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
+                follow_redirects=True,
+            )
+        return self._general
+
+    def builtin_for(self, url: str) -> bool:
+        """Whether requests to ``url`` go through the built-in client."""
+        if self.pool is None:
+            return False
+        known = self._builtin_urls.get(url)
+        if known is None:
+            known = self._builtin_urls[url] = http11.applies_to(url)
+        return known
+
+    def leave_builtin(self, url: str) -> None:
+        """Send later requests to ``url`` through the general client (it redirected)."""
+        self._builtin_urls[url] = False
+
+    async def aclose(self) -> None:
+        """Close the pooled connections of both clients."""
+        if self.pool is not None:
+            await self.pool.aclose()
+        if self._general is not None:
+            await self._general.aclose()
+
+
+def new_client(api_key: str, organization: str | None, http_client: str | None = None) -> Any:
+    """The lean transport's client for one event loop (see :class:`LeanClient`)."""
+    return LeanClient(api_key, organization, http_client)
 
 
 @functools.lru_cache(maxsize=64)
-def _timeout(seconds: float | None) -> Any:
-    return http_module().Timeout(seconds)
+def _timeout(hx: ModuleType, seconds: float | None) -> Any:
+    return hx.Timeout(seconds)
+
+
+def _timed_out(timeout: float | None) -> ProviderError:
+    return ProviderError(f"request timed out after {timeout}s", retryable=True)
+
+
+def _connection_error(exc: BaseException, scrub: Any) -> ProviderError:
+    text = f"connection error: {exc}"
+    return ProviderError(scrub(text) if scrub else text, retryable=True)
 
 
 async def post_completion(
-    client: Any,
+    client: LeanClient,
     url: str,
     body: bytes,
     timeout: float | None,
@@ -351,17 +430,33 @@ async def post_completion(
     scrub: Any = None,
 ) -> ProviderResponse:
     """POST one chat completion body; read the reply or raise a classified ProviderError."""
-    hx = http_module()
+    if client.pool is not None and client.builtin_for(url):
+        try:
+            reply = await client.pool.post(
+                url, body, headers=headers, params=params, timeout=timeout
+            )
+        except http11.TIMEOUT_ERRORS:
+            raise _timed_out(timeout) from None
+        except http11.HTTPError as exc:
+            raise _connection_error(exc, scrub) from exc
+        if reply.status not in http11.REDIRECTS or "location" not in reply.headers:
+            return _read_reply(reply.status, reply.content, reply.headers, scrub)
+        # A redirect, which this client does not follow: the server did not take the request,
+        # so it goes again through the general client, which follows redirects as the SDK does.
+        client.leave_builtin(url)
+    hx = client.hx
     try:
-        resp = await client.post(
-            url, content=body, headers=headers, params=params, timeout=_timeout(timeout)
+        resp = await client.general().post(
+            url, content=body, headers=headers, params=params, timeout=_timeout(hx, timeout)
         )
     except hx.TimeoutException:
-        raise ProviderError(f"request timed out after {timeout}s", retryable=True) from None
+        raise _timed_out(timeout) from None
     except Exception as exc:
-        text = f"connection error: {exc}"
-        raise ProviderError(scrub(text) if scrub else text, retryable=True) from exc
-    status = resp.status_code
+        raise _connection_error(exc, scrub) from exc
+    return _read_reply(resp.status_code, resp.content, resp.headers, scrub)
+
+
+def _read_reply(status: int, content: bytes, headers: Any, scrub: Any) -> ProviderResponse:
     if not 200 <= status < 300:
-        raise status_error(status, resp.content, resp.headers, scrub)
-    return read_completion(resp.content)
+        raise status_error(status, content, headers, scrub)
+    return read_completion(content)

@@ -88,6 +88,11 @@ class OpenAIProvider:
             directly; ``"sdk"``: ``client.chat.completions.create`` of the
             openai SDK. Both send the same body bytes and classify failures
             alike.
+        http_client: The lean transport's HTTP client: ``"builtin"`` (the
+            default; the library's own HTTP/1.1 client, with httpx for what it
+            does not carry, see :mod:`conflicteval.models.http_transport`),
+            ``"httpx2"`` or ``"httpx"``. None: ``$CONFLICTEVAL_HTTP_CLIENT``,
+            else ``"builtin"``.
 
     Pickling keeps the configuration and leaves the HTTP clients behind (each
     process builds its own on first use). A key that came from
@@ -110,6 +115,7 @@ class OpenAIProvider:
         supports_schema: bool = True,
         schema_format: str = "json_schema",
         transport: str = "http",
+        http_client: str | None = None,
     ) -> None:
         if schema_format not in SCHEMA_FORMATS:
             raise ValueError(
@@ -132,6 +138,9 @@ class OpenAIProvider:
         self.supports_schema = supports_schema
         self.schema_format = schema_format
         self.transport = transport
+        if http_client is not None:
+            http_transport.http_client_choice(http_client)  # refused here, not call by call
+        self.http_client = http_client
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
@@ -150,6 +159,7 @@ class OpenAIProvider:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("transport", "http")
+        self.__dict__.setdefault("http_client", None)
         if "_api_key" not in state:
             self._api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
         self._clients = weakref.WeakKeyDictionary()
@@ -171,7 +181,7 @@ class OpenAIProvider:
 
     def _new_client(self) -> Any:
         if self.transport == "http":
-            return http_transport.new_client(self._api_key, self._organization)
+            return http_transport.new_client(self._api_key, self._organization, self.http_client)
         import openai
 
         return openai.AsyncOpenAI(
@@ -190,7 +200,7 @@ class OpenAIProvider:
         client = self._clients.pop(loop, None)
         if client is None:
             return
-        close = getattr(client, "aclose", None)  # an HTTP client; AsyncOpenAI has close()
+        close = getattr(client, "aclose", None)  # the lean client; AsyncOpenAI has close()
         await (close() if close is not None else client.close())
 
     def _scrub(self, text: str) -> str:
