@@ -1,0 +1,238 @@
+"""Ray against local on one machine, start-up apart: items per second on the same work.
+
+Two workloads, each run with ``executor="local"`` and with a :class:`RayExecutor` on a local
+Ray instance (``num_cpus=2``) in one process, interleaved (local, Ray, Ray, local, ...), so a
+busy moment of a shared machine hits both sides alike:
+
+* **LLM labeler**: ``ConflictScorer(SentenceDecomposer(), LLMLabeler(model))`` on N responses
+  (2 claims x 2 documents: 4 labelling calls each) against the project's test server
+  (``python -m conflicteval.testing.server --latency L --reply ...``) in its own process, no
+  cache. Both sides keep the same number of items and calls in flight: local ``concurrency``
+  responses and ``model_concurrency`` calls, Ray half of each per actor on two actors.
+* **Offline labeler** (CPU-bound): ``ConflictScorer(SentenceDecomposer(), LexicalLabeler())`` on
+  WikiContradict passages (synthetic text without the data).
+
+Every run writes a checkpoint (the driver writes it while the actors work). Ray's start-up is
+timed apart: ``ray.init`` once (``connect``), and per run the actor pool's start
+(``RayExecutor.timings["actors"]``: until every actor has built its work function). Ray's
+throughput "start-up excluded" is ``items / (wall - connect - actors)``; the wall time covers
+everything else the run does (reading the checkpoint, writing it, the summary), as the local
+run's does. Every pair's records are compared: they must be identical.
+
+The driver's CPU per item on Ray (this process, ``time.process_time``; the actors are other
+processes) and the response cache's write rate (one and two processes writing one SQLite file)
+are the figures the cluster projection in docs/scaling.md rests on.
+
+Usage::
+
+    python benchmarks/ray_vs_local.py            # ~5 min on 2 cores
+    python benchmarks/ray_vs_local.py --quick    # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import emit, log, machine, server_process
+
+REPLY = json.dumps(
+    {"claim": "c", "document_snippet": "d", "reasoning": "r", "answer": "CONTRADICTS"}
+)
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {
+        "min": round(min(values), 3),
+        "median": round(statistics.median(values), 3),
+        "max": round(max(values), 3),
+    }
+
+
+def _dump(result: Any) -> list[dict[str, Any]]:
+    return [r.model_dump() for r in result.records]
+
+
+def _llm_items(n: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"q{k}",
+            "response": f"The bridge number {k} opened in {1800 + k}. It is {k % 90 + 10} m long.",
+            "documents": [f"Bridge {k} opened in {1801 + k}.", f"Bridge {k} is {k % 7} m long."],
+        }
+        for k in range(n)
+    ]
+
+
+def _offline_items(n: int) -> list[dict[str, Any]]:
+    from ray_executor import _conflictscore_items
+
+    return _conflictscore_items(n)
+
+
+def side_by_side(
+    name: str,
+    scorers: dict[str, Any],
+    items: list[dict[str, Any]],
+    concurrency: dict[str, int],
+    repeats: int,
+) -> dict[str, Any]:
+    """Local and Ray alternately, ``repeats`` pairs; per-pair ratios of items per second."""
+    from conflicteval.executors.ray import RayExecutor
+
+    n = len(items)
+    runs: dict[str, list[dict[str, float]]] = {"local": [], "ray": []}
+    ratios: list[float] = []
+    ratios_with_start: list[float] = []
+    for r in range(repeats):
+        pair: dict[str, dict[str, float]] = {}
+        records: dict[str, Any] = {}
+        for side in ("local", "ray") if r % 2 == 0 else ("ray", "local"):
+            executor = RayExecutor(actors=2) if side == "ray" else None
+            with tempfile.TemporaryDirectory() as tmp:
+                t0, c0 = time.perf_counter(), time.process_time()
+                result = scorers[side].score_many(
+                    items,
+                    checkpoint=Path(tmp) / "ck.jsonl",
+                    concurrency=concurrency[side],
+                    executor=executor,
+                )
+                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            assert result.counts["total"] == n, result.summary()
+            start = 0.0
+            if executor is not None:  # ray.init (once, ~0 here) and the actor pool's start
+                start = executor.timings.get("connect", 0.0) + executor.timings["actors"]
+            pair[side] = {
+                "wall_s": round(wall, 3),
+                "start_s": round(start, 3),
+                "items_per_s": round(n / (wall - start), 1),
+                "items_per_s_with_start": round(n / wall, 1),
+                "driver_cpu_ms_per_item": round(1000 * cpu / n, 3),
+            }
+            records[side] = _dump(result)
+            log(f"{name} {side}: {pair[side]}")
+        assert records["ray"] == records["local"], f"{name}: Ray's records differ from local"
+        for side in pair:
+            runs[side].append(pair[side])
+        ratios.append(pair["ray"]["items_per_s"] / pair["local"]["items_per_s"])
+        local_rate = pair["local"]["items_per_s"]
+        ratios_with_start.append(pair["ray"]["items_per_s_with_start"] / local_rate)
+    return {
+        "items": n,
+        "concurrency": concurrency,
+        "runs": runs,
+        "ratio_ray_over_local_startup_excluded": _spread(ratios),
+        "ratio_ray_over_local_with_startup": _spread(ratios_with_start),
+        "ray_actor_start_s": _spread([run["start_s"] for run in runs["ray"]]),
+        "identical_records": True,
+    }
+
+
+def llm_workload(n: int, latency: float, repeats: int) -> dict[str, Any]:
+    """The LLM labeler against the test server, local vs Ray with the same calls in flight."""
+    from conflicteval import get_model
+    from conflicteval.conflictscore import ConflictScorer, LLMLabeler, SentenceDecomposer
+
+    items = _llm_items(n)
+    with server_process(latency, extra=["--reply", REPLY]) as server:
+
+        def scorer(calls: int) -> Any:
+            model = get_model(
+                "openai/bench",
+                base_url=server.base_url,
+                api_key="x",
+                cache=False,
+                max_concurrency=calls,
+            )
+            return ConflictScorer(SentenceDecomposer(), LLMLabeler(model))
+
+        # 32 model calls and 16 responses in flight in all: local one process, Ray 2 x half
+        scorers = {"local": scorer(32), "ray": scorer(16)}
+        out = side_by_side("llm", scorers, items, {"local": 16, "ray": 8}, repeats)
+        out["server_cpu_s"] = round(server.cpu_seconds(), 2)
+    out.update(latency_s=latency, calls_per_item=4, calls_in_flight=32)
+    return out
+
+
+def offline_workload(n: int, repeats: int) -> dict[str, Any]:
+    """The CPU-bound offline labeler, local vs Ray on two actors."""
+    from conflicteval.conflictscore import ConflictScorer, LexicalLabeler, SentenceDecomposer
+
+    scorer = ConflictScorer(SentenceDecomposer(), LexicalLabeler())
+    scorers = {"local": scorer, "ray": scorer}
+    return side_by_side("offline", scorers, _offline_items(n), {"local": 8, "ray": 8}, repeats)
+
+
+def _cache_writer(directory: str, prefix: str, n: int, queue: Any) -> None:
+    from conflicteval.cache import ResponseCache
+
+    cache = ResponseCache(directory)
+    value = {"text": "x" * 200, "prompt_tokens": 700, "completion_tokens": 60}
+    t0 = time.perf_counter()
+    for k in range(n):
+        cache.put(f"{prefix}{k:060d}", "bench", value)
+    queue.put(time.perf_counter() - t0)
+    cache.close()
+
+
+def cache_writes(n: int) -> dict[str, Any]:
+    """Entries written per second into one cache file by one and by two processes."""
+    out: dict[str, Any] = {}
+    ctx = multiprocessing.get_context("spawn")
+    for writers in (1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            queue = ctx.Queue()
+            procs = [
+                ctx.Process(target=_cache_writer, args=(tmp, f"{w}", n, queue))
+                for w in range(writers)
+            ]
+            t0 = time.perf_counter()
+            for proc in procs:
+                proc.start()
+            for proc in procs:
+                proc.join()
+            wall = time.perf_counter() - t0
+            out[f"{writers}_writers_entries_per_s"] = round(writers * n / wall)
+    log(f"cache writes: {out}")
+    return out
+
+
+def main() -> None:
+    """Run both workloads side by side and print the JSON summary."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="a smaller smoke run")
+    parser.add_argument("--repeats", type=int, default=None, help="pairs per workload")
+    parser.add_argument("--llm-items", type=int, default=None)
+    parser.add_argument("--offline-items", type=int, default=None)
+    parser.add_argument("--latency", type=float, default=0.05, help="server latency (s)")
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+    repeats = args.repeats or (2 if args.quick else 6)
+    from conflicteval.executors.ray import RayExecutor
+
+    t0 = time.perf_counter()
+    RayExecutor(num_cpus=2).connect()  # ray.init(num_cpus=2, include_dashboard=False)
+    ray_init = time.perf_counter() - t0
+    log(f"ray.init: {ray_init:.2f} s")
+    summary: dict[str, Any] = {
+        "machine": machine(),
+        "ray_version": __import__("ray").__version__,
+        "ray_init_s": round(ray_init, 2),
+        "load_average_at_start": os.getloadavg(),
+        "llm": llm_workload(args.llm_items or (200 if args.quick else 1000), args.latency, repeats),
+        "offline": offline_workload(args.offline_items or (500 if args.quick else 2000), repeats),
+        "cache": cache_writes(2000 if args.quick else 10_000),
+        "load_average_at_end": os.getloadavg(),
+    }
+    emit(summary)
+
+
+if __name__ == "__main__":
+    main()
