@@ -48,6 +48,9 @@ REPLY = json.dumps(
 )
 
 
+SAMPLE_RECORD: dict[str, Any] = {}  # one record of each workload, for driver_per_record
+
+
 def _spread(values: list[float]) -> dict[str, float]:
     return {
         "min": round(min(values), 3),
@@ -117,6 +120,7 @@ def side_by_side(
                 "driver_cpu_ms_per_item": round(1000 * cpu / n, 3),
             }
             records[side] = _dump(result)
+            SAMPLE_RECORD[name] = result.records[0]
             log(f"{name} {side}: {pair[side]}")
         assert records["ray"] == records["local"], f"{name}: Ray's records differ from local"
         for side in pair:
@@ -204,6 +208,34 @@ def cache_writes(n: int) -> dict[str, Any]:
     return out
 
 
+def driver_per_record(record: Any, n: int) -> dict[str, Any]:
+    """The driver's own work per record, in microseconds: reading the line an actor sent,
+    stamping the inputs' fingerprint on it, and appending it to the checkpoint (flushed)."""
+    from conflicteval.checkpoint import Record, _Writer
+
+    line = record.model_dump_json()
+    lines = [line.replace(record.id, f"{record.id}-{k}", 1) for k in range(n)]
+    out: dict[str, Any] = {"line_bytes": len(line)}
+    t0 = time.process_time()
+    parsed = [Record.model_validate_json(text) for text in lines]
+    out["parse_us"] = round(1e6 * (time.process_time() - t0) / n, 1)
+    t0 = time.process_time()
+    stamped = [r.model_copy(update={"inputs": "f" * 64}).model_dump_json() for r in parsed]
+    out["fingerprint_us"] = round(1e6 * (time.process_time() - t0) / n, 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        writer = _Writer(Path(tmp) / "ck.jsonl")
+        t0 = time.process_time()
+        for text in stamped:
+            writer.write(text)
+        out["write_us"] = round(1e6 * (time.process_time() - t0) / n, 1)
+        writer.close()
+    out["records_per_cpu_s"] = round(
+        1e6 / (out["parse_us"] + out["fingerprint_us"] + out["write_us"])
+    )
+    log(f"driver per record: {out}")
+    return out
+
+
 def main() -> None:
     """Run both workloads side by side and print the JSON summary."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -229,6 +261,7 @@ def main() -> None:
         "llm": llm_workload(args.llm_items or (200 if args.quick else 1000), args.latency, repeats),
         "offline": offline_workload(args.offline_items or (500 if args.quick else 2000), repeats),
         "cache": cache_writes(2000 if args.quick else 10_000),
+        "driver_per_record": driver_per_record(SAMPLE_RECORD["llm"], 20_000),
         "load_average_at_end": os.getloadavg(),
     }
     emit(summary)
