@@ -174,6 +174,36 @@ def offline_workload(n: int, repeats: int) -> dict[str, Any]:
     return side_by_side("offline", scorers, _offline_items(n), {"local": 8, "ray": 8}, repeats)
 
 
+def driver_ceiling(n: int) -> dict[str, Any]:
+    """Trivial items on two actors: the rate at which one driver takes records in (and
+    checkpoints them), and its CPU per item; the local runner's rate beside it."""
+    from conflicteval import run_batch_sync
+    from conflicteval.executors.ray import RayExecutor
+
+    async def work(item: dict[str, Any]) -> dict[str, int]:
+        return {"double": item["n"] * 2}
+
+    items = [{"id": f"t{k}", "n": k} for k in range(n)]
+    out: dict[str, Any] = {"items": n}
+    for side in ("local", "ray"):
+        executor = RayExecutor(actors=2) if side == "ray" else None
+        with tempfile.TemporaryDirectory() as tmp:
+            t0, c0 = time.perf_counter(), time.process_time()
+            result = run_batch_sync(
+                work, items, checkpoint=Path(tmp) / "ck.jsonl", concurrency=64, executor=executor
+            )
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        assert result.counts["ok"] == n, result.summary()
+        start = executor.timings["actors"] if executor is not None else 0.0
+        out[side] = {
+            "items_per_s": round(n / (wall - start)),
+            "driver_cpu_us_per_item": round(1e6 * cpu / n, 1),
+            "start_s": round(start, 2),
+        }
+    log(f"driver ceiling: {out}")
+    return out
+
+
 def _cache_writer(directory: str, prefix: str, n: int, queue: Any) -> None:
     from conflicteval.cache import ResponseCache
 
@@ -244,6 +274,9 @@ def main() -> None:
     parser.add_argument("--llm-items", type=int, default=None)
     parser.add_argument("--offline-items", type=int, default=None)
     parser.add_argument("--latency", type=float, default=0.05, help="server latency (s)")
+    parser.add_argument(
+        "--parts", default="llm,offline,driver,cache", help="comma-separated parts to run"
+    )
     args = parser.parse_args()
     os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
     repeats = args.repeats or (2 if args.quick else 6)
@@ -258,12 +291,20 @@ def main() -> None:
         "ray_version": __import__("ray").__version__,
         "ray_init_s": round(ray_init, 2),
         "load_average_at_start": os.getloadavg(),
-        "llm": llm_workload(args.llm_items or (200 if args.quick else 1000), args.latency, repeats),
-        "offline": offline_workload(args.offline_items or (500 if args.quick else 2000), repeats),
-        "cache": cache_writes(2000 if args.quick else 10_000),
-        "driver_per_record": driver_per_record(SAMPLE_RECORD["llm"], 20_000),
-        "load_average_at_end": os.getloadavg(),
     }
+    parts = set(args.parts.split(","))
+    if "llm" in parts:
+        llm_items = args.llm_items or (200 if args.quick else 1000)
+        summary["llm"] = llm_workload(llm_items, args.latency, repeats)
+        summary["driver_per_record"] = driver_per_record(SAMPLE_RECORD["llm"], 20_000)
+    if "offline" in parts:
+        offline_items = args.offline_items or (500 if args.quick else 2000)
+        summary["offline"] = offline_workload(offline_items, repeats)
+    if "driver" in parts:
+        summary["driver_ceiling"] = driver_ceiling(5000 if args.quick else 50_000)
+    if "cache" in parts:
+        summary["cache"] = cache_writes(2000 if args.quick else 10_000)
+    summary["load_average_at_end"] = os.getloadavg()
     emit(summary)
 
 
