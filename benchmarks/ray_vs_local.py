@@ -80,6 +80,35 @@ def _offline_items(n: int) -> list[dict[str, Any]]:
     return _conflictscore_items(n)
 
 
+BASELINE: dict[str, Any] = {}  # {"module": the earlier executor module} with --baseline
+
+
+class _Baseline:
+    """An earlier Ray executor (``--baseline FILE``), whose pool starts inside its run: its
+    start-up is estimated as twice the wall time of a 2-item run made just before (that run's
+    pool start, and the measured run's own)."""
+
+    name = "ray"
+
+    def __init__(self) -> None:
+        self.inner = BASELINE["module"].RayExecutor(actors=2)
+        self.timings: dict[str, float] = {}
+
+    async def run(self, fn: Any, todo: Any, *, concurrency: int, emit: Any) -> None:
+        t0 = time.perf_counter()
+        await self.inner.run(fn, list(todo)[:2], concurrency=concurrency, emit=lambda *a: None)
+        self.timings = {"actors": 2 * (time.perf_counter() - t0)}
+        await self.inner.run(fn, todo, concurrency=concurrency, emit=emit)
+
+
+def _executor(side: str) -> Any:
+    from conflicteval.executors.ray import RayExecutor
+
+    if side == "local":
+        return None
+    return RayExecutor(actors=2) if side == "ray" else _Baseline()
+
+
 def side_by_side(
     name: str,
     scorers: dict[str, Any],
@@ -87,18 +116,17 @@ def side_by_side(
     concurrency: dict[str, int],
     repeats: int,
 ) -> dict[str, Any]:
-    """Local and Ray alternately, ``repeats`` pairs; per-pair ratios of items per second."""
-    from conflicteval.executors.ray import RayExecutor
-
+    """Local and Ray (and the baseline) in turn, ``repeats`` rounds; per-round ratios."""
     n = len(items)
-    runs: dict[str, list[dict[str, float]]] = {"local": [], "ray": []}
-    ratios: list[float] = []
-    ratios_with_start: list[float] = []
+    sides = ["local", "ray", *(["before"] if BASELINE else [])]
+    runs: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
+    ratios: dict[str, list[float]] = {}
     for r in range(repeats):
         pair: dict[str, dict[str, float]] = {}
         records: dict[str, Any] = {}
-        for side in ("local", "ray") if r % 2 == 0 else ("ray", "local"):
-            executor = RayExecutor(actors=2) if side == "ray" else None
+        order = sides[r % len(sides) :] + sides[: r % len(sides)]
+        for side in order if r % 2 == 0 else order[::-1]:
+            executor = _executor(side)
             with tempfile.TemporaryDirectory() as tmp:
                 t0, c0 = time.perf_counter(), time.process_time()
                 result = scorers[side].score_many(
@@ -122,18 +150,22 @@ def side_by_side(
             records[side] = _dump(result)
             SAMPLE_RECORD[name] = result.records[0]
             log(f"{name} {side}: {pair[side]}")
-        assert records["ray"] == records["local"], f"{name}: Ray's records differ from local"
-        for side in pair:
+        for side in sides:
+            assert records[side] == records["local"], f"{name}: {side}'s records differ"
             runs[side].append(pair[side])
-        ratios.append(pair["ray"]["items_per_s"] / pair["local"]["items_per_s"])
         local_rate = pair["local"]["items_per_s"]
-        ratios_with_start.append(pair["ray"]["items_per_s_with_start"] / local_rate)
+        for side in sides[1:]:
+            ratios.setdefault(f"{side}_over_local_startup_excluded", []).append(
+                pair[side]["items_per_s"] / local_rate
+            )
+            ratios.setdefault(f"{side}_over_local_with_startup", []).append(
+                pair[side]["items_per_s_with_start"] / local_rate
+            )
     return {
         "items": n,
         "concurrency": concurrency,
         "runs": runs,
-        "ratio_ray_over_local_startup_excluded": _spread(ratios),
-        "ratio_ray_over_local_with_startup": _spread(ratios_with_start),
+        "ratios": {key: _spread(values) for key, values in ratios.items()},
         "ray_actor_start_s": _spread([run["start_s"] for run in runs["ray"]]),
         "identical_records": True,
     }
@@ -158,8 +190,9 @@ def llm_workload(n: int, latency: float, repeats: int) -> dict[str, Any]:
             return ConflictScorer(SentenceDecomposer(), LLMLabeler(model))
 
         # 32 model calls and 16 responses in flight in all: local one process, Ray 2 x half
-        scorers = {"local": scorer(32), "ray": scorer(16)}
-        out = side_by_side("llm", scorers, items, {"local": 16, "ray": 8}, repeats)
+        scorers = {"local": scorer(32), "ray": scorer(16), "before": scorer(16)}
+        per_side = {"local": 16, "ray": 8, "before": 8}
+        out = side_by_side("llm", scorers, items, per_side, repeats)
         out["server_cpu_s"] = round(server.cpu_seconds(), 2)
     out.update(latency_s=latency, calls_per_item=4, calls_in_flight=32)
     return out
@@ -170,8 +203,9 @@ def offline_workload(n: int, repeats: int) -> dict[str, Any]:
     from conflicteval.conflictscore import ConflictScorer, LexicalLabeler, SentenceDecomposer
 
     scorer = ConflictScorer(SentenceDecomposer(), LexicalLabeler())
-    scorers = {"local": scorer, "ray": scorer}
-    return side_by_side("offline", scorers, _offline_items(n), {"local": 8, "ray": 8}, repeats)
+    scorers = {"local": scorer, "ray": scorer, "before": scorer}
+    per_side = {"local": 8, "ray": 8, "before": 8}
+    return side_by_side("offline", scorers, _offline_items(n), per_side, repeats)
 
 
 def driver_ceiling(n: int) -> dict[str, Any]:
@@ -266,6 +300,23 @@ def driver_per_record(record: Any, n: int) -> dict[str, Any]:
     return out
 
 
+def _load_baseline(path: Path) -> Any:
+    """Import an earlier executor module under a name of its own, pickled by value (the Ray
+    workers cannot import it by name)."""
+    import importlib.util
+    import sys
+
+    from ray import cloudpickle
+
+    spec = importlib.util.spec_from_file_location("baseline_ray_executor", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    cloudpickle.register_pickle_by_value(module)
+    return module
+
+
 def main() -> None:
     """Run both workloads side by side and print the JSON summary."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -275,11 +326,18 @@ def main() -> None:
     parser.add_argument("--offline-items", type=int, default=None)
     parser.add_argument("--latency", type=float, default=0.05, help="server latency (s)")
     parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="an earlier executors/ray.py to run beside the current one (e.g. from git show)",
+    )
+    parser.add_argument(
         "--parts", default="llm,offline,driver,cache", help="comma-separated parts to run"
     )
     args = parser.parse_args()
     os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
     repeats = args.repeats or (2 if args.quick else 6)
+    if args.baseline:
+        BASELINE["module"] = _load_baseline(args.baseline)
     from conflicteval.executors.ray import RayExecutor
 
     t0 = time.perf_counter()
