@@ -23,10 +23,15 @@ The driver's CPU per item on Ray (this process, ``time.process_time``; the actor
 processes) and the response cache's write rate (one and two processes writing one SQLite file)
 are the figures the cluster projection in docs/scaling.md rests on.
 
+``--baseline FILE`` runs an earlier version of ``conflicteval/executors/ray.py`` as a third side
+(its pool starts inside its run, so its start-up is estimated from a 2-item run made just before).
+
 Usage::
 
-    python benchmarks/ray_vs_local.py            # ~5 min on 2 cores
+    python benchmarks/ray_vs_local.py            # ~10 min on a busy 2-core machine
     python benchmarks/ray_vs_local.py --quick    # a smoke run
+    git show REV:src/conflicteval/executors/ray.py > old_ray.py
+    python benchmarks/ray_vs_local.py --parts llm,offline --baseline old_ray.py
 """
 
 from __future__ import annotations
