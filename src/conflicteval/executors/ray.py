@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import sys
 import tempfile
@@ -155,7 +156,7 @@ class RayExecutor:
         _quiet_loggers()
         return ray
 
-    def _actors(self, ray: Any, n_items: int, concurrency: int) -> tuple[int, int]:
+    def _pool(self, ray: Any, n_items: int, concurrency: int) -> tuple[int, int]:
         """(actors, batch size) for ``n_items`` items: never more actors than batches."""
         actors = self.actors
         if actors is None:
@@ -168,7 +169,7 @@ class RayExecutor:
                 actors = int(resources.get("CPU", 1))
             actors = max(1, actors)
         size = self.batch_size or ray_pool.default_batch_size(n_items, actors, concurrency)
-        return max(1, min(actors, -(-n_items // size))), size
+        return max(1, min(actors, math.ceil(n_items / size))), size
 
     # -- the run ------------------------------------------------------------
     async def run(
@@ -254,7 +255,7 @@ class RayExecutor:
         (so one item that kills its actor takes no other with it), then any still
         missing one per Ray task, whose error becomes the item's record.
         """
-        actors, size = self._actors(ray, len(rows), concurrency)
+        actors, size = self._pool(ray, len(rows), concurrency)
         t0 = time.perf_counter()
         handles = ray_pool.start_pool(
             ray,
