@@ -19,10 +19,8 @@ throughput "start-up excluded" is ``items / (wall - connect - actors)``; the wal
 everything else the run does (reading the checkpoint, writing it, the summary), as the local
 run's does. Every pair's records are compared: they must be identical.
 
-CPU per item is read two ways: the driver's (this process, ``time.process_time``; on Ray the
-actors are other processes), and all of it (this process and every process below it: Ray's GCS,
-raylet and workers, the test server left out), which is what a fully busy machine pays. The
-driver's CPU per item on Ray and the response cache's write rate (one and two processes writing one SQLite file)
+The driver's CPU per item on Ray (this process, ``time.process_time``; the actors are other
+processes) and the response cache's write rate (one and two processes writing one SQLite file)
 are the figures the cluster projection in docs/scaling.md rests on.
 
 ``--baseline FILE`` runs an earlier version of ``conflicteval/executors/ray.py`` as a third side
@@ -55,35 +53,7 @@ REPLY = json.dumps(
 )
 
 
-SERVER_PID: dict[str, int] = {}  # the test server's process, left out of tree_cpu_seconds
 SAMPLE_RECORD: dict[str, Any] = {}  # one record of each workload, for driver_per_record
-
-
-def tree_cpu_seconds(exclude: int | None = None) -> float:
-    """CPU seconds used so far by this process and every process below it (Ray's GCS, raylet
-    and workers started by ``ray.init`` here), finished children included (Linux /proc:
-    utime + stime + cutime + cstime); ``exclude``: a subtree left out (the test server)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    stats: dict[int, list[str]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
-                    stats[int(entry)] = fh.read().rsplit(")", 1)[1].split()
-            except OSError:  # the process ended meanwhile
-                continue
-    children: dict[int, list[int]] = {}
-    for pid, fields in stats.items():
-        children.setdefault(int(fields[1]), []).append(pid)
-    total, todo = 0.0, [os.getpid()]
-    while todo:
-        pid = todo.pop()
-        if pid == exclude or pid not in stats:
-            continue
-        fields = stats[pid]
-        total += sum(int(fields[k]) for k in (11, 12, 13, 14)) / ticks
-        todo.extend(children.get(pid, []))
-    return total
 
 
 def _spread(values: list[float]) -> dict[str, float]:
@@ -164,7 +134,6 @@ def side_by_side(
             executor = _executor(side)
             with tempfile.TemporaryDirectory() as tmp:
                 t0, c0 = time.perf_counter(), time.process_time()
-                tree0 = tree_cpu_seconds(exclude=SERVER_PID.get("pid"))
                 result = scorers[side].score_many(
                     items,
                     checkpoint=Path(tmp) / "ck.jsonl",
@@ -172,7 +141,6 @@ def side_by_side(
                     executor=executor,
                 )
                 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-                tree = tree_cpu_seconds(exclude=SERVER_PID.get("pid")) - tree0
             assert result.counts["total"] == n, result.summary()
             start = 0.0
             if executor is not None:  # ray.init (once, ~0 here) and the actor pool's start
@@ -183,7 +151,6 @@ def side_by_side(
                 "items_per_s": round(n / (wall - start), 1),
                 "items_per_s_with_start": round(n / wall, 1),
                 "driver_cpu_ms_per_item": round(1000 * cpu / n, 3),
-                "all_cpu_ms_per_item": round(1000 * tree / n, 3),
             }
             records[side] = _dump(result)
             SAMPLE_RECORD[name] = result.records[0]
@@ -216,7 +183,6 @@ def llm_workload(n: int, latency: float, repeats: int) -> dict[str, Any]:
 
     items = _llm_items(n)
     with server_process(latency, extra=["--reply", REPLY]) as server:
-        SERVER_PID["pid"] = server.pid
 
         def scorer(calls: int) -> Any:
             model = get_model(
@@ -233,7 +199,6 @@ def llm_workload(n: int, latency: float, repeats: int) -> dict[str, Any]:
         per_side = {"local": 16, "ray": 8, "before": 8}
         out = side_by_side("llm", scorers, items, per_side, repeats)
         out["server_cpu_s"] = round(server.cpu_seconds(), 2)
-        SERVER_PID.clear()
     out.update(latency_s=latency, calls_per_item=4, calls_in_flight=32)
     return out
 
