@@ -20,8 +20,10 @@ everything else the run does (reading the checkpoint, writing it, the summary), 
 run's does. Every pair's records are compared: they must be identical.
 
 The driver's CPU per item on Ray (this process, ``time.process_time``; the actors are other
-processes) and the response cache's write rate (one and two processes writing one SQLite file)
-are the figures the cluster projection in docs/scaling.md rests on.
+processes), its own work per record (reading a line into a ``Record``, the fingerprint, the
+checkpoint append), its rate on trivial items, and the response cache's write rate (one and two
+processes writing one SQLite file) are the figures the cluster projection in docs/scaling.md
+rests on.
 
 ``--baseline FILE`` runs an earlier version of ``conflicteval/executors/ray.py`` as a third side
 (its pool starts inside its run, so its start-up is estimated from a 2-item run made just before).
