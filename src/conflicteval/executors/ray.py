@@ -1,4 +1,4 @@
-"""The Ray executor: a batch's pending items on a pool of Ray actors (Ray Data).
+"""The Ray executor: a batch's pending items on a pool of Ray actors.
 
 Needs the optional extra ``ray`` (``pip install '.[ray]'``), imported
 only when a Ray run starts.
@@ -8,21 +8,23 @@ How a run goes:
 1. The driver (the process that called :func:`~conflicteval.runner.run_batch`)
    connects to the cluster at ``$RAY_ADDRESS`` (or ``address``), or starts a
    local Ray instance (``num_cpus``), unless Ray is already initialised.
-2. The work function is pickled once (cloudpickle) and put in Ray's object
-   store; each pending item is pickled into one row of a Ray Dataset
-   (``ray.data.from_items``).
-3. ``map_batches`` runs the rows on a pool of actors (``actors`` of them, each
-   reserving ``cpus_per_actor`` CPUs and ``gpus_per_actor`` GPUs). Each actor
-   unpickles the work function once, so what is expensive is built once per
-   actor: a :class:`~conflicteval.models.Model` builds its own HTTP client on
-   first use, an NLI labeler loads its weights, the response cache opens the
-   same SQLite file. An actor runs the items of a batch on its own event loop,
-   ``concurrency`` at a time, through :func:`~conflicteval.itemrun.run_item`, so
-   a failure becomes the same record as locally. The answerer active in the
-   driver (:mod:`conflicteval.models.answerers`: a dry run's ``Count``, a batch
+2. The work function is pickled once (cloudpickle); each pending item is
+   pickled on its own.
+3. A pool of actors starts (``actors`` of them, each reserving
+   ``cpus_per_actor`` CPUs and ``gpus_per_actor`` GPUs; see
+   :mod:`conflicteval.executors.ray_pool`). Each actor unpickles the work
+   function once, so what is expensive is built once per actor: a
+   :class:`~conflicteval.models.Model` builds its own HTTP client on first use,
+   an NLI labeler loads its weights, the response cache opens the same SQLite
+   file. The items go to the actors in batches, two batches queued per actor;
+   an actor runs its items on its own event loop, ``concurrency`` at a time,
+   through :func:`~conflicteval.itemrun.run_item`, so a failure becomes the
+   same record as locally. The answerer active in the driver
+   (:mod:`conflicteval.models.answerers`: a dry run's ``Count``, a batch
    export's ``Export``) travels too: each batch runs under a fresh
-   ``portable()`` copy, which comes back with the batch's records and is folded
-   into the driver's (``absorb``), so calls are counted or exported as locally.
+   ``portable()`` copy, which comes back with the batch's records and is
+   folded into the driver's (``absorb``), so calls are counted or exported as
+   locally.
 4. Records stream back to the driver as batches finish and are written to the
    checkpoint at once: a killed run resumes from it, and a re-run of a finished
    run sends nothing.
@@ -41,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import logging
 import math
@@ -49,7 +50,7 @@ import os
 import sys
 import tempfile
 import threading
-import warnings
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
@@ -59,15 +60,12 @@ from conflicteval.errors import ConflictEvalError, ModelError, require
 from conflicteval.itemrun import finish_record, run_item
 from conflicteval.models.answerers import active_answerer, answer_with
 
+from . import ray_pool
+from .ray_pool import Result
+
 log = logging.getLogger("conflicteval.executors.ray")
 
 Emit = Callable[[Record, str], None]
-Result = tuple[str, str, str, bytes]
-"""(item id, checkpoint line, fatal failure as JSON or ``""``, answerer copy or ``b""``)
-as an actor returns it; the answerer copy (pickled) rides on the first item of a batch."""
-
-_COLUMNS = ("id", "line", "fatal", "answerer")
-_BATCHES_PER_ACTOR_CALL = 4  # a batch holds this many rounds of `concurrency` items
 
 
 class RayExecutor:
@@ -78,8 +76,8 @@ class RayExecutor:
             ``cpus_per_actor``, or its GPUs by ``gpus_per_actor`` when that is
             set; never more than there are batches).
         batch_size: Items per actor call (default: four rounds of the item
-            concurrency, fewer when there are few items). Records come back,
-            and reach the checkpoint, a batch at a time.
+            concurrency, fewer so that each actor gets at least four batches).
+            Records come back, and reach the checkpoint, a batch at a time.
         num_cpus: CPUs of a local Ray instance started for this run (default:
             all of the machine's). Ignored when connecting to a cluster.
         cpus_per_actor: CPUs each actor reserves.
@@ -89,6 +87,11 @@ class RayExecutor:
             here (e.g. ``{"env_vars": {...}}``, ``{"pip": [...]}``).
         max_task_retries: Retries of a batch whose actor died (on a new actor).
         init_options: Further ``ray.init`` keyword arguments.
+
+    After a run, :attr:`timings` holds the seconds it spent connecting to Ray
+    (``connect``; about zero when Ray was already initialised), starting the
+    actor pool (``actors``: until every actor has built its work function) and
+    running the items (``items``: from the first batch sent to the last result).
     """
 
     name = "ray"
@@ -123,6 +126,7 @@ class RayExecutor:
         self.runtime_env = runtime_env
         self.max_task_retries = max_task_retries
         self.init_options = dict(init_options or {})
+        self.timings: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return (
@@ -134,7 +138,6 @@ class RayExecutor:
     def connect(self) -> Any:
         """Import Ray and initialise it (once per process); returns the ``ray`` module."""
         ray: Any = require("ray", "ray")
-        require("ray.data", "ray")
         if ray.is_initialized():
             return ray
         address = self.address or os.environ.get("RAY_ADDRESS") or None
@@ -160,7 +163,7 @@ class RayExecutor:
         return ray
 
     def _pool(self, ray: Any, n_items: int, concurrency: int) -> tuple[int, int]:
-        """(actors, batch size) for ``n_items`` items."""
+        """(actors, batch size) for ``n_items`` items: never more actors than batches."""
         actors = self.actors
         if actors is None:
             resources = ray.cluster_resources()
@@ -171,11 +174,8 @@ class RayExecutor:
             else:
                 actors = int(resources.get("CPU", 1))
             actors = max(1, actors)
-        batch_size = self.batch_size
-        if batch_size is None:
-            per_actor = math.ceil(n_items / actors)
-            batch_size = max(1, min(concurrency * _BATCHES_PER_ACTOR_CALL, per_actor))
-        return max(1, min(actors, math.ceil(n_items / batch_size))), batch_size
+        size = self.batch_size or ray_pool.default_batch_size(n_items, actors, concurrency)
+        return max(1, min(actors, math.ceil(n_items / size))), size
 
     # -- the run ------------------------------------------------------------
     async def run(
@@ -187,19 +187,19 @@ class RayExecutor:
         emit: Emit,
     ) -> None:
         """Run every pending item on the actor pool; emit each record as it comes back."""
+        self.timings = {}
         if not todo:
             return
+        t0 = time.perf_counter()
         ray = self.connect()
+        self.timings["connect"] = time.perf_counter() - t0
         fn_bytes = _dumps(ray, fn, "the work function")
         answerer = active_answerer()
         # the driver's answerer, as a setting each batch runs under (none: online)
         ans_bytes = (
             b"" if answerer.name == "online" else _dumps(ray, answerer.portable(), "the answerer")
         )
-        rows = [
-            {"id": item_id, "item": _dumps(ray, item, f"item {item_id!r}")}
-            for item_id, item in todo
-        ]
+        rows = [(item_id, _dumps(ray, item, f"item {item_id!r}")) for item_id, item in todo]
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
@@ -257,7 +257,7 @@ class RayExecutor:
     def _stream(
         self,
         ray: Any,
-        rows: list[dict[str, Any]],
+        rows: list[tuple[str, bytes]],
         fn_bytes: tuple[bytes, bytes],
         concurrency: int,
         stop: threading.Event,
@@ -268,83 +268,46 @@ class RayExecutor:
         (so one item that kills its actor takes no other with it), then any still
         missing one per Ray task, whose error becomes the item's record.
         """
+        actors, size = self._pool(ray, len(rows), concurrency)
+        t0 = time.perf_counter()
+        handles = ray_pool.start_pool(
+            ray,
+            _ItemActor,
+            (*fn_bytes, concurrency),
+            actors=actors,
+            num_cpus=self.cpus_per_actor,
+            num_gpus=self.gpus_per_actor,
+            max_task_retries=self.max_task_retries,
+        )
+        self.timings["actors"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
         returned: set[str] = set()
-        for batch_size in (None, 1):
-            todo = [row for row in rows if row["id"] not in returned]
-            if not todo:
-                return
-            if batch_size == 1:
-                log.warning(
-                    "%d item(s) did not come back from the actor pool; running them again "
-                    "one per batch",
-                    len(todo),
-                )
-            for pairs in self._pool_pass(ray, todo, fn_bytes, concurrency, batch_size):
-                returned.update(item_id for item_id, _, _, _ in pairs)
-                yield pairs
+        try:
+            for batch_size in (size, 1):
+                todo = [row for row in rows if row[0] not in returned]
+                if not todo:
+                    return
+                if batch_size == 1:
+                    log.warning(
+                        "%d item(s) did not come back from the actor pool; running them "
+                        "again one per batch",
+                        len(todo),
+                    )
+                batches = ray_pool.batches_of(todo, batch_size)
+                for pairs in ray_pool.stream_batches(ray, handles, batches, stop):
+                    returned.update(item_id for item_id, _, _, _ in pairs)
+                    yield pairs
                 if stop.is_set():
                     return
-        missing = [row for row in rows if row["id"] not in returned]
+        finally:
+            ray_pool.stop_pool(ray, handles)
+            self.timings["items"] = time.perf_counter() - t0
+        missing = [row for row in rows if row[0] not in returned]
         if missing:
             yield from self._one_by_one(ray, missing, ray.put(fn_bytes), stop)
 
-    def _pool_pass(
-        self,
-        ray: Any,
-        rows: list[dict[str, Any]],
-        fn_bytes: tuple[bytes, bytes],
-        concurrency: int,
-        batch_size: int | None,
-    ) -> Iterator[list[Result]]:
-        actors, size = self._pool(ray, len(rows), concurrency)
-        if batch_size is not None:
-            size = batch_size
-            actors = min(actors, len(rows))
-        ds = ray.data.from_items(rows, override_num_blocks=math.ceil(len(rows) / size))
-        # this dataset's own copy of the settings (the process-wide one on an older Ray)
-        context = getattr(ds, "context", None) or ray.data.DataContext.get_current()
-        context.max_errored_blocks = -1  # a lost batch is run again, see _stream
-        context.enable_progress_bars = False  # the runner shows its own
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*ray_remote_args.*is deprecated")
-            ds = self._map(ray, ds, fn_bytes, concurrency, actors, size)
-        for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            columns = [batch.column(name).to_pylist() for name in _COLUMNS]
-            yield list(zip(*columns, strict=True))
-
-    def _map(
-        self,
-        ray: Any,
-        ds: Any,
-        fn_bytes: tuple[bytes, bytes],
-        concurrency: int,
-        actors: int,
-        batch_size: int,
-    ) -> Any:
-        return ds.map_batches(
-            _ItemActor,
-            fn_constructor_args=(*fn_bytes, concurrency),
-            batch_size=batch_size,
-            batch_format="pyarrow",
-            compute=ray.data.ActorPoolStrategy(size=actors),
-            num_cpus=self.cpus_per_actor,
-            num_gpus=self.gpus_per_actor or None,
-            **self._retry_args(ray),
-        )
-
-    def _retry_args(self, ray: Any) -> dict[str, Any]:
-        """Bounded retries of a batch whose actor died (Ray's default is to retry forever).
-
-        Ray Data takes them as extra remote arguments, deprecated since Ray 2.60
-        (to be removed in 2.64); where it no longer takes them, Ray's defaults apply.
-        """
-        parameters = inspect.signature(ray.data.Dataset.map_batches).parameters.values()
-        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-            return {}  # pragma: no cover - a Ray without extra remote arguments
-        return {"max_restarts": -1, "max_task_retries": self.max_task_retries}
-
     def _one_by_one(
-        self, ray: Any, rows: list[dict[str, Any]], fn_ref: Any, stop: threading.Event
+        self, ray: Any, rows: list[tuple[str, bytes]], fn_ref: Any, stop: threading.Event
     ) -> Iterator[list[Result]]:
         """Run items as single Ray tasks; an item whose task fails for good gets a record."""
         log.warning("%d item(s) failed on the actor pool twice; one Ray task each", len(rows))
@@ -353,7 +316,7 @@ class RayExecutor:
             num_gpus=self.gpus_per_actor,
             max_retries=self.max_task_retries,
         )
-        pending = {task.remote(fn_ref, row["id"], row["item"]): row["id"] for row in rows}
+        pending = {task.remote(fn_ref, item_id, item): item_id for item_id, item in rows}
         while pending and not stop.is_set():
             ready, _ = ray.wait(list(pending), num_returns=1)
             item_id = pending.pop(ready[0])
@@ -387,9 +350,11 @@ async def _run_items(
     ids: list[str],
     payloads: list[bytes],
     concurrency: int,
+    gate: asyncio.Semaphore | None = None,
     ans_bytes: bytes = b"",
 ) -> list[Result]:
-    """Every item's result, ``concurrency`` items at a time.
+    """Every item's result, ``concurrency`` items at a time (or as ``gate`` lets them,
+    a gate shared by the batches an actor runs at once).
 
     As in the local runner, an item that ends after a call failed in a way
     every call would (a refused key) is not recorded: its result carries that
@@ -397,7 +362,7 @@ async def _run_items(
     """
     from ray import cloudpickle
 
-    gate = asyncio.Semaphore(concurrency)
+    gate = gate or asyncio.Semaphore(concurrency)
 
     async def one(item_id: str, payload: bytes) -> Result:
         async with gate:
@@ -443,7 +408,7 @@ def _absorb(ray: Any, answerer: Any, results: list[Result]) -> None:
 
 
 class _ItemActor:
-    """One actor of the pool: the work function, unpickled once, and an event loop."""
+    """What one actor of the pool holds: the work function, unpickled once."""
 
     def __init__(self, fn_bytes: bytes, ans_bytes: bytes, concurrency: int) -> None:
         from ray import cloudpickle
@@ -451,20 +416,14 @@ class _ItemActor:
         self.fn = cloudpickle.loads(fn_bytes)
         self.ans_bytes = ans_bytes  # unpickled afresh for each batch
         self.concurrency = concurrency
-        self._loops = threading.local()  # one loop per calling thread, kept between batches
+        self.gate: asyncio.Semaphore | None = None  # made on the actor's event loop
 
-    def __call__(self, batch: Any) -> Any:
-        import pyarrow as pa
-
-        loop = getattr(self._loops, "loop", None)
-        if loop is None:
-            loop = self._loops.loop = asyncio.new_event_loop()
-        ids = [str(i) for i in batch.column("id").to_pylist()]
-        payloads = batch.column("item").to_pylist()
-        results = loop.run_until_complete(
-            _run_items(self.fn, ids, payloads, self.concurrency, self.ans_bytes)
-        )
-        return pa.table({name: [r[k] for r in results] for k, name in enumerate(_COLUMNS)})
+    async def run_batch(self, ids: list[str], payloads: list[bytes]) -> list[Result]:
+        """One batch's results, on the actor's loop behind its one gate of ``concurrency``
+        (batches queued on the actor share it, so their boundaries leave no slot empty)."""
+        if self.gate is None:
+            self.gate = asyncio.Semaphore(self.concurrency)
+        return await _run_items(self.fn, ids, payloads, self.concurrency, self.gate, self.ans_bytes)
 
 
 def _run_one(fn_bytes: tuple[bytes, bytes], item_id: str, payload: bytes) -> Result:
@@ -472,7 +431,7 @@ def _run_one(fn_bytes: tuple[bytes, bytes], item_id: str, payload: bytes) -> Res
     from ray import cloudpickle
 
     fn = cloudpickle.loads(fn_bytes[0])
-    return asyncio.run(_run_items(fn, [item_id], [payload], 1, fn_bytes[1]))[0]
+    return asyncio.run(_run_items(fn, [item_id], [payload], 1, None, fn_bytes[1]))[0]
 
 
 # -- quiet by default ---------------------------------------------------------------------
@@ -498,17 +457,11 @@ def _quiet_options() -> dict[str, Any]:
 
 
 def _quiet_loggers() -> None:
-    """Ray's Python loggers (Ray Data's dataset plans, progress notes) at ERROR, unless verbose."""
+    """Ray's Python loggers (e.g. Ray Data's dataset plans) at ERROR, unless verbose."""
     if _verbose():
         return
     for name in _RAY_LOGGERS:
         logging.getLogger(name).setLevel(logging.ERROR)
-    try:
-        from ray.data import DataContext
-
-        DataContext.get_current().enable_progress_bars = False
-    except (ImportError, AttributeError):  # pragma: no cover - depends on the Ray version
-        pass
 
 
 @contextlib.contextmanager
