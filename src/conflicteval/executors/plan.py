@@ -173,9 +173,11 @@ class BatchExport(CallLedger):
     Inside ``with BatchExport(path) as exp:`` every model call the cache cannot
     answer is recorded (once per ``custom_id``) and raises
     :class:`~conflicteval.errors.PendingCall`; the runner counts the item as
-    pending. On leaving the block the requests are written to ``path`` (split
-    by the Batch API's limits, one model per file) with a manifest beside it;
-    :attr:`result` says what was written.
+    pending. Each request line is written as it is made (an
+    :class:`~conflicteval.executors.batchwriter.ExportWriter`: split by the
+    Batch API's limits, one model per file); on leaving the block the files
+    take their names and the manifest is written beside them; :attr:`result`
+    says what was written.
 
     Args:
         path: The request file (JSONL). Larger exports are written as numbered
@@ -197,7 +199,10 @@ class BatchExport(CallLedger):
         super().__init__(batchfile.known_ids(self.path))
         self.max_requests = max_requests or batchfile.MAX_REQUESTS
         self.max_bytes = max_bytes or batchfile.MAX_BYTES
-        self.requests: dict[str, CallRequest] = {}
+        # each request line goes to disk as it is made (memory flat in the requests)
+        self.writer = batchfile.ExportWriter(
+            self.path, max_requests=self.max_requests, max_bytes=self.max_bytes
+        )
         self.problem: str | None = None
         self.result: ExportResult | None = None
 
@@ -210,9 +215,9 @@ class BatchExport(CallLedger):
             )
             raise PendingCall("-", model.name)
         with self._lock:
-            if key not in self.requests:
+            if key not in self.writer:
                 try:
-                    self.requests[key] = call_request(model, key, request)
+                    self.writer.add(call_request(model, key, request))
                 except ConflictEvalError as exc:
                     # not an item's failure (which the checkpoint would keep): the export's
                     self.problem = str(exc)
@@ -224,19 +229,15 @@ class BatchExport(CallLedger):
         super().__exit__(exc_type, exc, tb)
         if exc_type is None or (isinstance(exc_type, type) and issubclass(exc_type, PendingCall)):
             self.write()
+        else:
+            self.writer.abort()
 
     def write(self) -> ExportResult:
-        """Write the recorded requests (and the manifest); done on leaving the block."""
-        from conflicteval.executors import batchfile
-
+        """Name the written request files and write the manifest; done on leaving the block."""
         if self.problem is not None:
+            self.writer.abort()
             raise ConflictEvalError(self.problem)
-        self.result = batchfile.write_requests(
-            self.path,
-            list(self.requests.values()),
-            max_requests=self.max_requests,
-            max_bytes=self.max_bytes,
-        )
+        self.result = self.writer.close()
         return self.result
 
 
