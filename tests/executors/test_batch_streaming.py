@@ -103,9 +103,8 @@ def test_streamed_files_are_the_split_of_the_whole_round(
         assert f.path.read_bytes() == b"".join(lines)
         assert (f.requests, f.bytes) == (len(lines), sum(map(len, lines)))
     manifest = read_manifest(tmp_path / "r.manifest.jsonl")
-    expected = [
-        (r.custom_id, f.path.name) for f, (_, _, rs) in zip(result.files, chunks) for r in rs
-    ]
+    pairs = zip(result.files, chunks, strict=True)
+    expected = [(r.custom_id, f.path.name) for f, (_, _, reqs) in pairs for r in reqs]
     assert [(e.custom_id, e.file) for e in manifest] == expected
     assert {e.round for e in manifest} == {1}
     assert not list(tmp_path.glob(".*"))  # no temporary file left
