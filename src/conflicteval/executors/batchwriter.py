@@ -48,9 +48,13 @@ MAX_BYTES = 200_000_000
 _BUFFER = 1 << 20
 
 
+_LINE = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(..., ensure_ascii=False)`` without building an encoder per line."""
+
+
 def encode_request(request: CallRequest) -> bytes:
     """One request line, as written to a request file (UTF-8 JSON and a newline)."""
-    return (json.dumps(request.to_line(), ensure_ascii=False) + "\n").encode("utf-8")
+    return (_LINE.encode(request.to_line()) + "\n").encode("utf-8")
 
 
 @dataclass
@@ -162,15 +166,14 @@ class ExportWriter:
 
     def _note(self, request: CallRequest, part: _Part) -> None:
         """The request's manifest entry, without its file (named on closing)."""
-        head = json.dumps(
-            {
-                "custom_id": request.custom_id,
-                "model": request.model,
-                "request_model": str(request.body.get("model", "")),
-            }
+        # json.dumps of {"custom_id", "model", "request_model"}, without its closing brace
+        dumps = json.dumps
+        head = (
+            f'{{"custom_id": {dumps(request.custom_id)}, "model": {dumps(request.model)}, '
+            f'"request_model": {dumps(str(request.body.get("model", "")))}'
         )
         assert part.efh is not None
-        part.efh.write(head[:-1] + "\n")
+        part.efh.write(head + "\n")
 
     def _finish_part(self, part: _Part) -> None:
         if part.fh is not None:
