@@ -19,7 +19,7 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -46,6 +46,8 @@ from conflicteval.errors import (
 )
 from conflicteval.itemrun import ItemTimeout as _ItemTimeout
 from conflicteval.itemrun import finish_record, run_item
+from conflicteval.jsonio import LazyItems
+from conflicteval.lazyrecords import PendingItems, item_ids
 from conflicteval.types import Usage
 
 log = logging.getLogger("conflicteval.runner")
@@ -412,14 +414,10 @@ async def run_batch(
         fn = functools.partial(_bounded_call, fn, bound)
 
     keyfn = key or _default_key
-    item_list = list(items)
-    ids = [str(keyfn(it)) for it in item_list]
-    seen: set[str] = set()
-    for i in ids:
-        if i in seen:
-            raise ValueError(f"duplicate item id {i!r} in batch")
-        seen.add(i)
-    fingerprints = _fingerprints(inputs, ids, item_list)
+    # items read from a file (LazyItems) stay there: one pass for ids and fingerprints here,
+    # one to feed the executor (PendingItems); any other iterable is held as a list
+    item_list = items if isinstance(items, LazyItems) else list(items)
+    ids, fingerprints = item_ids(item_list, keyfn, inputs)
     adopt = DEFAULT_ADOPT if adopt is None else adopt
     path = Path(checkpoint) if checkpoint is not None else None
     writer = _Writer(path)  # locks the checkpoint before it is read
@@ -440,7 +438,12 @@ async def run_batch(
         raise
     if retry_failed:
         done = {k: v for k, v in done.items() if v.status != "model_error"}
-    todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
+    todo_ids = [i for i in ids if i not in done]
+    todo: Sequence[tuple[str, Any]]
+    if isinstance(item_list, LazyItems):
+        todo = PendingItems(item_list, ids, todo_ids, keyfn)
+    else:
+        todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
     del item_list
     keep = keep_records or path is None
     tally = _Tally(keep)
@@ -478,7 +481,7 @@ async def run_batch(
         except _Stop:
             pass
         if fatal.error is None:
-            for item_id, _ in todo:  # an executor that lost an item: counted, never dropped
+            for item_id in todo_ids:  # an executor that lost an item: counted, never dropped
                 if item_id not in tally.finished:
                     emit(*finish_record(_lost(item_id, runner.name)))
     finally:
@@ -534,17 +537,6 @@ class _Tally:
             all_usage=self.total,
             **fields,
         )
-
-
-def _fingerprints(
-    inputs: Callable[[Any], Any] | None, ids: list[str], items: list[Any]
-) -> dict[str, str] | None:
-    """Each item's input fingerprint (None when the batch has no ``inputs`` function)."""
-    if inputs is None:
-        return None
-    from conflicteval.identity import input_fingerprint
-
-    return {i: input_fingerprint(inputs(it)) for i, it in zip(ids, items, strict=True)}
 
 
 def _lost(item_id: str, executor: str) -> Record:

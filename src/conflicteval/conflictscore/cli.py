@@ -20,7 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ from conflicteval.cli_common import (
 from conflicteval.data.cli import record_input
 from conflicteval.errors import DataError, UsageError
 from conflicteval.executors.batch_cli import batch_command
-from conflicteval.jsonio import iter_json_lines, parse_json
+from conflicteval.jsonio import LazyItems, iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text
 
 from .factory import DECOMPOSER_KINDS, LABELER_KINDS
@@ -204,11 +205,11 @@ def _doc(path: str, row: int, value: Any, index: int) -> Document:
     return doc
 
 
-def read_items(path: str) -> list[dict[str, Any]]:
-    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
-    items: list[dict[str, Any]] = []
+def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
+    """A converter of one pass over ``path``: a row to a checked item (ids unique in the pass)."""
     seen = UniqueIds(path, "id", "item id")
-    for lineno, row in iter_json_lines(path):
+
+    def convert(lineno: int, row: Any) -> dict[str, Any]:
         if not isinstance(row, dict):
             raise DataError(path, lineno, None, "each line must be a JSON object")
         if not isinstance(row.get("response"), str):
@@ -220,16 +221,31 @@ def read_items(path: str) -> list[dict[str, Any]]:
             raise DataError(path, lineno, "documents", NO_DOCUMENTS)
         item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
         seen.add(item_id, lineno)
-        items.append(
-            {
-                "id": item_id,
-                "response": row["response"],
-                "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
-            }
-        )
-    if not items:  # a mean over no response would read as a run that went well
-        raise DataError(path, None, None, "no items (an empty file): nothing to score")
-    return items
+        return {
+            "id": item_id,
+            "response": row["response"],
+            "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
+        }
+
+    return convert
+
+
+# a mean over no response would read as a run that went well
+_NO_ITEMS = "no items (an empty file): nothing to score"
+
+
+def lazy_items(path: str) -> LazyItems[dict[str, Any]]:
+    """Batch rows ``{"id", "response", "documents"}`` of a JSONL file, read when iterated.
+
+    Every pass checks every row (the runner's first pass does so before any
+    call); the rows are never all in memory (see :class:`~conflicteval.jsonio.LazyItems`).
+    """
+    return LazyItems(path, lambda: _item_reader(path), empty=_NO_ITEMS)
+
+
+def read_items(path: str) -> list[dict[str, Any]]:
+    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
+    return list(lazy_items(path))
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -269,7 +285,7 @@ def _score_one(args: argparse.Namespace) -> int:
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
 
-def _dry_run(scorer: Any, items: list[dict[str, Any]]) -> int:
+def _dry_run(scorer: Any, items: LazyItems[dict[str, Any]] | list[dict[str, Any]]) -> int:
     """Print the calls and prompt tokens scoring ``items`` would take; call nothing."""
     report = scorer.dry_run(items)
     if report is None:
@@ -288,7 +304,7 @@ def _dry_run(scorer: Any, items: list[dict[str, Any]]) -> int:
 
 
 def _score_batch(args: argparse.Namespace) -> int:
-    items = read_items(args.input)
+    items = lazy_items(args.input)  # read twice (check and count, then run): never held
     scorer = _scorer(args)
     if args.dry_run:
         return _dry_run(scorer, items)
@@ -373,8 +389,9 @@ class _ScoreTally:
     """The summary's figures, gathered row by row as scores.jsonl is written."""
 
     def __init__(self) -> None:
-        self.cs_c: list[float] = []
-        self.cs_r: list[float] = []
+        # 8 bytes a response (the bootstrap interval needs every value)
+        self.cs_c: array[float] = array("d")
+        self.cs_r: array[float] = array("d")
         self.cs_c_undefined = 0
         self.cs_r_undefined = 0
         self.failed_pairs = 0
@@ -389,7 +406,7 @@ class _ScoreTally:
         return row
 
 
-def _mean_ci(values: list[float]) -> list[float] | None:
+def _mean_ci(values: Sequence[float]) -> list[float] | None:
     from conflicteval.stats import bootstrap_ci
 
     return list(bootstrap_ci(values)) if values else None

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +48,14 @@ from conflicteval.executors.batchmanifest import (
     results_dir,
     state_path,
 )
-from conflicteval.executors.batchwriter import MAX_BYTES, MAX_REQUESTS, ExportWriter, encode_request
+from conflicteval.executors.batchwriter import (
+    MAX_BYTES,
+    MAX_REQUESTS,
+    ExportFile,
+    ExportResult,
+    ExportWriter,
+    encode_request,
+)
 
 if TYPE_CHECKING:
     from conflicteval.executors.plan import CallRequest
@@ -80,38 +86,6 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- export
-
-
-@dataclass
-class ExportFile:
-    """One request file written by an export."""
-
-    path: Path
-    model: str
-    requests: int
-    bytes: int
-
-
-@dataclass
-class ExportResult:
-    """What an export wrote."""
-
-    path: Path
-    round: int
-    requests: int
-    files: list[ExportFile] = field(default_factory=list)
-
-    def summary(self) -> str:
-        """Human-readable lines."""
-        if not self.requests:
-            return f"batch export: nothing to export to {self.path}: every call is answered"
-        lines = [
-            f"batch export (round {self.round}): {self.requests} requests in "
-            f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
-        ]
-        for f in self.files:
-            lines.append(f"  {f.path} ({f.model}, {f.requests} requests, {f.bytes} bytes)")
-        return "\n".join(lines)
 
 
 _encode = encode_request

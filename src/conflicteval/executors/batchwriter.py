@@ -36,7 +36,6 @@ from conflicteval.executors.batchmanifest import (
 )
 
 if TYPE_CHECKING:
-    from conflicteval.executors.batchfile import ExportResult
     from conflicteval.executors.plan import CallRequest
 
 MAX_REQUESTS = 50_000
@@ -55,6 +54,38 @@ _LINE = json.JSONEncoder(ensure_ascii=False)
 def encode_request(request: CallRequest) -> bytes:
     """One request line, as written to a request file (UTF-8 JSON and a newline)."""
     return (_LINE.encode(request.to_line()) + "\n").encode("utf-8")
+
+
+@dataclass
+class ExportFile:
+    """One request file written by an export."""
+
+    path: Path
+    model: str
+    requests: int
+    bytes: int
+
+
+@dataclass
+class ExportResult:
+    """What an export wrote."""
+
+    path: Path
+    round: int
+    requests: int
+    files: list[ExportFile] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """Human-readable lines."""
+        if not self.requests:
+            return f"batch export: nothing to export to {self.path}: every call is answered"
+        lines = [
+            f"batch export (round {self.round}): {self.requests} requests in "
+            f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        ]
+        for f in self.files:
+            lines.append(f"  {f.path} ({f.model}, {f.requests} requests, {f.bytes} bytes)")
+        return "\n".join(lines)
 
 
 @dataclass
@@ -189,8 +220,6 @@ class ExportWriter:
 
     def close(self) -> ExportResult:
         """Finish the round: name the files, remove the previous round's, write the manifest."""
-        from conflicteval.executors.batchfile import ExportFile, ExportResult
-
         if self.result is not None:
             return self.result
         try:
