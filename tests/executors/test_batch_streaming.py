@@ -201,3 +201,22 @@ def test_import_in_small_transactions_counts_every_line_as_before(
     assert small.duplicates == whole.duplicates == 6 + 5  # 6 second answers, 5 failed lines
     assert small.n_failed == 0 and small.unknown == ["not-exported"]
     assert small.imported_ids == whole.imported_ids
+
+
+def test_a_failed_export_leaves_the_previous_round_and_no_temporary_file(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache")
+    model = get_model("openai/m", base_url="http://127.0.0.1:9/v1", api_key="k", cache=cache)
+    req = tmp_path / "batch" / "requests.jsonl"
+
+    async def work(item: dict[str, Any]) -> str:
+        return (await model.generate(item["prompt"])).text
+
+    items = [{"id": f"i{n}", "prompt": f"p{n} " + "z" * (50 if n < 5 else 5000)} for n in range(8)]
+    with batch_export(req) as exp:
+        run_batch_sync(work, items[:5], progress=False)
+    assert exp.result is not None and exp.result.requests == 5
+    before = {p.name: p.read_bytes() for p in req.parent.iterdir()}
+    with pytest.raises(ConflictEvalError, match="more than a batch file may hold"):
+        with batch_export(req, max_bytes=2000):
+            run_batch_sync(work, items, progress=False)  # 3 prompts too large for a file
+    assert {p.name: p.read_bytes() for p in req.parent.iterdir()} == before

@@ -177,3 +177,16 @@ def test_mapped_items_are_read_lazily_with_their_index(tmp_path: Path) -> None:
     mapped = LazyItems(path, _reader(path)).map(lambda i, row: (i, row["id"]))
     assert list(mapped) == [(0, "a"), (1, "b")] == list(mapped)  # every pass the same
     assert len(mapped) == 2
+
+
+def test_pending_items_refuse_an_item_out_of_place() -> None:
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.lazyrecords import PendingItems
+
+    rows = [{"id": "a"}, {"id": "x"}, {"id": "c"}]  # "b" was counted second
+    pending = PendingItems(rows, ["a", "b", "c"], ["a", "c"], lambda r: r["id"])
+    assert len(pending) == 2
+    with pytest.raises(ConflictEvalError, match="'x' is where 'b' was"):
+        list(pending)
+    ok = PendingItems([{"id": "a"}, {"id": "b"}], ["a", "b"], ["b"], lambda r: r["id"])
+    assert list(ok) == [("b", {"id": "b"})] and ok[0] == ("b", {"id": "b"})
