@@ -11,7 +11,7 @@ each in a fresh child process under ``/usr/bin/time -v`` (its peak RSS is the
   requests.jsonl`` against an empty cache (no server: every call becomes a request line);
 * **import**: ``conflicteval batch import results.jsonl --export requests.jsonl`` of a
   results file written here (not timed) with one Table 7 reply per request, in OpenAI's
-  result shape.
+  result shape (a fixed short reply; an import stores the reply text without parsing it).
 
 Rates are requests per second of the child's wall time (start-up included) and per
 CPU second (user + system), the steadier figure on a shared machine.
@@ -43,11 +43,12 @@ WORDS = (
     "north south company records report museum library station tower"
 ).split()
 
-REPLY = json.dumps(
+REPLY = json.dumps(  # the shape of a Table 7 reply (an import stores the text as it is)
     {
-        "claim_analysis": "The claim is supported by the passage.",
-        "verdict": "supported",
-        "supporting_evidence": "The passage says so.",
+        "claim": "The bridge was built in 1901.",
+        "document_snippet": "built in 1901",
+        "reasoning": "The passage gives the same year.",
+        "answer": "SUPPORTS",
     }
 )
 
