@@ -30,8 +30,9 @@ from _common import Timer, emit, log, machine
 
 from conflicteval import get_model, run_batch_sync
 from conflicteval.cache import ResponseCache
-from conflicteval.executors.batchfile import import_results, write_requests
+from conflicteval.executors.batchfile import import_results, read_requests, write_requests
 from conflicteval.executors.export import batch_export
+from conflicteval.models.call import CallRequest
 from conflicteval.testing import OpenAICompatServer
 
 
@@ -74,11 +75,16 @@ def main() -> None:
         size = sum(f.bytes for f in exp.result.files)
         log(f"export: {n} requests in {export_t.wall:.2f} s, {size / n:.0f} bytes per line")
 
-        requests = list(exp.requests.values())
+        requests = [  # the exported lines again, as the export made them
+            CallRequest(line["custom_id"], "openai/gpt-4o-mini", line["body"], line["url"])
+            for f in exp.result.files
+            for line in read_requests(f.path)
+        ]
         rewrite = folder / "again" / "requests.jsonl"
         with Timer() as write_t:
             write_requests(rewrite, requests)
         log(f"file writing alone: {write_t.wall:.2f} s")
+        assert rewrite.read_bytes() == exp.result.files[0].path.read_bytes() or n > 50_000
 
         server = OpenAICompatServer(reply)  # only its reply script: never started, no HTTP
         results = []

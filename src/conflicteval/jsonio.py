@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from conflicteval.errors import DataError
 from conflicteval.readers import iter_lines, read_text
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays/objects accepted (the project's formats need under 10)."""
@@ -263,3 +266,98 @@ def get_list(
     if not isinstance(value, list):
         raise DataError(path, row, field, f"expected a list, got {type(value).__name__}")
     return value
+
+
+class LazyItems(Generic[T]):
+    """The items of a JSON-lines file, read again from the file each time they are iterated.
+
+    Nothing is held between passes but the count, so a run over a file of a
+    million items needs the memory of one item (:func:`conflicteval.runner.run_batch`
+    reads it twice: once for the ids and input fingerprints, once to feed the
+    items to run). Each pass converts every non-blank line with a converter made
+    for that pass by ``make_convert()`` (so a converter may keep per-pass state,
+    e.g. a :class:`~conflicteval.readers.UniqueIds`), which raises
+    :class:`~conflicteval.errors.DataError` for a bad line.
+
+    A pass refuses a file that changed since the first pass (size, modification
+    time or inode differ), as the items would then not be the ones counted.
+
+    Args:
+        path: The JSON-lines file.
+        make_convert: Called at the start of each pass; returns ``(line, value) -> item``.
+        empty: The reason a file with no item is refused (None: an empty file is fine).
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        make_convert: Callable[[], Callable[[int, Any], T]],
+        *,
+        empty: str | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.make_convert = make_convert
+        self.empty = empty
+        self._count: int | None = None
+        self._stamp: tuple[int, int, int] | None = None
+
+    def _stat(self) -> tuple[int, int, int]:
+        try:
+            st = self.path.stat()
+        except OSError as exc:
+            raise DataError(self.path, None, None, f"cannot read: {exc.strerror or exc}") from exc
+        return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+    def _check_unchanged(self) -> None:
+        if self._stamp is not None and self._stat() != self._stamp:
+            raise DataError(
+                self.path,
+                None,
+                None,
+                "the file changed while it was being read (it is read twice: once to count "
+                "and check the items, once to run them); run again on a file that stays put",
+            )
+
+    def __iter__(self) -> Iterator[T]:
+        self._check_unchanged()
+        stamp = self._stat()
+        convert = self.make_convert()
+        n = 0
+        for lineno, value in iter_json_lines(self.path):
+            yield convert(lineno, value)
+            n += 1
+        if self._count is None:
+            if not n and self.empty is not None:
+                raise DataError(self.path, None, None, self.empty)
+            self._count, self._stamp = n, stamp
+        else:
+            self._check_unchanged()
+            if n != self._count:  # pragma: no cover - caught by the stamp first
+                raise DataError(self.path, None, None, "the file changed while it was read")
+
+    def __len__(self) -> int:
+        if self._count is None:
+            for _ in self:  # one pass: checks every item and counts them
+                pass
+        assert self._count is not None
+        return self._count
+
+    def map(self, fn: Callable[[int, T], U]) -> LazyItems[U]:
+        """The same file, each item passed through ``fn(index, item)`` (still read lazily)."""
+        make = self.make_convert
+
+        def make_mapped() -> Callable[[int, Any], U]:
+            convert = make()
+            index = iter(range(1 << 62))
+
+            def mapped(lineno: int, value: Any) -> U:
+                return fn(next(index), convert(lineno, value))
+
+            return mapped
+
+        out: LazyItems[U] = LazyItems(self.path, make_mapped, empty=self.empty)
+        out._count, out._stamp = self._count, self._stamp
+        return out
+
+    def __repr__(self) -> str:
+        return f"LazyItems({str(self.path)!r})"

@@ -37,7 +37,7 @@ from conflicteval.cli.options import (
     add_run_options,
 )
 from conflicteval.conflictscore.factory import DECOMPOSER_KINDS, LABELER_KINDS
-from conflicteval.conflictscore.score_inputs import read_documents, read_items
+from conflicteval.conflictscore.score_inputs import lazy_items, read_documents
 from conflicteval.errors import UsageError
 from conflicteval.readers import read_text
 
@@ -140,7 +140,7 @@ def _score_one(args: argparse.Namespace) -> int:
 
 
 def _score_batch(args: argparse.Namespace) -> int:
-    items = read_items(args.input)
+    items = lazy_items(args.input)  # read twice (check and count, then run): never held
     scorer = _scorer(args)
     from conflicteval.models.answerers import writes_outputs
 

@@ -5,7 +5,8 @@ scores, failed pairs, usage and cost, the instruments and their measured accurac
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,9 @@ class _ScoreTally:
     """The summary's figures, gathered row by row as scores.jsonl is written."""
 
     def __init__(self) -> None:
-        self.cs_c: list[float] = []
-        self.cs_r: list[float] = []
+        # 8 bytes a response (the bootstrap interval needs every value)
+        self.cs_c: array[float] = array("d")
+        self.cs_r: array[float] = array("d")
         self.cs_c_undefined = 0
         self.cs_r_undefined = 0
         self.failed_pairs = 0
@@ -86,7 +88,7 @@ class _ScoreTally:
         return row
 
 
-def _mean_ci(values: list[float]) -> list[float] | None:
+def _mean_ci(values: Sequence[float]) -> list[float] | None:
     from conflicteval.stats import bootstrap_ci
 
     return list(bootstrap_ci(values)) if values else None

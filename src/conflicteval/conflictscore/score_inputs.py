@@ -4,16 +4,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from conflicteval.errors import DataError
-from conflicteval.jsonio import iter_json_lines, parse_json
+from conflicteval.jsonio import LazyItems, iter_json_lines, parse_json
 from conflicteval.readers import UniqueIds, id_text, read_text
 
 if TYPE_CHECKING:  # imported where used: the command line starts without pydantic
     from conflicteval.types import Document
 
-__all__ = ["NO_DOCUMENTS", "read_documents", "read_items"]
+__all__ = ["NO_DOCUMENTS", "lazy_items", "read_documents", "read_items"]
 
 NO_DOCUMENTS = (
     "no documents: a response scored against no documents has no ConflictScore "
@@ -74,11 +75,11 @@ def _doc(path: str, row: int, value: Any, index: int) -> Document:
     return doc
 
 
-def read_items(path: str) -> list[dict[str, Any]]:
-    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
-    items: list[dict[str, Any]] = []
+def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
+    """A converter of one pass over ``path``: a row to a checked item (ids unique in the pass)."""
     seen = UniqueIds(path, "id", "item id")
-    for lineno, row in iter_json_lines(path):
+
+    def convert(lineno: int, row: Any) -> dict[str, Any]:
         if not isinstance(row, dict):
             raise DataError(path, lineno, None, "each line must be a JSON object")
         if not isinstance(row.get("response"), str):
@@ -90,13 +91,28 @@ def read_items(path: str) -> list[dict[str, Any]]:
             raise DataError(path, lineno, "documents", NO_DOCUMENTS)
         item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
         seen.add(item_id, lineno)
-        items.append(
-            {
-                "id": item_id,
-                "response": row["response"],
-                "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
-            }
-        )
-    if not items:  # a mean over no response would read as a run that went well
-        raise DataError(path, None, None, "no items (an empty file): nothing to score")
-    return items
+        return {
+            "id": item_id,
+            "response": row["response"],
+            "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
+        }
+
+    return convert
+
+
+# a mean over no response would read as a run that went well
+_NO_ITEMS = "no items (an empty file): nothing to score"
+
+
+def lazy_items(path: str) -> LazyItems[dict[str, Any]]:
+    """Batch rows ``{"id", "response", "documents"}`` of a JSONL file, read when iterated.
+
+    Every pass checks every row (the runner's first pass does so before any
+    call); the rows are never all in memory (see :class:`~conflicteval.jsonio.LazyItems`).
+    """
+    return LazyItems(path, lambda: _item_reader(path), empty=_NO_ITEMS)
+
+
+def read_items(path: str) -> list[dict[str, Any]]:
+    """Batch rows ``{"id", "response", "documents"}`` from a JSONL file, checked."""
+    return list(lazy_items(path))

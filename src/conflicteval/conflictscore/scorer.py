@@ -12,6 +12,7 @@ from typing import Any
 
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError, ParseFailure, UsageError
+from conflicteval.jsonio import LazyItems
 from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document
 
@@ -40,6 +41,18 @@ NO_SOURCES = (
     "no documents: a response scored against no documents has no ConflictScore "
     "(every claim would count as unconflicted)"
 )
+
+
+def _lazy_score_item(index: int, value: Any) -> ScoreItem:
+    """One item of a :class:`~conflicteval.jsonio.LazyItems` as a ScoreItem, checked.
+
+    The runner's first pass over the file converts every item, so an item with no
+    documents is refused before any call, as for items given as a list.
+    """
+    item = ScoreItem.coerce(value, index)
+    if not item.documents:
+        raise UsageError(f"item {item.id!r}: {NO_SOURCES}")
+    return item
 
 
 def _score_inputs(item: ScoreItem) -> dict[str, Any]:
@@ -195,10 +208,14 @@ class ConflictScorer:
         Raises:
             UsageError: An item has no documents (named; no item is run).
         """
-        score_items = [ScoreItem.coerce(it, i) for i, it in enumerate(items)]
-        empty = [it.id for it in score_items if not it.documents]
-        if empty:  # refused before any call: never a score from nothing
-            raise UsageError(f"item {empty[0]!r} ({len(empty)} in all): {NO_SOURCES}")
+        score_items: Iterable[ScoreItem]
+        if isinstance(items, LazyItems):  # read from its file when run, checked on the way
+            score_items = items.map(_lazy_score_item)
+        else:
+            score_items = [ScoreItem.coerce(it, i) for i, it in enumerate(items)]
+            empty = [it.id for it in score_items if not it.documents]
+            if empty:  # refused before any call: never a score from nothing
+                raise UsageError(f"item {empty[0]!r} ({len(empty)} in all): {NO_SOURCES}")
         stage = Stage(
             desc,
             checkpoint,

@@ -11,13 +11,19 @@ checkpointed (``pending`` ones, waiting for batch results) are held in memory.
 The byte offset of every item's line is noted once, right after the run (a
 pass over the file that decodes only each line's id), so the records read later
 are the ones this run ended with even if the file is appended to afterwards.
+
+The input side: :func:`item_ids` makes the one pass over the items that the
+runner needs before it runs anything (ids, checked unique, and input
+fingerprints), and :class:`PendingItems` feeds the items still to do to the
+executor from :class:`~conflicteval.jsonio.LazyItems` (a JSON-lines file read
+again), so the items of a run are never all in memory either.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -117,3 +123,86 @@ class CheckpointRecords(Sequence[Record]):
 
     def __repr__(self) -> str:
         return f"CheckpointRecords({str(self.path)!r}, {len(self)} records)"
+
+
+# --------------------------------------------------------------------------- the items of a run
+
+
+def item_ids(
+    items: Iterable[Any], key: Callable[[Any], Any], inputs: Callable[[Any], Any] | None
+) -> tuple[list[str], dict[str, str] | None]:
+    """One pass over ``items``: their ids (checked unique) and input fingerprints.
+
+    Raises:
+        ValueError: An id is given twice.
+    """
+    ids: list[str] = []
+    seen: set[str] = set()
+    fingerprints: dict[str, str] | None = None
+    if inputs is not None:
+        from conflicteval.identity import input_fingerprint
+
+        fingerprints = {}
+    for item in items:
+        item_id = str(key(item))
+        if item_id in seen:
+            raise ValueError(f"duplicate item id {item_id!r} in batch")
+        seen.add(item_id)
+        ids.append(item_id)
+        if fingerprints is not None:
+            fingerprints[item_id] = input_fingerprint(inputs(item))  # type: ignore[misc]
+    return ids, fingerprints
+
+
+class PendingItems(Sequence[tuple[str, Any]]):
+    """``(id, item)`` of the items a run still has to do, read from lazy items when iterated.
+
+    Used by :func:`conflicteval.runner.run_batch` for
+    :class:`~conflicteval.jsonio.LazyItems`: the items are read from their file
+    as the executor takes them, so they are never all in memory. Each item's id
+    is checked against the first pass's in order.
+
+    Args:
+        items: The lazy items (iterated once per pass over this sequence).
+        ids: Every item's id, in input order (from :func:`item_ids`).
+        todo: The ids still to do, in input order.
+        key: Item → id.
+    """
+
+    def __init__(
+        self, items: Iterable[Any], ids: list[str], todo: list[str], key: Callable[[Any], Any]
+    ) -> None:
+        self.items = items
+        self.ids = ids
+        self.todo = todo
+        self.key = key
+
+    def __len__(self) -> int:
+        return len(self.todo)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, Any] | list[tuple[str, Any]]:
+        pairs = list(self)  # not used by the executors, which iterate once
+        return pairs[index]
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        if not self.todo:
+            return
+        wanted = set(self.todo)
+        for expected, item in zip(self.ids, self.items, strict=True):
+            item_id = str(self.key(item))
+            if item_id != expected:
+                raise ConflictEvalError(
+                    f"item {item_id!r} is where {expected!r} was when the items were counted: "
+                    "the input changed during the run"
+                )
+            if item_id in wanted:
+                yield item_id, item
+
+    def __repr__(self) -> str:
+        return f"PendingItems({len(self)} of {len(self.ids)} items)"

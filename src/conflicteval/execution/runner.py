@@ -40,9 +40,11 @@ from conflicteval.execution.checkpoint import (
     read_checkpoint,
 )
 from conflicteval.execution.itemrun import finish_record
+from conflicteval.execution.lazyrecords import PendingItems, item_ids
 from conflicteval.execution.options import RunOptions
 from conflicteval.execution.progress import progress_bar
 from conflicteval.execution.results import BatchResult
+from conflicteval.jsonio import LazyItems
 from conflicteval.types import Usage
 
 log = logging.getLogger("conflicteval.runner")
@@ -116,21 +118,21 @@ async def run_batch(
     )
     runner = _executor(run)
     fn = bounded_items(fn, run.item_timeout)  # the executor runs it (picklable for Ray)
-    ids, item_list = _ids(items, key)
-    fingerprints = _fingerprints(inputs, ids, item_list)
+    ids, item_list, fingerprints = _ids(items, key, inputs)
     from conflicteval.models.answerers import active_answerer
 
     answerer = active_answerer()
     path = _checkpoint_path(checkpoint, answerer)
     writer, done, changed = _open_checkpoint(path, identity, fingerprints, run)
-    todo = [(i, it) for i, it in zip(ids, item_list, strict=True) if i not in done]
+    todo_ids = [i for i in ids if i not in done]
+    todo = _todo(item_list, ids, todo_ids, key)
     del item_list
     tally = _Tally(keep_records or path is None)
     resumed = tally.resume(ids, done)
     del done  # held by the tally when records are kept; read back lazily otherwise
     bar = progress_bar(len(ids), resumed, desc, run.progress)
     stored = _Store(writer, tally, bar, fingerprints)
-    error = await _execute(runner, fn, todo, run.concurrency or 1, stored)
+    error = await _execute(runner, fn, (todo, todo_ids), run.concurrency or 1, stored)
     if error is not None:
         raise _aborted(error, len(tally.finished) - resumed, path)
     result = tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
@@ -158,17 +160,28 @@ def _executor(run: RunOptions) -> Any:
     return resolve_executor(run.executor)
 
 
-def _ids(items: Iterable[T], key: Callable[[T], Any] | None) -> tuple[list[str], list[T]]:
-    """The items' ids (each one once) and the items as a list."""
-    keyfn = key or _default_key
-    item_list = list(items)
-    ids = [str(keyfn(it)) for it in item_list]
-    seen: set[str] = set()
-    for i in ids:
-        if i in seen:
-            raise ValueError(f"duplicate item id {i!r} in batch")
-        seen.add(i)
-    return ids, item_list
+def _ids(
+    items: Iterable[T], key: Callable[[T], Any] | None, inputs: Callable[[T], Any] | None
+) -> tuple[list[str], Any, dict[str, str] | None]:
+    """The items' ids (each one once), the items, and their input fingerprints.
+
+    Items read from a file (:class:`~conflicteval.jsonio.LazyItems`) stay there: one
+    pass for ids and fingerprints here, one to feed the executor (:func:`_todo`); any
+    other iterable is held as a list.
+    """
+    item_list: Any = items if isinstance(items, LazyItems) else list(items)
+    ids, fingerprints = item_ids(item_list, key or _default_key, inputs)
+    return ids, item_list, fingerprints
+
+
+def _todo(
+    item_list: Any, ids: list[str], todo_ids: list[str], key: Callable[[Any], Any] | None
+) -> Sequence[tuple[str, Any]]:
+    """``(id, item)`` of the items still to do (read again from the file for lazy items)."""
+    if isinstance(item_list, LazyItems):
+        return PendingItems(item_list, ids, todo_ids, key or _default_key)
+    wanted = set(todo_ids)
+    return [(i, it) for i, it in zip(ids, item_list, strict=True) if i in wanted]
 
 
 def _open_checkpoint(
@@ -236,7 +249,7 @@ class _Store:
 async def _execute(
     runner: Any,
     fn: Callable[[Any], Awaitable[Any]],
-    todo: Sequence[tuple[str, Any]],
+    pending: tuple[Sequence[tuple[str, Any]], list[str]],
     concurrency: int,
     store: _Store,
 ) -> BaseException | None:
@@ -250,11 +263,11 @@ async def _execute(
 
     try:
         try:
-            await runner.run(fn, todo, concurrency=concurrency, emit=emit)
+            await runner.run(fn, pending[0], concurrency=concurrency, emit=emit)
         except _Stop:
             pass
         if fatal.error is None:
-            for item_id, _ in todo:  # an executor that lost an item: counted, never dropped
+            for item_id in pending[1]:  # an executor that lost an item: counted, never dropped
                 if item_id not in store.tally.finished:
                     emit(*finish_record(_lost(item_id, runner.name)))
     finally:
@@ -315,17 +328,6 @@ class _Tally:
             all_usage=self.total,
             **fields,
         )
-
-
-def _fingerprints(
-    inputs: Callable[[Any], Any] | None, ids: list[str], items: list[Any]
-) -> dict[str, str] | None:
-    """Each item's input fingerprint (None when the batch has no ``inputs`` function)."""
-    if inputs is None:
-        return None
-    from conflicteval.identity import input_fingerprint
-
-    return {i: input_fingerprint(inputs(it)) for i, it in zip(ids, items, strict=True)}
 
 
 def _lost(item_id: str, executor: str) -> Record:

@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_open
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.executors.batchimport import (
     ImportReport,
@@ -41,9 +39,7 @@ from conflicteval.executors.batchimport import (
 )
 from conflicteval.executors.batchmanifest import (
     ManifestEntry,
-    _append_manifest,
-    _part_path,
-    _stale_parts,
+    iter_manifest,
     known_ids,
     latest_round,
     manifest_path,
@@ -51,6 +47,14 @@ from conflicteval.executors.batchmanifest import (
     result_file,
     results_dir,
     state_path,
+)
+from conflicteval.executors.batchwriter import (
+    MAX_BYTES,
+    MAX_REQUESTS,
+    ExportFile,
+    ExportResult,
+    ExportWriter,
+    encode_request,
 )
 
 if TYPE_CHECKING:
@@ -61,11 +65,13 @@ __all__ = [
     "MAX_REQUESTS",
     "ExportFile",
     "ExportResult",
+    "ExportWriter",
     "ImportReport",
     "ManifestEntry",
     "ParsedResult",
     "find_manifests",
     "import_results",
+    "iter_manifest",
     "known_ids",
     "latest_round",
     "manifest_path",
@@ -79,50 +85,10 @@ __all__ = [
     "write_requests",
 ]
 
-MAX_REQUESTS = 50_000
-"""Requests per batch input file (OpenAI Batch API limit)."""
-
-MAX_BYTES = 200_000_000
-"""Bytes per batch input file (OpenAI Batch API limit: 200 MB)."""
-
-
 # --------------------------------------------------------------------------- export
 
 
-@dataclass
-class ExportFile:
-    """One request file written by an export."""
-
-    path: Path
-    model: str
-    requests: int
-    bytes: int
-
-
-@dataclass
-class ExportResult:
-    """What an export wrote."""
-
-    path: Path
-    round: int
-    requests: int
-    files: list[ExportFile] = field(default_factory=list)
-
-    def summary(self) -> str:
-        """Human-readable lines."""
-        if not self.requests:
-            return f"batch export: nothing to export to {self.path}: every call is answered"
-        lines = [
-            f"batch export (round {self.round}): {self.requests} requests in "
-            f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
-        ]
-        for f in self.files:
-            lines.append(f"  {f.path} ({f.model}, {f.requests} requests, {f.bytes} bytes)")
-        return "\n".join(lines)
-
-
-def _encode(request: CallRequest) -> bytes:
-    return (json.dumps(request.to_line(), ensure_ascii=False) + "\n").encode("utf-8")
+_encode = encode_request
 
 
 def split_requests(
@@ -156,7 +122,7 @@ def split_requests(
 
 def write_requests(
     path: str | os.PathLike[str],
-    requests: Sequence[CallRequest],
+    requests: Iterable[CallRequest],
     *,
     max_requests: int = MAX_REQUESTS,
     max_bytes: int = MAX_BYTES,
@@ -165,39 +131,19 @@ def write_requests(
 
     One file is written at ``path`` when everything fits in one file for one
     model, else numbered files beside it. Request files of the previous round
-    are removed first, so the files on disk are always exactly what is still
-    missing; the manifest keeps every round's ids.
+    are removed, so the files on disk are always exactly what is still
+    missing; the manifest keeps every round's ids. The requests are written one
+    at a time as they come (an :class:`ExportWriter`), so ``requests`` may be a
+    generator: memory does not grow with their number.
     """
-    export = Path(path)
-    export.parent.mkdir(parents=True, exist_ok=True)
-    for stale in _stale_parts(export):
-        stale.unlink()
-    if not requests:
-        return ExportResult(path=export, round=0, requests=0)
-    round_no = max((e.round for e in read_manifest(manifest_path(export))), default=0) + 1
-    result = ExportResult(path=export, round=round_no, requests=len(requests))
-    chunks = split_requests(requests, max_requests=max_requests, max_bytes=max_bytes)
-    manifest_lines: list[str] = []
-    for index, (model, lines, reqs) in enumerate(chunks, start=1):
-        target = export if len(chunks) == 1 else _part_path(export, index)
-        with atomic_open(target) as fh:  # a request file is whole, or not there
-            fh.write(b"".join(lines).decode("utf-8"))
-        result.files.append(ExportFile(target, model, len(lines), sum(len(x) for x in lines)))
-        manifest_lines.extend(
-            json.dumps(
-                {
-                    "custom_id": r.custom_id,
-                    "model": r.model,
-                    "request_model": str(r.body.get("model", "")),
-                    "file": target.name,
-                    "round": round_no,
-                }
-            )
-            + "\n"
-            for r in reqs
-        )
-    _append_manifest(manifest_path(export), manifest_lines)
-    return result
+    writer = ExportWriter(path, max_requests=max_requests, max_bytes=max_bytes)
+    try:
+        for request in requests:
+            writer.add(request)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.close()
 
 
 def read_requests(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:

@@ -26,7 +26,7 @@ from typing import Any
 from conflicteval.cache import ResponseCache
 from conflicteval.cache_values import MAX_TOKENS_VALUE
 from conflicteval.errors import ConflictEvalError, DataError
-from conflicteval.executors.batchmanifest import ManifestEntry, manifest_path, read_manifest
+from conflicteval.executors.batchmanifest import iter_manifest, manifest_path
 from conflicteval.models.openai_provider import _content_text
 
 
@@ -274,19 +274,30 @@ def _model_matches(served: str | None, requested: str, accepted: frozenset[str])
     return re.fullmatch(re.escape(requested) + r"-\d{4}-\d{2}-\d{2}", served) is not None
 
 
-def _load_models(manifests: Iterable[str | os.PathLike[str]]) -> dict[str, ManifestEntry]:
-    entries: dict[str, ManifestEntry] = {}
+def _load_models(manifests: Iterable[str | os.PathLike[str]]) -> dict[str, tuple[str, str]]:
+    """``custom_id -> (model, the model name its request sent)`` of every exported request.
+
+    Read entry by entry; the pairs are shared between entries (a round has a few
+    models), so an entry costs little more than its id.
+    """
+    entries: dict[str, tuple[str, str]] = {}
+    pairs: dict[tuple[str, str], tuple[str, str]] = {}
     for m in manifests:
         mp = Path(m)
         if not mp.name.endswith(".manifest.jsonl"):
             mp = manifest_path(mp)
         if not mp.exists():
             raise ConflictEvalError(f"{mp}: no such manifest (the export writes it)")
-        for e in read_manifest(mp):
-            entries[e.custom_id] = e
+        for e in iter_manifest(mp):
+            pair = (e.model, e.sent_model)
+            entries[e.custom_id] = pairs.setdefault(pair, pair)
     if not entries:
         raise ConflictEvalError("the manifests list no exported request")
     return entries
+
+
+STORE_BATCH = 2_000
+"""Replies written to the cache per SQLite transaction while a file is read."""
 
 
 def import_results(
@@ -303,6 +314,10 @@ def import_results(
     an id answered earlier in these files: the first good reply wins), already
     cached (kept, never overwritten) or from another model (the body's
     ``model`` is not the requested one: refused unless named in ``served_models``).
+
+    The files are read line by line and good replies are written to the cache
+    as they come, :data:`STORE_BATCH` to a transaction, so memory does not grow
+    with the number of lines (only the ids seen, to count every line once).
 
     Args:
         files: Result files (OpenAI output or error files, or vLLM results).
@@ -322,7 +337,8 @@ def import_results(
     entries = _load_models(manifests)
     accepted = frozenset(served_models)
     report = ImportReport()
-    chosen: dict[str, tuple[str, dict[str, Any]]] = {}
+    store = _Store(report, cache)
+    chosen: set[str] = set()
     failed_ids: dict[str, str] = {}
     for f in files:
         path = Path(f)
@@ -346,44 +362,72 @@ def import_results(
                     report.duplicates += 1
                 else:
                     failed_ids[parsed.custom_id] = parsed.reason or "failed"
-            elif not _model_matches(parsed.served_model, entry.sent_model, accepted):
-                pair = f"{parsed.served_model} -> {entry.sent_model}"
+            elif not _model_matches(parsed.served_model, entry[1], accepted):
+                pair = f"{parsed.served_model} -> {entry[1]}"
                 report.mismatched[pair] = report.mismatched.get(pair, 0) + 1
             else:
-                chosen[parsed.custom_id] = (entry.model, parsed.value)
+                chosen.add(parsed.custom_id)
+                store.add(parsed.custom_id, entry[0], parsed.value)
+    store.flush()
     for custom_id, reason in failed_ids.items():
         if custom_id in chosen:
             report.duplicates += 1  # a failed line for a request another line answered
         else:
             report._fail(reason, custom_id)
-    _store(report, cache, chosen)
+    store.finish()
     return report
 
 
-def _store(
-    report: ImportReport, cache: ResponseCache, chosen: dict[str, tuple[str, dict[str, Any]]]
-) -> None:
-    """Write the chosen replies; a request the cache already answers keeps its reply."""
-    rows = []
-    for custom_id, (model, value) in chosen.items():
-        if cache.peek(custom_id) is not None:
-            report.already_cached += 1
-            continue
-        rows.append((custom_id, model, value))
-    if rows and cache.mode == "read-write":
-        stored = cache.put_many(rows)
-    else:
-        stored = 0
-    if rows and stored == 0:
-        state = cache.mode if cache.mode != "read-write" else "not writable"
-        raise ConflictEvalError(
-            f"{cache.path}: the response cache is {state}; none of the {len(rows)} replies "
-            "could be stored (give a writable --cache-dir)"
-        )
-    for custom_id, _, value in rows:
-        report.imported_ids.add(custom_id)
-        report.cut_off += value["finish_reason"] == "length"
-    report.imported += stored
+class _Store:
+    """Writes chosen replies to the cache in transactions of :data:`STORE_BATCH`.
+
+    A request the cache already answers keeps its reply (counted as already
+    cached). A cache that cannot be written stores nothing, and the import then
+    fails naming how many replies could not be stored.
+    """
+
+    def __init__(self, report: ImportReport, cache: ResponseCache) -> None:
+        self.report = report
+        self.cache = cache
+        self.rows: list[tuple[str, str, dict[str, Any]]] = []
+        self.refused = 0  # replies the cache could not take
+
+    def add(self, custom_id: str, model: str, value: dict[str, Any]) -> None:
+        self.rows.append((custom_id, model, value))
+        if len(self.rows) >= STORE_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        report, cache = self.report, self.cache
+        rows = []
+        for custom_id, model, value in self.rows:
+            if cache.peek(custom_id) is not None:
+                report.already_cached += 1
+                continue
+            rows.append((custom_id, model, value))
+        self.rows = []
+        if not rows:
+            return
+        stored = cache.put_many(rows) if cache.mode == "read-write" and not self.refused else 0
+        if stored == 0:
+            self.refused += len(rows)
+            return
+        for custom_id, _, value in rows:
+            report.imported_ids.add(custom_id)
+            report.cut_off += value["finish_reason"] == "length"
+        report.imported += stored
+
+    def finish(self) -> None:
+        if self.refused:
+            cache = self.cache
+            state = cache.mode if cache.mode != "read-write" else "not writable"
+            if self.report.imported:  # a cache that failed part-way (a full disk)
+                what = f"{self.refused} of the replies could not be stored"
+            else:
+                what = f"none of the {self.refused} replies could be stored"
+            raise ConflictEvalError(
+                f"{cache.path}: the response cache is {state}; {what} (give a writable --cache-dir)"
+            )
 
 
 def find_manifests(files: Iterable[str | os.PathLike[str]]) -> list[Path]:

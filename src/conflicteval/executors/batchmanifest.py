@@ -15,8 +15,10 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from conflicteval._atomic import atomic_open
 from conflicteval.errors import DataError
@@ -97,18 +99,26 @@ class ManifestEntry:
         return self.request_model or self.model.split("/", 1)[-1]
 
 
-def _manifest_lines(p: Path) -> list[tuple[int, bytes, bool]]:
-    """``(line number, bytes, complete)`` of a manifest; the last is incomplete when torn."""
-    data = p.read_bytes()
-    pieces = data.split(b"\n")
-    out = [(n, piece, True) for n, piece in enumerate(pieces[:-1], start=1)]
-    if pieces[-1]:
-        out.append((len(pieces), pieces[-1], False))  # no final newline: a torn write
-    return out
+def _manifest_lines(p: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """``(line number, bytes, complete)`` of a manifest, read line by line.
+
+    The last line is incomplete when torn (no final newline).
+    """
+    with p.open("rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if raw.endswith(b"\n"):
+                yield n, raw[:-1], True
+            elif raw:
+                yield n, raw, False  # no final newline: a torn write
 
 
 def read_manifest(path: str | os.PathLike[str]) -> list[ManifestEntry]:
-    """The entries of a manifest file (missing file: none).
+    """The entries of a manifest file (missing file: none); see :func:`iter_manifest`."""
+    return list(iter_manifest(path))
+
+
+def iter_manifest(path: str | os.PathLike[str]) -> Iterator[ManifestEntry]:
+    """The entries of a manifest file one at a time (missing file: none).
 
     A torn last line (a write cut off before its newline) is skipped with a
     warning: its requests were never submitted from this manifest.
@@ -118,44 +128,45 @@ def read_manifest(path: str | os.PathLike[str]) -> list[ManifestEntry]:
     """
     p = Path(path)
     if not p.exists():
-        return []
-    entries = []
+        return
     for lineno, raw, complete in _manifest_lines(p):
         if not raw.strip():
             continue
         try:
             row = json.loads(raw.decode("utf-8"))
-            entries.append(
-                ManifestEntry(
-                    str(row["custom_id"]),
-                    str(row["model"]),
-                    str(row["file"]),
-                    int(row["round"]),
-                    str(row.get("request_model") or ""),
-                )
+            entry = ManifestEntry(
+                str(row["custom_id"]),
+                str(row["model"]),
+                str(row["file"]),
+                int(row["round"]),
+                str(row.get("request_model") or ""),
             )
         except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
             if not complete:
                 log.warning("%s: line %d is torn (no final newline); ignoring it", p, lineno)
                 continue
             raise DataError(p, lineno, None, f"not a manifest entry: {exc}") from exc
-    return entries
+        yield entry
+
+
+def copy_manifest(path: Path, out: IO[str]) -> None:
+    """Write the complete lines of the manifest at ``path`` (if any) to ``out``, line by line."""
+    if path.exists():
+        for _, raw, complete in _manifest_lines(path):
+            if complete:
+                out.write(raw.decode("utf-8") + "\n")
 
 
 def _append_manifest(path: Path, lines: list[str]) -> None:
     """Add ``lines`` to the manifest by writing it whole (temporary file + rename)."""
-    kept = (
-        b"".join(raw + b"\n" for _, raw, complete in _manifest_lines(path) if complete)
-        if (path.exists())
-        else b""
-    )
     with atomic_open(path) as fh:
-        fh.write(kept.decode("utf-8") + "".join(lines))
+        copy_manifest(path, fh)
+        fh.write("".join(lines))
 
 
 def known_ids(export: str | os.PathLike[str]) -> set[str]:
     """The custom ids ever exported to ``export`` (from its manifest)."""
-    return {e.custom_id for e in read_manifest(manifest_path(export))}
+    return {e.custom_id for e in iter_manifest(manifest_path(export))}
 
 
 def latest_round(export: str | os.PathLike[str]) -> tuple[int, list[Path]]:

@@ -4,9 +4,11 @@ and write the calls it recorded to a batch request file.
 Inside ``with batch_export("requests.jsonl") as exp:`` every model call the
 cache cannot answer is recorded (once per ``custom_id``, its cache key) and
 raises :class:`~conflicteval.errors.PendingCall`; the runner counts the item as
-pending. On leaving the block the requests are written to the file (split by
-the Batch API's limits, one model per file) with a manifest beside it, and
-:attr:`BatchExport.result` says what was written. Import the results with
+pending. Each request line is written as it is made (an
+:class:`~conflicteval.executors.batchwriter.ExportWriter`: split by the Batch
+API's limits, one model per file); on leaving the block the files take their
+names, the manifest is written beside them, and :attr:`BatchExport.result`
+says what was written. Import the results with
 :func:`conflicteval.executors.batchfile.import_results` and run again: the
 cache answers what the batch answered.
 """
@@ -26,31 +28,9 @@ from conflicteval.models.answerers import Export, answer_with
 if TYPE_CHECKING:
     from conflicteval.executors.batchfile import ExportResult
 
-__all__ = ["BatchExport", "batch_export", "export_calls", "write_export"]
+__all__ = ["BatchExport", "batch_export", "export_calls"]
 
 T = TypeVar("T")
-
-
-def write_export(
-    export: Export,
-    *,
-    max_requests: int | None = None,
-    max_bytes: int | None = None,
-) -> ExportResult:
-    """Write the requests ``export`` recorded to its file (and the manifest).
-
-    Raises:
-        ConflictEvalError: A call could not be exported (no cache, a provider
-            that cannot write its requests as data).
-    """
-    if export.problem is not None:
-        raise ConflictEvalError(export.problem)
-    return batchfile.write_requests(
-        Path(export.path),
-        list(export.requests.values()),
-        max_requests=max_requests or batchfile.MAX_REQUESTS,
-        max_bytes=max_bytes or batchfile.MAX_BYTES,
-    )
 
 
 class BatchExport(CallLedger):
@@ -78,14 +58,14 @@ class BatchExport(CallLedger):
         super().__init__(batchfile.known_ids(self.path))
         self.max_requests = max_requests or batchfile.MAX_REQUESTS
         self.max_bytes = max_bytes or batchfile.MAX_BYTES
+        # each request line goes to disk as it is made (memory flat in the requests)
+        self.writer = batchfile.ExportWriter(
+            self.path, max_requests=self.max_requests, max_bytes=self.max_bytes
+        )
         self.answerer = Export(str(self.path))
+        self.answerer.sink = self.writer
         self.result: ExportResult | None = None
         self._answering: answer_with[Export] | None = None
-
-    @property
-    def requests(self) -> dict[str, Any]:
-        """The recorded requests, by ``custom_id``."""
-        return self.answerer.requests
 
     @property
     def problem(self) -> str | None:
@@ -105,13 +85,21 @@ class BatchExport(CallLedger):
         super().__exit__(exc_type, exc, tb)
         if exc_type is None or (isinstance(exc_type, type) and issubclass(exc_type, PendingCall)):
             self.write()
+        else:
+            self.writer.abort()
 
     def write(self) -> ExportResult:
-        """Write the recorded requests (and the manifest); done on leaving the block."""
+        """Name the written request files and write the manifest; done on leaving the block.
+
+        Raises:
+            ConflictEvalError: A call could not be exported (no cache, a provider
+                that cannot write its requests as data); the round is thrown away.
+        """
         self.note_exported(self.answerer.exported())
-        self.result = write_export(
-            self.answerer, max_requests=self.max_requests, max_bytes=self.max_bytes
-        )
+        if self.answerer.problem is not None:
+            self.writer.abort()
+            raise ConflictEvalError(self.answerer.problem)
+        self.result = self.writer.close()
         return self.result
 
 

@@ -37,16 +37,12 @@ class LocalExecutor:
         emit: Emit,
     ) -> None:
         """Run every pending item; emit each record as it finishes."""
-        queue: asyncio.Queue[tuple[str, T]] = asyncio.Queue()
-        for pair in todo:
-            queue.put_nowait(pair)
+        # one iterator shared by the workers, each taking the next item when it is free: the
+        # items are taken as they are needed (a lazy ``todo`` is read as the run goes)
+        pairs = iter(todo)
 
         async def worker() -> None:
-            while True:
-                try:
-                    item_id, item = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
+            for item_id, item in pairs:
                 emit(*finish_record(await run_item(fn, item_id, item)))
 
         workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(todo)))]

@@ -264,10 +264,13 @@ class Count(Answerer):
 class Export(Answerer):
     """Batch export: record each missing call's exact request line (once per id); it is pending.
 
-    The requests are kept in :attr:`requests` (by ``custom_id``, the call's
-    cache key); :mod:`conflicteval.executors.export` writes them to ``path``.
-    A model without a cache, or a provider that cannot write its requests as
-    data, is a :attr:`problem` the writer reports.
+    Without a :attr:`sink` the requests are kept in :attr:`requests` (by
+    ``custom_id``, the call's cache key): a copy in another process holds them
+    until the driver absorbs it. With a sink (the batch writer of
+    :mod:`conflicteval.executors.export`: ``id in sink``, ``sink.add(request)``)
+    each request line goes to it as it is made, so the driver holds none. A
+    model without a cache, or a provider that cannot write its requests as data,
+    is a :attr:`problem` the writer reports.
     """
 
     name = "export"
@@ -276,11 +279,29 @@ class Export(Answerer):
         super().__init__()
         self.path = str(path)
         self.requests: dict[str, CallRequest] = {}
+        self.sink: Any = None
         self.problem: str | None = None
+        self._counts: dict[str, int] = {}
 
     def portable(self) -> Export:
-        """An empty copy for the same file."""
+        """An empty copy for the same file (holding its requests until absorbed)."""
         return Export(self.path)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["sink"] = None  # the writer stays in the process that opened it
+        return state
+
+    def _has(self, key: str) -> bool:
+        return key in self.sink if self.sink is not None else key in self.requests
+
+    def _record(self, key: str, req: CallRequest) -> None:
+        """Keep or write one request (the caller holds the lock and checked :meth:`_has`)."""
+        if self.sink is not None:
+            self.sink.add(req)
+        else:
+            self.requests[key] = req
+        self._counts[req.model] = self._counts.get(req.model, 0) + 1
 
     async def answer(
         self, model: Model, key: str | None, request: ProviderRequest
@@ -293,9 +314,9 @@ class Export(Answerer):
             )
             raise PendingCall("-", model.name)
         with self._lock:
-            if key not in self.requests:
+            if not self._has(key):
                 try:
-                    self.requests[key] = call_request(model, key, request)
+                    self._record(key, call_request(model, key, request))
                 except ConflictEvalError as exc:
                     # not an item's failure (which the checkpoint would keep): the export's
                     self.problem = str(exc)
@@ -303,10 +324,7 @@ class Export(Answerer):
 
     def exported(self) -> dict[str, int]:
         """Requests recorded per model."""
-        counts: dict[str, int] = {}
-        for req in self.requests.values():
-            counts[req.model] = counts.get(req.model, 0) + 1
-        return counts
+        return dict(self._counts)
 
     def absorb(self, copy: Answerer) -> None:
         """Add a copy's requests (an id recorded twice is kept once)."""
@@ -314,7 +332,11 @@ class Export(Answerer):
             return
         with self._lock:
             for key, req in copy.requests.items():
-                self.requests.setdefault(key, req)
+                if not self._has(key):
+                    try:
+                        self._record(key, req)
+                    except ConflictEvalError as exc:
+                        self.problem = self.problem or str(exc)
             self.problem = self.problem or copy.problem
 
     def __repr__(self) -> str:
