@@ -282,7 +282,7 @@ def cache_writes(n: int) -> dict[str, Any]:
 def driver_per_record(record: Any, n: int) -> dict[str, Any]:
     """The driver's own work per record, in microseconds: reading the line an actor sent,
     stamping the inputs' fingerprint on it, and appending it to the checkpoint (flushed)."""
-    from conflicteval.checkpoint import Record, _Writer
+    from conflicteval.execution.checkpoint import Record, _Writer
 
     line = record.model_dump_json()
     lines = [line.replace(record.id, f"{record.id}-{k}", 1) for k in range(n)]

@@ -9,7 +9,7 @@ import pytest
 
 from conflicteval import ParseFailure, run_batch_sync
 from conflicteval.errors import ModelError
-from conflicteval.lazyrecords import CheckpointRecords
+from conflicteval.execution.lazyrecords import CheckpointRecords
 
 
 async def work(item: dict[str, object]) -> dict[str, object]:

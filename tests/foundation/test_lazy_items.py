@@ -181,7 +181,7 @@ def test_mapped_items_are_read_lazily_with_their_index(tmp_path: Path) -> None:
 
 def test_pending_items_refuse_an_item_out_of_place() -> None:
     from conflicteval.errors import ConflictEvalError
-    from conflicteval.lazyrecords import PendingItems
+    from conflicteval.execution.lazyrecords import PendingItems
 
     rows = [{"id": "a"}, {"id": "x"}, {"id": "c"}]  # "b" was counted second
     pending = PendingItems(rows, ["a", "b", "c"], ["a", "c"], lambda r: r["id"])

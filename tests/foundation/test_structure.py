@@ -139,7 +139,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_no_import_cycles(graph: dict[str, set[str]]) -> None:
     # the walker reads real imports: module level, relative, and inside functions
-    assert "conflicteval.checkpoint" in graph["conflicteval.executors.protocol"]
+    assert "conflicteval.execution.checkpoint" in graph["conflicteval.executors.protocol"]
     assert "conflicteval.view.registry" in graph["conflicteval.view"]
     assert (
         "conflicteval.executors.choice" in graph["conflicteval.execution.runner"]

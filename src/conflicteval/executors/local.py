@@ -15,8 +15,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from conflicteval.execution.itemrun import finish_record, run_item
 from conflicteval.executors.protocol import Emit, Executor
-from conflicteval.itemrun import finish_record, run_item
 
 T = TypeVar("T")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from conflicteval.checkpoint import Record
+from conflicteval.execution.checkpoint import Record
 
 __all__ = ["Emit", "Executor"]
 
@@ -25,8 +25,8 @@ class Executor(Protocol):
 
     An executor runs ``fn`` on every ``(id, item)`` of ``todo`` and calls
     ``emit(record, line)`` once per item, as soon as it is finished (records from
-    :func:`conflicteval.itemrun.run_item` and :func:`~conflicteval.itemrun.finish_record`,
-    so failures are recorded exactly as locally). The runner owns everything
+    :func:`conflicteval.execution.itemrun.run_item` and
+    :func:`~conflicteval.execution.itemrun.finish_record`, so failures are recorded exactly as locally). The runner owns everything
     else: the checkpoint, resume, progress and the result.
 
     Attributes:

@@ -18,7 +18,7 @@ How a run goes:
    an NLI labeler loads its weights, the response cache opens the same SQLite
    file. The items go to the actors in batches, two batches queued per actor;
    an actor runs its items on its own event loop, ``concurrency`` at a time,
-   through :func:`~conflicteval.itemrun.run_item`, so a failure becomes the
+   through :func:`~conflicteval.execution.itemrun.run_item`, so a failure becomes the
    same record as locally. The answerer active in the driver
    (:mod:`conflicteval.models.answerers`: a dry run's ``Count``, a batch
    export's ``Export``) travels too: each batch runs under a fresh
@@ -55,9 +55,9 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from conflicteval._fatal import close_signal, open_signal, report_fatal
-from conflicteval.checkpoint import Record
 from conflicteval.errors import ConflictEvalError, ModelError, require
-from conflicteval.itemrun import finish_record, run_item
+from conflicteval.execution.checkpoint import Record
+from conflicteval.execution.itemrun import finish_record, run_item
 from conflicteval.models.answerers import active_answerer, answer_with
 
 from . import ray_pool
