@@ -26,8 +26,9 @@ class Executor(Protocol):
     An executor runs ``fn`` on every ``(id, item)`` of ``todo`` and calls
     ``emit(record, line)`` once per item, as soon as it is finished (records from
     :func:`conflicteval.execution.itemrun.run_item` and
-    :func:`~conflicteval.execution.itemrun.finish_record`, so failures are recorded exactly as locally). The runner owns everything
-    else: the checkpoint, resume, progress and the result.
+    :func:`~conflicteval.execution.itemrun.finish_record`, so failures are recorded
+    exactly as locally). The runner owns everything else: the checkpoint, resume,
+    progress and the result.
 
     Attributes:
         name: Recorded in the batch's result and summary.
