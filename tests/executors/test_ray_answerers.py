@@ -5,6 +5,7 @@ The same request lines (same set, same bytes) and the same counts as the local e
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,10 @@ DOCS = [
 def reply(body: dict[str, Any]) -> str:
     prompt = str(body["messages"][-1]["content"])
     if prompt.startswith("Instruction: Break down"):
-        return "Claims:\n1. The canal opened in 1847.\n2. It is 38 km long."
+        # claims of their own per response: no two label calls are the same request, so
+        # how many the real run sends does not depend on which finishes first
+        tag = hashlib.sha256(prompt.encode()).hexdigest()[:8]
+        return f"Claims:\n1. The canal {tag} opened in 1847.\n2. It is 38 km long ({tag})."
     doc = prompt.split("\nDocument to evaluate against\n", 1)[-1]
     answer = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")[len(doc) % 3]
     return json.dumps({"claim": "c", "document_snippet": "", "reasoning": "", "answer": answer})
