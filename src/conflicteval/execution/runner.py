@@ -116,24 +116,13 @@ async def run_batch(
         item_timeout=item_timeout,
         adopt=adopt,
     )
-    return await _run(
-        fn,
-        items,
-        run,
-        key=key,
-        checkpoint=checkpoint,
-        desc=desc,
-        identity=identity,
-        inputs=inputs,
-        keep_records=keep_records,
-    )
+    return await _run(fn, items, run, key, checkpoint, desc, identity, inputs, keep_records)
 
 
 async def _run(
     fn: Callable[[T], Awaitable[Any]],
     items: Iterable[T],
     run: RunOptions,
-    *,
     key: Callable[[T], Any] | None,
     checkpoint: str | os.PathLike[str] | None,
     desc: str,
