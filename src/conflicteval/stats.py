@@ -45,6 +45,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from conflicteval.confusion import confusion_cells, confusion_figures
+
 __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
@@ -295,35 +297,41 @@ class ClassificationMetrics(BaseModel):
         }
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+def _bootstrap_figures(
+    cell: np.ndarray,
+    k: int,
+    groups: Sequence[Any] | None,
+    failures: Literal["wrong", "excluded"],
+    n_resamples: int,
+    seed: int,
+) -> tuple[dict[str, Any], int]:
+    """The bootstrap distribution of every figure, resampling whole groups; and the unit count.
 
-
-def _figures(conf: np.ndarray, failures: str) -> dict[str, np.ndarray]:
-    """Figures of confusion tensors ``(..., K, K + 1)`` (last column: failed)."""
-    k = conf.shape[-2]
-    answered = conf[..., :, :k]
-    tp = np.diagonal(answered, axis1=-2, axis2=-1)
-    predicted = answered.sum(axis=-2)
-    support = conf.sum(axis=-1) if failures == "wrong" else answered.sum(axis=-1)
-    precision = _div(tp, predicted)
-    recall = _div(tp, support)
-    f1 = _div(2 * precision * recall, precision + recall)
-    present = (predicted > 0) | (support > 0)
-    n_present = present.sum(axis=-1)
-    macro = _div((f1 * present).sum(axis=-1), n_present)
-    correct = tp.sum(axis=-1)
-    n_answered = answered.sum(axis=(-2, -1))
-    n_all = conf.sum(axis=(-2, -1)) if failures == "wrong" else n_answered
-    return {
-        "precision": precision,
-        "recall": recall,
-        "f1": f1,
-        "macro_f1": macro,
-        "accuracy": _div(correct, n_all),
-        "answered_accuracy": _div(correct, n_answered),
-        "n_answered": n_answered,
-    }
+    Raises:
+        ValueError: ``groups`` of another length than the items.
+    """
+    # One confusion tensor per bootstrap unit, then each resample is a weighted sum.
+    n_items = len(cell)
+    keys = list(range(n_items)) if groups is None else list(groups)
+    if len(keys) != n_items:
+        raise ValueError(f"{n_items} items but {len(keys)} groups")
+    unit_index = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+    unit = np.asarray([unit_index[key] for key in keys], dtype=np.int64)
+    n_units = len(unit_index)
+    per_unit = np.bincount(unit * k * (k + 1) + cell, minlength=n_units * k * (k + 1)).reshape(
+        n_units, k * (k + 1)
+    )
+    cis: dict[str, Any] = {}
+    if n_units:
+        boot = [
+            confusion_figures((counts @ per_unit).reshape(-1, k, k + 1), failures)
+            for counts in resample_counts(n_units, n_resamples, seed)
+        ]
+        for name in ("accuracy", "macro_f1", "precision", "recall", "f1"):
+            cis[name] = np.concatenate([b[name] for b in boot])
+        answered = np.concatenate([b["n_answered"] for b in boot]) > 0
+        cis["answered_accuracy"] = np.concatenate([b["answered_accuracy"] for b in boot])[answered]
+    return cis, n_units
 
 
 def classification_metrics(
@@ -354,38 +362,10 @@ def classification_metrics(
         ValueError: Different lengths, or a label outside ``labels``.
     """
     _check(n_resamples, level)
-    if len(gold) != len(predicted):
-        raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
-    index = {label: i for i, label in enumerate(labels)}
+    cell, conf = confusion_cells(gold, predicted, labels)
     k = len(labels)
-    for value in [*gold, *(p for p in predicted if p is not None)]:
-        if value not in index:
-            raise ValueError(f"unknown label {value!r} (expected one of {list(labels)})")
-    g = np.asarray([index[v] for v in gold], dtype=np.int64)
-    p = np.asarray([k if v is None else index[v] for v in predicted], dtype=np.int64)
-    cell = g * (k + 1) + p
-    conf = np.bincount(cell, minlength=k * (k + 1)).reshape(k, k + 1)
-    point = _figures(conf, failures)
-    # One confusion tensor per bootstrap unit, then each resample is a weighted sum.
-    keys = list(range(len(gold))) if groups is None else list(groups)
-    if len(keys) != len(gold):
-        raise ValueError(f"{len(gold)} items but {len(keys)} groups")
-    unit_index = {key: i for i, key in enumerate(dict.fromkeys(keys))}
-    unit = np.asarray([unit_index[key] for key in keys], dtype=np.int64)
-    n_units = len(unit_index)
-    per_unit = np.bincount(unit * k * (k + 1) + cell, minlength=n_units * k * (k + 1)).reshape(
-        n_units, k * (k + 1)
-    )
-    cis: dict[str, Any] = {}
-    if n_units:
-        boot = [
-            _figures((counts @ per_unit).reshape(-1, k, k + 1), failures)
-            for counts in resample_counts(n_units, n_resamples, seed)
-        ]
-        for name in ("accuracy", "macro_f1", "precision", "recall", "f1"):
-            cis[name] = np.concatenate([b[name] for b in boot])
-        answered = np.concatenate([b["n_answered"] for b in boot]) > 0
-        cis["answered_accuracy"] = np.concatenate([b["answered_accuracy"] for b in boot])[answered]
+    point = confusion_figures(conf, failures)
+    cis, n_units = _bootstrap_figures(cell, k, groups, failures, n_resamples, seed)
 
     def ci(name: str, column: int | None = None) -> list[float] | None:
         if name not in cis or cis[name].size == 0:
@@ -474,8 +454,8 @@ def classification_difference(
     tb = _unit_tensors(gold, second, labels, unit, len(unit_index))
     diffs: dict[str, list[np.ndarray]] = {"accuracy": [], "macro_f1": []}
     for counts in resample_counts(len(unit_index), n_resamples, seed):
-        fa = _figures((counts @ ta).reshape(-1, k, k + 1), "wrong")
-        fb = _figures((counts @ tb).reshape(-1, k, k + 1), "wrong")
+        fa = confusion_figures((counts @ ta).reshape(-1, k, k + 1), "wrong")
+        fb = confusion_figures((counts @ tb).reshape(-1, k, k + 1), "wrong")
         for name in diffs:
             diffs[name].append(fb[name] - fa[name])
     out: dict[str, dict[str, Any]] = {}

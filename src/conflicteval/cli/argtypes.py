@@ -4,8 +4,19 @@
 from __future__ import annotations
 
 import argparse
+from typing import TypeVar
 
 __all__ = ["not_negative_float", "not_negative_int", "positive_float", "positive_int"]
+
+
+N = TypeVar("N", int, float)
+
+
+def _bounded(value: N, ok: bool, rule: str, shown: object) -> N:
+    """``value`` when ``ok``; else argparse's usage error ``<rule>, got <shown>``."""
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{rule}, got {shown}")
+    return value
 
 
 def _int(text: str) -> int:
@@ -18,17 +29,13 @@ def _int(text: str) -> int:
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    return _bounded(value, value >= 1, "must be at least 1", value)
 
 
 def not_negative_int(text: str) -> int:
     """An argparse type: a whole number of at least 0."""
     value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+    return _bounded(value, value >= 0, "must not be negative", value)
 
 
 def _float(text: str) -> float:
@@ -44,14 +51,10 @@ def _float(text: str) -> float:
 def not_negative_float(text: str) -> float:
     """An argparse type: a finite number of at least 0."""
     value = _float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    return value
+    return _bounded(value, value >= 0, "must not be negative", text)
 
 
 def positive_float(text: str) -> float:
     """An argparse type: a finite number above 0."""
     value = _float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
-    return value
+    return _bounded(value, value > 0, "must be more than 0", text)

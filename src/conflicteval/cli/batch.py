@@ -39,7 +39,7 @@ from conflicteval.errors import ConflictEvalError, PendingCall
 
 if TYPE_CHECKING:  # imported where used: the command line starts without the model layer
     from conflicteval.executors.ledger import CallLedger
-    from conflicteval.models.answerers import Count, answer_with
+    from conflicteval.models.answerers import Count
 
 __all__ = ["add_batch_options", "batch_command", "batch_context_from_args", "register"]
 
@@ -69,21 +69,18 @@ class CommandBatch:
             self.ledger = BatchExport(self.export)
         else:
             self.ledger = CallLedger(known_ids(self.export) if self.export else ())
-        self._answering: answer_with[Count] | None = None
+        self._answering = contextlib.ExitStack()  # the dry run's Count while inside
 
     def __enter__(self) -> CommandBatch:
         self.ledger.__enter__()
         if self.count is not None:
             from conflicteval.models.answerers import answer_with
 
-            self._answering = answer_with(self.count)
-            self._answering.__enter__()
+            self._answering.enter_context(answer_with(self.count))
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self._answering is not None:
-            self._answering.__exit__(exc_type, exc, tb)
-            self._answering = None
+        self._answering.__exit__(exc_type, exc, tb)
         self.ledger.__exit__(exc_type, exc, tb)
 
     def finish(self, rc: int) -> int:

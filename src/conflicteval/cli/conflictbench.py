@@ -97,6 +97,17 @@ def _dry() -> bool:
     return not writes_outputs()
 
 
+def _write_run_files(
+    write: Callable[..., str], out: Path, run: Any, args: argparse.Namespace, *inputs: str | Path
+) -> None:
+    """Write the run's files into ``out``, record its input files (data.json: each file
+    and its sha256) and print the tables ``write`` returns."""
+    text = write(out, run, paper=args.paper)
+    for path in inputs:
+        record_input(out, path)
+    print(text)
+
+
 # ------------------------------------------------------------------ conflictbench
 
 
@@ -177,9 +188,7 @@ def _detect(args: argparse.Namespace) -> int:
     )
     if _dry():
         return 0
-    text = write_detection_files(out, run, paper=args.paper)
-    record_input(out, args.items)  # data.json: the items file and its sha256
-    print(text)
+    _write_run_files(write_detection_files, out, run, args, args.items)
     from conflicteval.bench.store import measured_lines
 
     for line in measured_lines(labeler):  # the instrument's measured accuracy, or how to get it
@@ -253,9 +262,7 @@ def _reports(args: argparse.Namespace) -> int:
     )
     if _dry():
         return 0
-    text = write_report_files(out, run, paper=args.paper)
-    record_input(out, args.items)  # data.json: the items file and its sha256
-    print(text)
+    _write_run_files(write_report_files, out, run, args, args.items)
     print(run.entity_line())  # the report counts and usage: finish's closing lines, not twice
     return finish(run.batch, "reports", stream=sys.stdout, run_dir=out)
 
@@ -305,9 +312,6 @@ def _regenerate(args: argparse.Namespace) -> int:
     )
     if _dry():
         return 0
-    text = write_regeneration_files(out, run, paper=args.paper)
-    record_input(out, questions_path)  # data.json: the questions and documents with sha256
-    record_input(out, args.documents)
-    print(text)
+    _write_run_files(write_regeneration_files, out, run, args, questions_path, args.documents)
     print(run.modes_line())  # the item counts and usage: finish's closing lines, not twice
     return finish(run.batch, "question-format items", stream=sys.stdout, run_dir=out)

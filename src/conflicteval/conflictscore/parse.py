@@ -211,6 +211,49 @@ def _keyed_label(raw: str) -> tuple[Relation | bool | None, int]:
     return None, 0
 
 
+def _from_json_objects(
+    text: str, plain: str, quoted: list[tuple[int, int]], document: str | None
+) -> tuple[Judgement | None, bool]:
+    """Step 1 of :func:`parse_judgement`: the complete JSON objects of the reply.
+
+    Returns:
+        The judgement the objects give (None: no object names a label), and whether
+        the reply holds an object of the model's own (not copied, not reported).
+    """
+    found: list[tuple[Relation, dict[str, Any]]] = []
+    saw_object = False
+    objects: list[tuple[int, int]] = []
+    for obj, start, end in _json_object_spans(text):
+        objects.append((start, end))
+        if len(objects) > MAX_PIECES:
+            return Judgement(problem=f"more than {MAX_PIECES} JSON objects: not one answer"), True
+        if _copied(text[start:end], document) or _reported_object(plain, quoted, start):
+            continue
+        saw_object = True
+        label = normalize_label(_get(obj, _ANSWER_KEYS))
+        if label is not None:
+            found.append((label, obj))
+    shaped = [(lab, obj) for lab, obj in found if _get(obj, ("document_snippet", "reasoning"))]
+    if shaped:
+        found = shaped
+    if found:
+        labels = sorted({label for label, _ in found})
+        if len(labels) > 1:
+            problem = f"JSON objects with different answers: {', '.join(labels)}"
+            return Judgement(problem=problem), saw_object
+        other = _prose_disagrees(_blank(plain, objects), found[0][0])
+        if other:
+            return Judgement(problem=other), saw_object
+        obj = found[0][1]
+        judgement = Judgement(
+            label=found[0][0],
+            snippet=_text_field(obj, "document_snippet", "snippet", "evidence"),
+            reasoning=_text_field(obj, "reasoning", "justification", "rationale"),
+        )
+        return judgement, saw_object
+    return None, saw_object
+
+
 def parse_judgement(text: str, document: str | None = None) -> Judgement:
     """Parse a reply to the Table 7 prompt into a :class:`Judgement`.
 
@@ -248,35 +291,9 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     spans = quoted_spans(head)
     plain = _without_copied_lines(text, _unquoted(head, spans), document)
     quoted = [(s, e) for s, e, _ in spans]
-    found: list[tuple[Relation, dict[str, Any]]] = []
-    saw_object = False
-    objects: list[tuple[int, int]] = []
-    for obj, start, end in _json_object_spans(text):
-        objects.append((start, end))
-        if len(objects) > MAX_PIECES:
-            return Judgement(problem=f"more than {MAX_PIECES} JSON objects: not one answer")
-        if _copied(text[start:end], document) or _reported_object(plain, quoted, start):
-            continue
-        saw_object = True
-        label = normalize_label(_get(obj, _ANSWER_KEYS))
-        if label is not None:
-            found.append((label, obj))
-    shaped = [(lab, obj) for lab, obj in found if _get(obj, ("document_snippet", "reasoning"))]
-    if shaped:
-        found = shaped
-    if found:
-        labels = sorted({label for label, _ in found})
-        if len(labels) > 1:
-            return Judgement(problem=f"JSON objects with different answers: {', '.join(labels)}")
-        other = _prose_disagrees(_blank(plain, objects), found[0][0])
-        if other:
-            return Judgement(problem=other)
-        obj = found[0][1]
-        return Judgement(
-            label=found[0][0],
-            snippet=_text_field(obj, "document_snippet", "snippet", "evidence"),
-            reasoning=_text_field(obj, "reasoning", "justification", "rationale"),
-        )
+    judgement, saw_object = _from_json_objects(text, plain, quoted, document)
+    if judgement is not None:
+        return judgement
     snippet = _salvage_field(text, "document_snippet")
     reasoning = _salvage_field(text, "reasoning")
     keyed = _keyed_answers(text, plain, document)

@@ -116,6 +116,21 @@ async def run_batch(
         item_timeout=item_timeout,
         adopt=adopt,
     )
+    return await _run(fn, items, run, key, checkpoint, desc, identity, inputs, keep_records)
+
+
+async def _run(
+    fn: Callable[[T], Awaitable[Any]],
+    items: Iterable[T],
+    run: RunOptions,
+    key: Callable[[T], Any] | None,
+    checkpoint: str | os.PathLike[str] | None,
+    desc: str,
+    identity: dict[str, Any] | None,
+    inputs: Callable[[T], Any] | None,
+    keep_records: bool,
+) -> BatchResult:
+    """:func:`run_batch` once its run settings are combined into ``run``."""
     runner = _executor(run)
     fn = bounded_items(fn, run.item_timeout)  # the executor runs it (picklable for Ray)
     ids, item_list, fingerprints = _ids(items, key, inputs)

@@ -15,6 +15,7 @@ cache answers what the batch answered.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -65,7 +66,7 @@ class BatchExport(CallLedger):
         self.answerer = Export(str(self.path))
         self.answerer.sink = self.writer
         self.result: ExportResult | None = None
-        self._answering: answer_with[Export] | None = None
+        self._answering = contextlib.ExitStack()  # the Export answerer while inside
 
     @property
     def problem(self) -> str | None:
@@ -74,14 +75,11 @@ class BatchExport(CallLedger):
 
     def __enter__(self) -> BatchExport:
         super().__enter__()
-        self._answering = answer_with(self.answerer)
-        self._answering.__enter__()
+        self._answering.enter_context(answer_with(self.answerer))
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self._answering is not None:
-            self._answering.__exit__(exc_type, exc, tb)
-            self._answering = None
+        self._answering.__exit__(exc_type, exc, tb)
         super().__exit__(exc_type, exc, tb)
         if exc_type is None or (isinstance(exc_type, type) and issubclass(exc_type, PendingCall)):
             self.write()

@@ -125,6 +125,32 @@ def plan(
     return items
 
 
+def _models_identity(
+    run_dir: Path, model_list: list[Model], *, read_recorded: bool
+) -> dict[str, Any]:
+    """The ``models`` part of the run identity: these models, beside those the run already has.
+
+    Args:
+        run_dir: The run directory.
+        model_list: The models of this call.
+        read_recorded: Read (and extend) the identity the run directory already records.
+    """
+    models_identity = {m.name: describe(m) for m in model_list}
+    recorded = read_identity(run_dir / GENERATIONS_FILE) if read_recorded else None
+    if recorded is not None and isinstance(recorded.get("models"), dict):
+        # Rows are per model (the model is in the row id), so a run may gain models:
+        # record the newcomers beside the earlier ones. A model already there must be
+        # the same (name, base URL); run_batch refuses it otherwise.
+        known = recorded["models"]
+        if all(known[k] == v for k, v in models_identity.items() if k in known):
+            models_identity = {**known, **models_identity}
+            if models_identity != known:
+                record_identity(run_dir / GENERATIONS_FILE, {**recorded, "models": models_identity})
+        else:
+            models_identity = {**known, **models_identity}
+    return models_identity
+
+
 async def generate(
     instances: Sequence[WikiContradictInstance],
     templates: Sequence[str],
@@ -183,19 +209,7 @@ async def generate(
     if writes:
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_plan(run_dir, items)
-    models_identity = {m.name: describe(m) for m in model_list}
-    recorded = None if restart or not writes else read_identity(run_dir / GENERATIONS_FILE)
-    if recorded is not None and isinstance(recorded.get("models"), dict):
-        # Rows are per model (the model is in the row id), so a run may gain models:
-        # record the newcomers beside the earlier ones. A model already there must be
-        # the same (name, base URL); run_batch refuses it otherwise.
-        known = recorded["models"]
-        if all(known[k] == v for k, v in models_identity.items() if k in known):
-            models_identity = {**known, **models_identity}
-            if models_identity != known:
-                record_identity(run_dir / GENERATIONS_FILE, {**recorded, "models": models_identity})
-        else:
-            models_identity = {**known, **models_identity}
+    models_identity = _models_identity(run_dir, model_list, read_recorded=writes and not restart)
     identity = {
         "task": "wikicontradict-generate",
         "settings": decoding,

@@ -188,6 +188,50 @@ def _failed_pairs(pairs: list[list[PairLabel]]) -> list[dict[str, Any]]:
     ]
 
 
+def _score_from_pairs(
+    response: str,
+    docs: list[Document],
+    claims: list[str],
+    pairs: list[list[PairLabel]],
+    base: dict[str, Any],
+) -> Score:
+    """The Inspect score of a labelled claim x document table (unscored when every pair failed)."""
+    agg = aggregate(pairs)
+    result = ScoreResult(
+        response=response,
+        document_ids=[d.id for d in docs],
+        claims=claims,
+        labels=pairs,
+        cs_c=agg.cs_c,
+        cs_r=agg.cs_r,
+        aggregate=agg,
+        decomposer=base["decomposer"],
+        labeler=base["labeler"],
+    )
+    metadata = {
+        **base,
+        "claims": claims,
+        "labels": [[p.label for p in row] for row in pairs],
+        "cs_r_all": agg.cs_r_all,
+        "n_conflicted": agg.n_conflicted,
+        "n_no_evidence": agg.n_no_evidence,
+        "n_failed_pairs": agg.n_failed_pairs,
+        "failed_pairs": _failed_pairs(pairs),
+    }
+    if agg.cs_c is None:
+        return Score.unscored(
+            answer=response,
+            explanation=f"not scored: every pair failed\n{format_result(result)}",
+            metadata=unscored_metadata("grader_failed", **metadata),
+        )
+    return Score(
+        value={"cs_c": agg.cs_c, "cs_r": math.nan if agg.cs_r is None else agg.cs_r},
+        answer=response,
+        explanation=format_result(result),
+        metadata=metadata,
+    )
+
+
 @scorer(metrics=[{"cs_c": [mean(), stderr()], "cs_r": [mean(), stderr()]}])
 def conflict_score(
     model: str | Model | None = None,
@@ -245,40 +289,7 @@ def conflict_score(
                 metadata=unscored_metadata("grader_failed", decomposition_raw=raw, **base),
             )
         pairs = await _label(grader, labeler, claims, docs)
-        agg = aggregate(pairs)
-        result = ScoreResult(
-            response=response,
-            document_ids=[d.id for d in docs],
-            claims=claims,
-            labels=pairs,
-            cs_c=agg.cs_c,
-            cs_r=agg.cs_r,
-            aggregate=agg,
-            decomposer=decomposer,
-            labeler=labeler,
-        )
-        metadata = {
-            **base,
-            "claims": claims,
-            "labels": [[p.label for p in row] for row in pairs],
-            "cs_r_all": agg.cs_r_all,
-            "n_conflicted": agg.n_conflicted,
-            "n_no_evidence": agg.n_no_evidence,
-            "n_failed_pairs": agg.n_failed_pairs,
-            "failed_pairs": _failed_pairs(pairs),
-        }
-        if agg.cs_c is None:
-            return Score.unscored(
-                answer=response,
-                explanation=f"not scored: every pair failed\n{format_result(result)}",
-                metadata=unscored_metadata("grader_failed", **metadata),
-            )
-        return Score(
-            value={"cs_c": agg.cs_c, "cs_r": math.nan if agg.cs_r is None else agg.cs_r},
-            answer=response,
-            explanation=format_result(result),
-            metadata=metadata,
-        )
+        return _score_from_pairs(response, docs, claims, pairs, base)
 
     return score
 
