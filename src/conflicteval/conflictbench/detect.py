@@ -210,34 +210,11 @@ async def adetect(
     return DetectionRun(outcomes=outcomes, batch=batch, labeler=getattr(labeler, "name", ""))
 
 
-def detect(
-    items: Iterable[BenchItem],
-    labeler: SupportsLabel,
-    *,
-    checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    retry_failed: bool = False,
-    restart: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
-) -> DetectionRun:
-    """Synchronous :func:`adetect` (also works inside a running event loop)."""
+def detect(items: Iterable[BenchItem], labeler: SupportsLabel, **options: Any) -> DetectionRun:
+    """Synchronous :func:`adetect`, which documents the options (also inside a running loop)."""
     from conflicteval._sync import run_sync
 
-    return run_sync(
-        adetect(
-            items,
-            labeler,
-            checkpoint=checkpoint,
-            concurrency=concurrency,
-            progress=progress,
-            retry_failed=retry_failed,
-            restart=restart,
-            executor=executor,
-            options=options,
-        )
-    )
+    return run_sync(adetect(items, labeler, **options))
 
 
 def outcomes_from_checkpoint(
