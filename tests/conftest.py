@@ -61,3 +61,17 @@ def _isolated_cache(
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.mktemp("hf")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_endpoint_known_to_answer() -> None:
+    """Every test starts with no (base URL, model) known to have answered.
+
+    The model layer remembers, for the life of the process, which endpoints have answered
+    (a 404 or a refused connection from one that never has is fatal: a wrong --base-url or
+    --model). A test's local server may get a port an earlier test's server used, so that
+    memory would otherwise make the same fault fatal in one order of tests and not in another.
+    """
+    from conflicteval.models import endpoint
+
+    endpoint._answered.clear()
