@@ -497,29 +497,6 @@ def test_a_timeout_raised_by_the_item_itself_is_not_called_the_bound() -> None:
     assert "item timed out" not in str(result.records[0].error)
 
 
-def test_one_checkpoint_reached_through_a_link_is_locked_once(tmp_path: Path) -> None:
-    real = tmp_path / "real.jsonl"
-    link = tmp_path / "link.jsonl"
-    link.symlink_to(real)
-    ran: list[str] = []
-
-    async def slow(item: str) -> str:
-        ran.append(item)
-        await asyncio.sleep(0.3)
-        return item
-
-    async def two_at_once() -> None:
-        first = asyncio.create_task(run_batch(slow, ["a", "b"], key=str, checkpoint=real))
-        await asyncio.sleep(0.05)
-        with pytest.raises(ConflictEvalError, match="in use by another running batch"):
-            await run_batch(slow, ["a", "b"], key=str, checkpoint=link)
-        await first
-
-    asyncio.run(two_at_once())
-    assert sorted(ran) == ["a", "b"]
-    assert len(real.read_text().splitlines()) == 2
-
-
 def _disk_fills_after(monkeypatch: pytest.MonkeyPatch, target: Path, lines: int) -> None:
     """The file at ``target`` takes ``lines`` writes, then fails as a full disk does."""
     import errno

@@ -237,13 +237,17 @@ def test_a_checkpoint_without_its_identity_record_is_refused_unless_adopted(
     assert main(["score", "--input", str(inp), "--out", str(out)]) == 0  # recorded now
 
 
-def test_two_batches_on_one_checkpoint_through_a_hard_link_do_not_both_run(
-    tmp_path: Path,
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+def test_two_batches_on_one_checkpoint_through_a_link_do_not_both_run(
+    tmp_path: Path, link: str
 ) -> None:
     real = tmp_path / "real.jsonl"
-    real.write_text("", encoding="utf-8")
     alias = tmp_path / "alias.jsonl"
-    os.link(real, alias)
+    if link == "symlink":
+        alias.symlink_to(real)  # the checkpoint need not exist yet
+    else:
+        real.write_text("", encoding="utf-8")
+        os.link(real, alias)
     ran: list[str] = []
 
     async def slow(item: str) -> str:
