@@ -15,7 +15,7 @@ from conflicteval.execution.checkpoint import (
     record_identity,
 )
 from conflicteval.execution.itemrun import finish_record, run_item
-from conflicteval.execution.options import RunOptions
+from conflicteval.execution.options import RunKeywords, RunOptions
 from conflicteval.execution.results import BatchResult
 from conflicteval.execution.runner import run_batch, run_batch_sync, write_json_lines
 from conflicteval.execution.stage import Stage
@@ -24,6 +24,7 @@ __all__ = [
     "META_SUFFIX",
     "BatchResult",
     "Record",
+    "RunKeywords",
     "RunOptions",
     "Stage",
     "finish_record",

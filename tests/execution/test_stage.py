@@ -53,3 +53,41 @@ def test_options_reach_a_workflows_batch_and_no_global_is_left(tmp_path: Path) -
     (rec,) = result.records
     assert rec.status == "model_error" and "item timed out" in str(rec.error)
     assert not hasattr(runner, "DEFAULT_ITEM_TIMEOUT") and not hasattr(runner, "DEFAULT_ADOPT")
+
+
+def test_run_keywords_make_one_run_options_and_a_set_keyword_wins() -> None:
+    assert RunOptions.of({}, concurrency=8) == RunOptions(concurrency=8)
+    base = RunOptions(concurrency=3, restart=True, item_timeout=5.0, adopt=True)
+    # options from the caller keep their concurrency; the workflow's default fills a gap
+    assert RunOptions.of({"options": base}, concurrency=8) == base
+    mine = RunOptions.of(
+        {"options": base, "progress": False, "executor": "local", "retry_failed": True},
+        concurrency=8,
+    )
+    assert (mine.progress, mine.executor, mine.retry_failed, mine.restart) == (
+        False,
+        "local",
+        True,
+        True,
+    )
+    assert RunOptions.of({"concurrency": 5, "adopt": False}, concurrency=8) == RunOptions(
+        concurrency=5, adopt=False
+    )
+
+
+def test_every_run_keyword_is_taken_by_a_workflow_as_a_keyword() -> None:
+    """``item_timeout`` (once only reachable through ``options``) works as a plain keyword."""
+    from conflicteval.conflictscore import ConflictScorer, SentenceDecomposer
+
+    class SlowLabeler:
+        name = "slow"
+
+        async def label(self, claims: list[str], documents: list[Any]) -> Any:
+            await asyncio.sleep(5)
+            raise AssertionError("never reached within the bound")
+
+    scorer = ConflictScorer(SentenceDecomposer(), SlowLabeler())  # type: ignore[arg-type]
+    items = [{"id": "r1", "response": "The sky is blue.", "documents": ["The sky is blue."]}]
+    result = scorer.score_many(items, item_timeout=0.2, progress=False, concurrency=1)
+    (rec,) = result.records
+    assert rec.status == "model_error" and "item timed out" in str(rec.error)

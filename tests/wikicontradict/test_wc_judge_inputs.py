@@ -52,3 +52,34 @@ def test_judge_grades_again_after_generate_restart_and_the_report_never_shows_st
     assert main(["wikicontradict", "judge", "--run", str(fresh), "--model", "lexical"]) == 0
     regraded, expected = _cells(capsys, run), _cells(capsys, fresh)
     assert regraded == expected and regraded[0]["incorrect"] == 3
+
+
+def test_judge_restart_from_the_command_line_replaces_another_judges_grades(
+    wc_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``judge --restart`` starts over even when the file holds another judge's grades.
+
+    The command line hands ``--restart`` down inside its run options; the judge's own
+    "another judge's grades" check must read it there, not only from a keyword.
+    """
+    run = tmp_path / "run"
+    def reply(body: dict[str, Any]) -> str:
+        if str(body["messages"][-1]["content"]).startswith("Please evaluate"):
+            return "comment: The response names one answer.\nevaluation: partially correct"
+        return "One source says yes; however, another passage says no."
+
+    with OpenAICompatServer(replies=reply) as server:
+        common = ["--base-url", server.base_url, "--quiet"]
+        gen = ["wikicontradict", "generate", "--data", str(wc_csv), "--model", "openai/t"]
+        assert main([*gen, *common, "--templates", "5", "--limit", "2", "--out", str(run)]) == 0
+        judge = ["wikicontradict", "judge", "--run", str(run), *common]
+        assert main([*judge, "--model", "lexical"]) == 0
+        capsys.readouterr()
+        assert main([*judge, "--model", "openai/judge"]) == 2
+        assert "holds grades by judge" in capsys.readouterr().err
+        assert main([*judge, "--model", "openai/judge", "--restart"]) == 0
+    judges = {
+        json.loads(line)["result"]["judge"]
+        for line in (run / "judgements.jsonl").read_text().splitlines()
+    }
+    assert judges == {"openai/judge"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError
@@ -25,6 +25,11 @@ from conflicteval.types import RELATIONS, Usage, row_labels
 
 from .gold import GoldItem, GoldSet, load_gold
 from .result import BenchRecord, BenchResult
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 __all__ = ["arun_labeler_bench", "bench_identity", "run_labeler_bench"]
 
@@ -63,15 +68,10 @@ async def arun_labeler_bench(
     db: str | os.PathLike[str] | None = None,
     limit: int | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
-    concurrency: int = 16,
-    progress: bool | None = None,
-    restart: bool = False,
-    retry_failed: bool = False,
-    executor: Any = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> BenchResult:
     """Async :func:`run_labeler_bench`."""
     from conflicteval.identity import describe
@@ -83,12 +83,7 @@ async def arun_labeler_bench(
     batch = await stage.run(
         functools.partial(label_gold_item, labeler=labeler),
         gold_set.items,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=16),
     )
     result = collect(gold_set, batch, labeler, n_resamples=n_resamples, seed=seed, level=level)
     result.labeler_identity = describe(labeler)

@@ -58,7 +58,9 @@ from conflicteval.conflictbench.loader import load
 from conflicteval.types import Usage
 
 if TYPE_CHECKING:
-    from conflicteval.runner import RunOptions
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 __all__ = [
     "NATURAL_SOURCES",
@@ -153,24 +155,19 @@ async def write_claims(
     writer: ClaimWriter,
     *,
     checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    restart: bool = False,
-    retry_failed: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> tuple[list[BenchItem], list[str], Usage]:
     """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
 
-    ``options``: run settings from the caller (:class:`~conflicteval.runner.RunOptions`);
-    a keyword that is set wins over it.
+    ``**run``: how the batch runs (:class:`~conflicteval.runner.RunKeywords`);
+    ``concurrency`` is claims written at once (default 8).
 
     Returns:
         ``(items, failed_ids, usage)``; a failed item keeps its template claim
         and records the reason in ``meta["claim_error"]``.
     """
     from conflicteval.identity import describe
-    from conflicteval.runner import Stage
+    from conflicteval.runner import RunOptions, Stage
 
     async def work(item: BenchItem) -> dict[str, str]:
         return {"claim": await writer.write(claim_request(item))}
@@ -179,12 +176,7 @@ async def write_claims(
     result = await Stage("writing claims", checkpoint, identity=identity).run(
         work,
         items,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=8),
     )
     out: list[BenchItem] = []
     failed: list[str] = []
@@ -275,12 +267,7 @@ async def abuild_conflictbench(
     sizes: Mapping[str, tuple[int | None, int | None]] | None = None,
     claim_writer: ClaimWriter | None = None,
     checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    restart: bool = False,
-    retry_failed: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> BuildResult:
     """Build ConflictBench items from source files and optionally write them as JSONL (async).
 
@@ -293,14 +280,8 @@ async def abuild_conflictbench(
         claim_writer: Claim writer (e.g. ``LLMClaimWriter(model)``); default:
             the deterministic template claims.
         checkpoint: JSONL checkpoint for claim writing (resumable).
-        concurrency: Claims written at once.
-        progress: Show a progress bar (None: when stderr is a terminal).
-        restart: Start over the claim-writing checkpoint (move it aside).
-        retry_failed: On resume, write the claims that failed again.
-        executor: Where claims are written: None/``"local"``, ``"ray"`` or an
-            executor object (see :func:`conflicteval.runner.run_batch`).
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            claims written at once (default 8).
 
     Returns:
         A :class:`BuildResult` (``.table()`` puts the counts beside Table 1).
@@ -324,12 +305,7 @@ async def abuild_conflictbench(
             items,
             claim_writer,
             checkpoint=checkpoint,
-            concurrency=concurrency,
-            progress=progress,
-            restart=restart,
-            retry_failed=retry_failed,
-            executor=executor,
-            options=options,
+            **run,
         )
     result.items = items
     for name, (conf, noconf) in built.items():

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from conflicteval.conflictbench.items import BenchItem
 from conflicteval.conflictbench.metrics import (
@@ -26,6 +26,11 @@ from conflicteval.conflictbench.metrics import (
 from conflicteval.errors import ModelError, ParseFailure
 from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
 from conflicteval.types import Document, Usage
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 
 class SupportsLabel(Protocol):
@@ -157,12 +162,7 @@ async def adetect(
     labeler: SupportsLabel,
     *,
     checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    retry_failed: bool = False,
-    restart: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> DetectionRun:
     """Run conflict detection over items (async).
 
@@ -170,16 +170,8 @@ async def adetect(
         items: ConflictBench items (e.g. from :func:`~conflicteval.conflictbench.read_items`).
         labeler: Any labeler with ``async label(claims, documents)``.
         checkpoint: JSONL checkpoint; a re-run skips finished items.
-        concurrency: Items in flight at once.
-        progress: Show a progress bar (None: when stderr is a terminal).
-        retry_failed: On resume, run items that failed with a model error again.
-        restart: Start over (move an existing checkpoint aside). A checkpoint
-            made by another labeler (model, base URL, prompt, settings) is
-            refused otherwise.
-        executor: Where items run: None/``"local"`` (this process), ``"ray"``
-            or an executor object (see :func:`conflicteval.runner.run_batch`).
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            items in flight at once (default 8).
     """
     from conflicteval.identity import describe
 
@@ -197,12 +189,7 @@ async def adetect(
     batch = await stage.run(
         work,
         item_list,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=8),
     )
     outcomes = [
         outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)

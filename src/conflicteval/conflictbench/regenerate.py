@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval.conflictbench._prompts import load_prompt
 from conflicteval.conflictbench.regen_reading import (
@@ -79,6 +79,11 @@ from conflicteval.conflictbench.regen_tables import (
 from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion, require_binary_choice
 from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 __all__ = [
     "CHOICE_MAX_TOKENS",
@@ -214,13 +219,8 @@ async def arun_regeneration(
     seed: int = 0,
     max_docs: int | None = 10,
     checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    retry_failed: bool = False,
-    restart: bool = False,
     main_claim: MainClaimRule = "first_conflicted",
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> RegenerationRun:
     """Run §6 over questions (async).
 
@@ -235,18 +235,11 @@ async def arun_regeneration(
         seed: Seed of the binary-choice option order.
         max_docs: Documents per question (paper: top 10).
         checkpoint: JSONL checkpoint (resumable).
-        concurrency: Questions in flight.
-        progress: Progress bar (None: when stderr is a terminal).
-        retry_failed: On resume, run failed items again.
-        restart: Start over (move an existing checkpoint aside); a checkpoint
-            made with other models, scorer or settings is refused otherwise.
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            questions in flight (default 8).
         main_claim: Free-form main claim: ``"first_conflicted"`` (default, the first
             claim that has conflicts) or ``"first"`` (the first claim only; the
             project's earlier behaviour). See :func:`select_main_claim`.
-        executor: Where items run: None/``"local"`` (this process), ``"ray"``
-            or an executor object (see :func:`conflicteval.runner.run_batch`).
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
     """
     if main_claim not in MAIN_CLAIM_RULES:
         raise ValueError(
@@ -264,12 +257,7 @@ async def arun_regeneration(
     batch = await Stage("regeneration", checkpoint, identity=identity).run(
         work,
         tasks,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=8),
     )
     summary = summarize_regeneration(
         (t.mode, rec.status, rec.result if rec.status == "ok" else None)

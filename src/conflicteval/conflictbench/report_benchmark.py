@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -35,6 +35,11 @@ from conflicteval.conflictbench.items import BenchItem
 from conflicteval.errors import ModelError
 from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 REPORT_PROMPTS: dict[str, str] = {
     "rag": "conflictbench_report_rag",
@@ -409,13 +414,8 @@ async def arun_reports(
     settings: Sequence[str] = ("rag", "balanced", "super_balanced"),
     entity_model: Any | None = None,
     checkpoint: str | PathLike[str] | None = None,
-    concurrency: int = 8,
-    progress: bool | None = None,
     max_tokens: int = REPORT_SETTINGS["max_tokens"],
-    retry_failed: bool = False,
-    restart: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> ReportRun:
     """Write and score reports for every model × setting × item (async).
 
@@ -426,16 +426,9 @@ async def arun_reports(
         settings: Any of ``"rag"``, ``"balanced"``, ``"super_balanced"``.
         entity_model: Model that names each item's main entity (None: heuristic).
         checkpoint: JSONL checkpoint (resumable).
-        concurrency: Reports in flight.
-        progress: Progress bar (None: when stderr is a terminal).
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            reports in flight (default 8).
         max_tokens: Report length limit.
-        retry_failed: On resume, run failed tasks again.
-        restart: Start over (move an existing checkpoint aside); a checkpoint
-            made with other models, scorer or settings is refused otherwise.
-        executor: Where items run: None/``"local"`` (this process), ``"ray"``
-            or an executor object (see :func:`conflicteval.runner.run_batch`).
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
     """
     from conflicteval.identity import describe, text_version
     from conflicteval.models.core import usage_scope
@@ -462,12 +455,7 @@ async def arun_reports(
     batch = await stage.run(
         work,
         tasks,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=8),
     )
     rows = summarize_reports(
         (t.model, t.setting, rec.status, rec.result if rec.status == "ok" else None)

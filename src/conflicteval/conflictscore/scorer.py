@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError, ParseFailure, UsageError
@@ -27,6 +27,11 @@ from .score_results import (
     column_labels,
     format_result,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 __all__ = [
     "ConflictScorer",
@@ -165,14 +170,9 @@ class ConflictScorer:
         items: Iterable[Any],
         *,
         checkpoint: str | os.PathLike[str] | None = None,
-        concurrency: int = 8,
-        progress: bool | None = None,
         desc: str = "conflictscore",
-        retry_failed: bool = False,
-        restart: bool = False,
-        executor: Any = None,
         keep_records: bool = True,
-        options: RunOptions | None = None,
+        **run: Unpack[RunKeywords],
     ) -> ScoreBatchResult:
         """Score many responses through :func:`conflicteval.runner.run_batch`.
 
@@ -180,22 +180,13 @@ class ConflictScorer:
             items: :class:`ScoreItem` or mappings ``{"id", "response", "documents"}``.
             checkpoint: JSONL file: finished items are written as they finish;
                 a re-run skips them and makes no model call for them.
-            concurrency: Responses in flight at once.
-            progress: Progress bar (None: when stderr is a terminal).
+            **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency``
+                is responses in flight at once (default 8).
             desc: Progress bar label.
-            retry_failed: On resume, run ``model_error`` items again.
-            restart: Start over (move an existing checkpoint aside). A
-                checkpoint made by another decomposer, labeler, model or
-                settings is refused otherwise
-                (:class:`~conflicteval.errors.CheckpointMismatch`).
-            executor: Where items run: None/``"local"`` (this process), ``"ray"``
-                or an executor object (see :func:`conflicteval.runner.run_batch`).
             keep_records: False (with a checkpoint): records are read back from
                 the checkpoint when asked, so memory does not grow with the
                 number of items (see ``keep_records`` of
                 :func:`conflicteval.runner.run_batch`).
-            options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-                e.g. the command line's); a keyword above that is set wins over it.
 
         Returns:
             The runner's BatchResult (a :class:`ScoreBatchResult`, whose
@@ -226,12 +217,7 @@ class ConflictScorer:
         batch = await stage.run(
             self._work,
             score_items,
-            options,
-            concurrency=concurrency,
-            progress=progress,
-            retry_failed=retry_failed,
-            restart=restart,
-            executor=executor,
+            RunOptions.of(run, concurrency=8),
         )
         return ScoreBatchResult(**{name: getattr(batch, name) for name in BatchResult.model_fields})
 

@@ -9,9 +9,29 @@ through a module global. From Python, pass the same keywords to a workflow (or t
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["RunOptions"]
+__all__ = ["RunKeywords", "RunOptions"]
+
+
+class RunKeywords(TypedDict, total=False):
+    """The run keywords every workflow takes (``**run``), each as on :class:`RunOptions`.
+
+    ``concurrency`` (items in flight; each workflow documents its default),
+    ``progress``, ``restart``, ``retry_failed``, ``executor``, ``item_timeout``
+    and ``adopt`` mean what the :class:`RunOptions` attributes of those names
+    mean; ``options`` is a whole :class:`RunOptions` (the command line builds
+    one), and a keyword that is set wins over it (see :meth:`RunOptions.of`).
+    """
+
+    concurrency: int
+    progress: bool | None
+    restart: bool
+    retry_failed: bool
+    executor: Any
+    item_timeout: float | None
+    adopt: bool | None
+    options: RunOptions | None
 
 
 @dataclass(frozen=True)
@@ -48,6 +68,23 @@ class RunOptions:
     executor: Any = None
     item_timeout: float | None = None
     adopt: bool = False
+
+    @classmethod
+    def of(cls, run: RunKeywords, *, concurrency: int) -> RunOptions:
+        """The settings a workflow's ``**run`` keywords give (``concurrency``: its default).
+
+        The same as :meth:`combine` of ``run["options"]`` with the other keywords.
+        """
+        return cls.combine(
+            run.get("options"),
+            concurrency=run.get("concurrency", concurrency),
+            progress=run.get("progress"),
+            restart=run.get("restart", False),
+            retry_failed=run.get("retry_failed", False),
+            executor=run.get("executor"),
+            item_timeout=run.get("item_timeout"),
+            adopt=run.get("adopt"),
+        )
 
     @classmethod
     def combine(

@@ -60,8 +60,9 @@ class Stage:
             fn: The async function of one item (see
                 :func:`~conflicteval.execution.runner.run_batch`).
             items: The items (ids unique).
-            options: The run settings from the caller (the command line builds one).
-            **settings: The workflow's own run keywords (``concurrency``,
+            options: The run settings (a workflow makes them of its ``**run``
+                keywords with :meth:`RunOptions.of`).
+            **settings: Run keywords on top of ``options`` (``concurrency``,
                 ``progress``, ``restart``, ``retry_failed``, ``executor``); one
                 that is set wins over ``options`` (see :meth:`RunOptions.combine`).
         """
@@ -74,5 +75,5 @@ class Stage:
             identity=self.identity,
             inputs=self.inputs,
             keep_records=self.keep_records,
-            options=RunOptions.combine(options, **settings),
+            options=RunOptions.combine(options, **settings) if settings else options,
         )

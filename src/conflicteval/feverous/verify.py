@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -40,6 +40,11 @@ from .claims import Label, normalize_label
 from .feverous_score import MAX_CELLS, MAX_SENTENCES, FeverousScore, score
 from .items import VerifyItem
 from .metrics import LabelMetrics, label_metrics
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 DEFAULT_MAPPING: dict[Relation, Label] = {
     "SUPPORTS": "SUPPORTS",
@@ -204,14 +209,9 @@ async def verify(
     mode: Mode = "concat",
     mapping: Mapping[str, str] | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
-    concurrency: int = 16,
-    progress: bool | None = None,
     max_sentences: int | None = MAX_SENTENCES,
     max_cells: int | None = MAX_CELLS,
-    restart: bool = False,
-    retry_failed: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> VerifyResult:
     """Label every claim against its evidence and score the verdicts.
 
@@ -224,17 +224,10 @@ async def verify(
         mapping: Relation → FEVEROUS label (default :data:`DEFAULT_MAPPING`).
         checkpoint: JSONL file for :func:`~conflicteval.runner.run_batch`;
             finished claims are skipped on a re-run.
-        concurrency: Claims in flight at once.
-        progress: Show a progress bar (None: only on a terminal).
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            claims in flight at once (default 16).
         max_sentences: Sentence budget of the FEVEROUS score.
         max_cells: Cell budget of the FEVEROUS score.
-        restart: Start over (move an existing checkpoint aside). A checkpoint
-            made by another labeler or mode is refused otherwise.
-        retry_failed: On resume, label claims that failed with a model error again.
-        executor: Where items run: None/``"local"`` (this process), ``"ray"``
-            or an executor object (see :func:`conflicteval.runner.run_batch`).
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
 
     Returns:
         A :class:`VerifyResult`.
@@ -258,12 +251,7 @@ async def verify(
     batch = await stage.run(
         work,
         items,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=16),
     )
     return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
 

@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflicteval._atomic import atomic_write_text
 from conflicteval._sync import run_sync
@@ -25,6 +25,11 @@ from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
 from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, SETTINGS, Question, answer
 from conflicteval.runner import BatchResult, RunOptions, Stage
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"
@@ -58,12 +63,7 @@ async def run_method(
     benchmark: str = "ramdocs",
     task: str | None = None,
     rounds: int = DEFAULT_ROUNDS,
-    concurrency: int = 8,
-    progress: bool | None = None,
-    restart: bool = False,
-    retry_failed: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> BatchResult:
     """Run ``method`` over ``items`` into the run directory ``out`` (resumable).
 
@@ -76,13 +76,8 @@ async def run_method(
         benchmark: ``ramdocs``, ``ambigdocs`` or ``faitheval`` (how the report scores it).
         task: The FaithEval task, for ``faitheval``.
         rounds: MADAM-RAG's maximum number of rounds (3 in the paper).
-        concurrency: Questions in flight at once.
-        progress: Progress bar (None: when stderr is a terminal).
-        restart: Start over (move an existing checkpoint aside).
-        retry_failed: On resume, run questions that failed with a model error again.
-        executor: ``None``/``"local"``, ``"ray"`` or an executor object.
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            questions in flight at once (default 8).
 
     Returns:
         The batch result; ``record.result`` of an ``ok`` question is the method's output with
@@ -107,12 +102,7 @@ async def run_method(
     result = await stage.run(
         functools.partial(_work, method, model, rounds),
         items,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
+        RunOptions.of(run, concurrency=8),
     )
     info = {
         "benchmark": benchmark,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -37,6 +37,11 @@ from conflicteval.wikicontradict.templates import (
     default_templates,
     render,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 GENERATIONS_FILE = "generations.jsonl"
 PLAN_FILE = "plan.jsonl"
@@ -158,13 +163,8 @@ async def generate(
     out: str | Path,
     *,
     template_set: TemplateSet | None = None,
-    concurrency: int = 16,
-    progress: bool | None = None,
-    retry_failed: bool = False,
     settings: dict[str, Any] | None = None,
-    restart: bool = False,
-    executor: Any = None,
-    options: RunOptions | None = None,
+    **run: Unpack[RunKeywords],
 ) -> BatchResult:
     """Generate responses for every (model, template, instance) into ``<out>/generations.jsonl``.
 
@@ -174,15 +174,9 @@ async def generate(
         models: Models (or model specs) to test.
         out: The run directory (created).
         template_set: Templates to use (default: the shipped ones).
-        concurrency: Requests in flight at once (each model also has its own limit).
-        progress: Show a progress bar (None: when stderr is a terminal).
-        retry_failed: Send rows that ended ``model_error`` again.
+        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+            requests in flight at once, default 16 (each model also has its own limit).
         settings: Decoding settings (default: :data:`PAPER_SETTINGS`).
-        restart: Start over (move the existing generations aside).
-        executor: Where items run: None/``"local"`` (this process), ``"ray"``
-            or an executor object (see :func:`conflicteval.runner.run_batch`).
-        options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-            e.g. the command line's); a keyword above that is set wins over it.
 
     Returns:
         The runner's BatchResult (records in plan order, counts, usage).
@@ -209,7 +203,10 @@ async def generate(
     if writes:
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_plan(run_dir, items)
-    models_identity = _models_identity(run_dir, model_list, read_recorded=writes and not restart)
+    options = RunOptions.of(run, concurrency=16)
+    models_identity = _models_identity(
+        run_dir, model_list, read_recorded=writes and not options.restart
+    )
     identity = {
         "task": "wikicontradict-generate",
         "settings": decoding,
@@ -218,16 +215,7 @@ async def generate(
     stage = Stage(
         "generating", run_dir / GENERATIONS_FILE, identity=identity, inputs=generation_inputs
     )
-    return await stage.run(
-        work,
-        items,
-        options,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        restart=restart,
-        executor=executor,
-    )
+    return await stage.run(work, items, options)
 
 
 def generation_inputs(item: GenerationItem) -> GenerationItem:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -32,6 +32,11 @@ from conflicteval.wikicontradict.judge_template import (
     parse_verdict,
 )
 from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from conflicteval.runner import RunKeywords
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
@@ -242,12 +247,7 @@ class Judge:
         run: str | Path,
         *,
         output: str | Path | None = None,
-        concurrency: int = 16,
-        progress: bool | None = None,
-        retry_failed: bool = False,
-        restart: bool = False,
-        executor: Any = None,
-        options: RunOptions | None = None,
+        **run_keywords: Unpack[RunKeywords],
     ) -> BatchResult:
         """Grade every finished generation of a run into ``judgements.jsonl``.
 
@@ -257,14 +257,8 @@ class Judge:
         Args:
             run: The run directory holding ``generations.jsonl``.
             output: The judgements file (default ``<run>/judgements.jsonl``).
-            concurrency: Judge calls in flight at once.
-            progress: Show a progress bar (None: when stderr is a terminal).
-            retry_failed: Grade rows that ended ``model_error`` again.
-            restart: Start over (move an existing judgements file aside).
-            executor: Where items run: None/``"local"`` (this process), ``"ray"``
-                or an executor object (see :func:`conflicteval.runner.run_batch`).
-            options: Run settings from the caller (:class:`~conflicteval.runner.RunOptions`,
-                e.g. the command line's); a keyword above that is set wins over it.
+            **run_keywords: How the batch runs (:class:`~conflicteval.runner.RunKeywords`):
+                ``concurrency`` is judge calls in flight at once (default 16).
 
         Returns:
             The runner's BatchResult.
@@ -275,7 +269,8 @@ class Judge:
                 recorded judge, base URL, prompt version or settings differ).
         """
         out_path = Path(output) if output is not None else Path(run) / JUDGEMENTS_FILE
-        if not restart:
+        options = RunOptions.of(run_keywords, concurrency=16)
+        if not options.restart:
             self._check_same_judge(out_path)
         rows = [r for r in read_generations(run) if r.status == "ok" and r.response is not None]
 
@@ -296,16 +291,7 @@ class Judge:
             identity={"task": "wikicontradict-judge", **self.identity()},
             inputs=judge_inputs,
         )
-        return await stage.run(
-            work,
-            rows,
-            options,
-            concurrency=concurrency,
-            progress=progress,
-            retry_failed=retry_failed,
-            restart=restart,
-            executor=executor,
-        )
+        return await stage.run(work, rows, options)
 
     def grade_run_sync(self, run: str | Path, **options: Any) -> BatchResult:
         """Synchronous :meth:`grade_run` (same options)."""
