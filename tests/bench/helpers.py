@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-import sqlite3
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -65,18 +62,6 @@ def pages_for(element_ids: Sequence[str]) -> list[dict[str, Any]]:
         if key not in page["order"]:
             page["order"].append(key)
     return list(pages.values())
-
-
-def build_wiki_db(path: Path, pages: Sequence[dict[str, Any]]) -> Path:
-    """Write pages into a database in the layout of ``feverous_wikiv1.db``."""
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE wiki (id PRIMARY KEY, data json)")
-    for page in pages:
-        title = unicodedata.normalize("NFD", page["title"])
-        conn.execute("INSERT INTO wiki VALUES (?, ?)", (title, json.dumps(page)))
-    conn.commit()
-    conn.close()
-    return path
 
 
 class TableLabeler:

@@ -9,13 +9,13 @@ import pytest
 
 from conflicteval.bench import RAMDOCS_TEMPLATE, load_gold, ramdocs_claim
 from conflicteval.errors import DataError, UsageError
+from conflicteval.testing.wikidb import write_wiki_db
 
 from .helpers import (
     MACNOISE_SAMPLE,
     RAMDOCS_SAMPLE,
     S_SAMPLE,
     TRAIN_SAMPLE,
-    build_wiki_db,
     pages_for,
     sample,
 )
@@ -71,7 +71,7 @@ def _train_db(train: Path, tmp_path: Path) -> Path:
         for s in json.loads(line)["evidence"]
         for e in s["content"]
     ]
-    return build_wiki_db(tmp_path / "wiki.db", pages_for(ids))
+    return write_wiki_db(tmp_path / "wiki.db", pages_for(ids))
 
 
 def test_feverous_train_sample_through_the_wiki_db(shared_data: Path, tmp_path: Path) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from conflicteval.testing.wikidb import write_wiki_db
 from conflicteval.types import Document, PairLabel
 
 TRAIN_SAMPLE = "feverous/feverous_train_first10.jsonl"
@@ -103,22 +101,10 @@ UNDERSCORE = {
 }
 
 
-def build_wiki_db(path: Path, pages: Sequence[dict[str, Any]]) -> Path:
-    """Write pages into a database in the layout of ``feverous_wikiv1.db``."""
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE wiki (id PRIMARY KEY, data json)")
-    for page in pages:
-        title = unicodedata.normalize("NFD", page["title"])
-        conn.execute("INSERT INTO wiki VALUES (?, ?)", (title, json.dumps(page)))
-    conn.commit()
-    conn.close()
-    return path
-
-
 @pytest.fixture()
 def wiki_db_path(tmp_path: Path) -> Path:
     """A small wiki database: tables with spans, a list, sections, an NFD title, a title with _."""
-    return build_wiki_db(tmp_path / "wiki.db", [ALPHA, ZOE, UNDERSCORE])
+    return write_wiki_db(tmp_path / "wiki.db", [ALPHA, ZOE, UNDERSCORE])
 
 
 @pytest.fixture()

@@ -12,8 +12,7 @@ import pytest
 from conflicteval.feverous import FeverousClaim, WikiDB, items_from_claims, load_feverous_s
 from conflicteval.feverous.claims import EvidenceSet
 from conflicteval.feverous.wikipage import strip_wiki_links
-
-from .conftest import build_wiki_db
+from conflicteval.testing.wikidb import write_wiki_db
 
 IPA_LINK = "[[Russian language|[ˈzapədʲnʲɪk]]]"  # balanced: three closing brackets
 # The form the FEVEROUS-S dev file really writes: the link's own "]]" also closes
@@ -112,7 +111,7 @@ IPA_PAGE = {
 
 
 def test_claims_sentences_and_cells_lose_nested_link_markup(tmp_path: Path) -> None:
-    db_path = build_wiki_db(tmp_path / "wiki.db", [IPA_PAGE])
+    db_path = write_wiki_db(tmp_path / "wiki.db", [IPA_PAGE])
     claim = FeverousClaim(
         id=1,
         claim=f"Zapadnik is pronounced {IPA_LINK}.",

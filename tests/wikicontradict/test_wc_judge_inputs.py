@@ -63,6 +63,7 @@ def test_judge_restart_from_the_command_line_replaces_another_judges_grades(
     "another judge's grades" check must read it there, not only from a keyword.
     """
     run = tmp_path / "run"
+
     def reply(body: dict[str, Any]) -> str:
         if str(body["messages"][-1]["content"]).startswith("Please evaluate"):
             return "comment: The response names one answer.\nevaluation: partially correct"
