@@ -100,7 +100,14 @@ def test_wikicontradict_run(tmp_path: Path, wc_csv: Path, openai_server: Any) ->
     html = render_report(rv)
     assert "WikiContradict verdicts per template, measured beside published" in html
     assert "paper: GPT-4 (ref.)" in html  # the measured model is unknown to the paper
-    assert any(h.name == "correct, T5" and h.n == 3 for h in rv.headlines)
+    t5 = next(h for h in rv.headlines if h.name == "correct, T5")
+    assert t5.n == 3 and t5.value is not None
+    # every share carries the report's interval (percent, failed rows in n)
+    from conflicteval.wikicontradict.report import share_ci
+
+    correct = round(t5.value * 3 / 100)
+    assert [t5.low, t5.high] == share_ci(correct, 3)
+    assert all(h.low is not None and h.high is not None for h in rv.headlines)
     assert item["key"] == "t2|" + item["id"].rsplit("|", 1)[1]
 
 
@@ -179,6 +186,18 @@ def test_demo_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert all(it["title"] and it["question"] and it["grid"] for it in items)
     assert main(["demo"]) == 0
     assert "conflicteval view --demo" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_the_demo_run_shows_its_headline_numbers_with_intervals(tmp_path: Path) -> None:
+    """The demo writes the files ``score --out`` writes, so its means carry their intervals."""
+    from conflicteval.view.demo import write_demo_run
+
+    rv = load_run(write_demo_run(tmp_path / "demo"))
+    means = {h.name: h for h in rv.headlines if h.name.startswith("mean CS-")}
+    assert set(means) == {"mean CS-C", "mean CS-R"}
+    for h in means.values():
+        assert h.value is not None and h.low is not None and h.high is not None
+        assert h.low <= h.value <= h.high
 
 
 def test_python_api_and_notebook_display(tmp_path: Path) -> None:

@@ -12,10 +12,12 @@ __all__ = ["write_demo_run"]
 
 def write_demo_run(out: Path) -> Path:
     """Score the bundled demo responses offline (sentence decomposer, lexical labeler) into
-    the run directory ``out``, as ``conflicteval score --input ... --out`` would; returns it."""
+    the run directory ``out``, as ``conflicteval score --input ... --out`` would (the same
+    ``scores.jsonl`` and ``summary.json``, mean CS-C / CS-R with their intervals); returns it."""
     from conflicteval.conflictscore.decompose import SentenceDecomposer
     from conflicteval.conflictscore.demo import load_demo_items
     from conflicteval.conflictscore.lexical_labeler import LexicalLabeler
+    from conflicteval.conflictscore.score_files import write_score_files
     from conflicteval.conflictscore.scorer import ConflictScorer
     from conflicteval.data.fetch import DataSource, sha256_file
     from conflicteval.types import Document
@@ -34,15 +36,8 @@ def write_demo_run(out: Path) -> Path:
     ]
     scorer = ConflictScorer(SentenceDecomposer(), LexicalLabeler())
     result = scorer.score_many(items, checkpoint=out / "checkpoint.jsonl", progress=False)
-    scores = []
-    for rec in result.records:
-        res = rec.result if isinstance(rec.result, dict) else {}
-        scores.append(
-            {"id": rec.id, "status": rec.status, "cs_c": res.get("cs_c"), "cs_r": res.get("cs_r")}
-        )
-    atomic_write_text(out / "scores.jsonl", "".join(json.dumps(s) + "\n" for s in scores))
-    summary = {"decomposer": scorer.decomposer.name, "labeler": scorer.labeler.name}
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    # the same scores.jsonl and summary.json as ``score --out`` (intervals included)
+    write_score_files(out, result, scorer)
     source = DataSource(items_path.resolve(), sha256_file(items_path))
     atomic_write_text(out / "data.json", json.dumps({"files": [source.to_dict()]}) + "\n")
     return out

@@ -18,7 +18,6 @@ from ..common import (
     data_provenance,
     failure_reasons,
     identity_provenance,
-    interval,
     items_by_id,
     read_records,
     usage_view,
@@ -141,6 +140,7 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
 
 def _read(path: Path) -> RunView:
     from conflicteval.wikicontradict.generate import read_generations
+    from conflicteval.wikicontradict.report import share_ci
 
     run = RunView("wikicontradict", "WikiContradict run", str(path))
     gens = read_generations(path)
@@ -183,7 +183,6 @@ def _read(path: Path) -> RunView:
         per_model.setdefault(name, Usage()).add(r.usage)
     run.usage = usage_view(per_model)
     judge = ", ".join(judge_names) or "none yet"
-    report = _report_json(path)
     for model in sorted({it["facets"]["model"] for it in run.items}):
         for template in sorted(
             {it["facets"]["template"] for it in run.items if it["facets"]["model"] == model}
@@ -194,30 +193,15 @@ def _read(path: Path) -> RunView:
                 if it["facets"]["model"] == model and it["facets"]["template"] == template
             ]
             n = len(cell)
-            share = 100.0 * sum(1 for it in cell if it["value"] == "correct") / n
-            low, high = interval(report.get((model, template)), "correct")
-            if low is not None and high is not None and max(low, high) <= 1.0 < share:
-                low, high = 100 * low, 100 * high  # recorded as a fraction, shown in percent
+            correct = sum(1 for it in cell if it["value"] == "correct")
+            share = 100.0 * correct / n
+            # the report's interval of the same share: failed rows count in n, as there
+            low, high = share_ci(correct, n)
             name = f"correct, T{template}" + ("" if one_model else f", {model}")
             run.headlines.append(Headline(name, share, low, high, n=n, percent=True))
     if run.items:
         run.charts.append(_chart(run.items, judge, run.dataset))
     return run
-
-
-def _report_json(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """The report's cells by (model, template) with any ``*_ci`` fields they carry."""
-    from conflicteval.wikicontradict.report import build_report
-
-    try:
-        report = build_report(path)
-    except Exception:  # the items still show without the report's intervals
-        return {}
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for cell in report.cells:
-        if cell.subset == "all":
-            out[(cell.model, cell.template)] = cell.model_dump()
-    return out
 
 
 KIND = RunKind("wikicontradict", "WikiContradict run", _detect, _read, priority=10)
