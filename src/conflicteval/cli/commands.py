@@ -1,18 +1,14 @@
 """How an area adds its commands to the ``conflicteval`` parser, defined once.
 
 A command that only groups actions (``conflicteval feverous score``, ``... verify``) is made
-with :func:`add_command_group`; each of its actions, and a command that does its work itself
-(``conflicteval view``), with :func:`add_command`, which names the function that runs it.
+with :func:`add_command_group`; its actions are added to what it returns.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
-__all__ = ["add_command", "add_command_group"]
-
-Command = Callable[[argparse.Namespace], int]
+__all__ = ["add_command_group"]
 
 
 def add_command_group(
@@ -33,24 +29,7 @@ def add_command_group(
         dest: Where the chosen action is stored (default ``<name>_command``).
 
     Returns:
-        The command's sub-commands, to add each action to (:func:`add_command`).
+        The command's sub-commands, to add each action to.
     """
     parser = subparsers.add_parser(name, help=help, description=description)
     return parser.add_subparsers(dest=dest or f"{name}_command", metavar="ACTION", required=True)
-
-
-def add_command(
-    subparsers: argparse._SubParsersAction,
-    name: str,
-    func: Command | None,
-    help: str,
-    description: str | None = None,
-) -> argparse.ArgumentParser:
-    """Add the command (or action) ``name``, run by ``func``; returns its parser for its options.
-
-    ``func`` is None where the caller sets it later (``set_defaults(func=...)``).
-    """
-    parser = subparsers.add_parser(name, help=help, description=description)
-    if func is not None:
-        parser.set_defaults(func=func)
-    return parser
