@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from conflicteval import __version__
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.options import add_cache_dir, add_json, add_model_filter, check_required
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
@@ -138,8 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    cache = sub.add_parser("cache", help="inspect or clear the response cache")
-    cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    cache_sub = add_command_group(sub, "cache", "inspect or clear the response cache")
     info = cache_sub.add_parser("info", help="where the cache is, its entries and size")
     add_cache_dir(info, old=("--dir",))
     add_json(info)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.common import EXIT_PENDING
 from conflicteval.cli.options import add_batch_options, add_cache_dir, positive_float, positive_int
 from conflicteval.errors import ConflictEvalError, PendingCall
@@ -174,12 +175,12 @@ def batch_command(func: Callable[[argparse.Namespace], int]) -> Callable[[argpar
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``conflicteval batch import|run|status``."""
-    batch = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "batch",
-        help="batch execution: import batch results, run rounds against the OpenAI Batch API",
-        description="Batch execution of any command's model calls; see 'conflicteval docs batch'.",
+        "batch execution: import batch results, run rounds against the OpenAI Batch API",
+        "Batch execution of any command's model calls; see 'conflicteval docs batch'.",
     )
-    sub = batch.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("import", help="store batch result files in the response cache")
     p.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="result files")

@@ -12,6 +12,7 @@ from typing import Any
 
 from conflicteval.bench.names import GOLD_SETS
 from conflicteval.cli.batch import batch_command
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.common import EXIT_FAILED, EXIT_OK, model_from_args, run_options
 from conflicteval.cli.options import (
     add_batch_options,
@@ -33,12 +34,12 @@ __all__ = ["register"]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bench labeler`` and ``bench compare``."""
-    parser = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "bench",
-        help="measure the instruments: a labeler's accuracy on gold claim-document relations",
-        description="Measure labelers on gold relations (see docs/bench.md).",
+        "measure the instruments: a labeler's accuracy on gold claim-document relations",
+        "Measure labelers on gold relations (see docs/bench.md).",
     )
-    sub = parser.add_subparsers(dest="bench_command", metavar="ACTION", required=True)
     lab = sub.add_parser(
         "labeler",
         help="run a labeler over a gold set: per-class P/R/F1, macro-F1, accuracy, intervals",

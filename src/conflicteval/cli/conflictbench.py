@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli.batch import batch_command
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.common import finish, model_from_args, run_options, scorer_from_args
 from conflicteval.cli.conflictbench_options import (
     add_build,
@@ -51,12 +52,12 @@ __all__ = ["register"]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``conflictbench`` (convert, build, detect, report), ``reports`` and ``regenerate``."""
-    cb = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "conflictbench",
-        help="ConflictBench: convert sources, build the benchmark, run conflict detection",
-        description="ConflictBench from its five sources, and the conflict-detection task.",
+        "ConflictBench: convert sources, build the benchmark, run conflict detection",
+        "ConflictBench from its five sources, and the conflict-detection task.",
     )
-    sub = cb.add_subparsers(dest="conflictbench_command", metavar="ACTION", required=True)
     add_convert(sub).set_defaults(func=_convert)
     add_build(sub).set_defaults(func=batch_command(_build))
     add_detect(sub).set_defaults(func=batch_command(_detect))

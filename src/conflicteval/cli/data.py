@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.common import progress_from_args
 from conflicteval.cli.options import add_checksum_mismatch, add_json, add_quiet
 
@@ -18,16 +19,16 @@ DATA_RECORD = "data.json"
 
 def register(subparsers: Any) -> None:
     """Add the ``data`` command."""
-    data = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "data",
-        help="datasets by name: list the registry, fetch ahead of time",
-        description=(
+        "datasets by name: list the registry, fetch ahead of time",
+        (
             "Every dataset the library reads, where it officially lives, its pinned revision "
             "and checksum. Commands that read a dataset fetch it on first use when --data is "
             "not given; 'fetch' does it ahead of time (e.g. before going offline)."
         ),
     )
-    sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     ls = sub.add_parser("list", help="sources, licence, size, home, pinned revision, cached?")
     add_json(ls)
     ls.set_defaults(func=_list)

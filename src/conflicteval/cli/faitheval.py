@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from conflicteval.cli.batch import batch_command
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.cli.ramdocs import (
     add_method_options,
@@ -20,12 +21,12 @@ from conflicteval.faitheval.data import TASKS
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``faitheval`` command and its sub-commands."""
-    fe = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "faitheval",
-        help="FaithEval: unanswerable, inconsistent, counterfactual contexts (run, report)",
-        description="FaithEval with the README's prompt and scoring: see docs/ramdocs.md.",
+        "FaithEval: unanswerable, inconsistent, counterfactual contexts (run, report)",
+        "FaithEval with the README's prompt and scoring: see docs/ramdocs.md.",
     )
-    sub = fe.add_subparsers(dest="faitheval_command", metavar="ACTION", required=True)
     p = sub.add_parser("run", help="answer one task's questions with one method into DIR")
     p.add_argument("--task", choices=TASKS, required=True, help="FaithEval task")
     add_data_option(p, "faitheval-<task>", what="the task's parquet file")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli.batch import batch_command
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.common import finish, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.cli.options import (
@@ -29,12 +30,12 @@ VERIFY_LABELERS = ("lexical", "llm")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``feverous`` command and its ``score`` and ``verify`` sub-commands."""
-    parser = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "feverous",
-        help="FEVEROUS: the official score, and claim verification with a labeler",
-        description="FEVEROUS claim verification over Wikipedia sentences and table cells.",
+        "FEVEROUS: the official score, and claim verification with a labeler",
+        "FEVEROUS claim verification over Wikipedia sentences and table cells.",
     )
-    sub = parser.add_subparsers(dest="feverous_command", metavar="ACTION", required=True)
 
     sc = sub.add_parser(
         "score",

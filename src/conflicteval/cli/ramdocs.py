@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
 from conflicteval.cli.batch import batch_command
+from conflicteval.cli.commands import add_command_group
 from conflicteval.cli.common import (
     finish,
     model_from_args,
@@ -77,12 +78,12 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``ramdocs`` command and its sub-commands."""
-    rd = subparsers.add_parser(
+    sub = add_command_group(
+        subparsers,
         "ramdocs",
-        help="RAMDocs / MADAM-RAG: answers over conflicting documents (run, report)",
-        description="RAMDocs, AmbigDocs and MADAM-RAG (Table 1 setup): see docs/ramdocs.md.",
+        "RAMDocs / MADAM-RAG: answers over conflicting documents (run, report)",
+        "RAMDocs, AmbigDocs and MADAM-RAG (Table 1 setup): see docs/ramdocs.md.",
     )
-    sub = rd.add_subparsers(dest="ramdocs_command", metavar="ACTION", required=True)
     p = sub.add_parser("run", help="answer the questions with one method into DIR (resumable)")
     p.add_argument(
         "--dataset",

@@ -8,26 +8,24 @@ prompts are the project's own, not the paper's.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from conflicteval.models import Model
 from conflicteval.types import CUT_OFF, RELATIONS, Document, PairLabel, Usage
 
 from . import prompts
 from .indexed_labels import parse_indexed_labels
 from .label_common import (
-    BATCH_TOKENS_PER_ITEM,
     LabelResult,
+    _BatchedLLMBase,
     _coerce_docs,
-    _LLMBase,
+    _gather_calls,
     _numbered,
     _pair,
-    batch_budget,
     document_text,
 )
 from .parse import Judgement, copied_from
@@ -153,7 +151,7 @@ def per_claim_labels_from_reply(
     return [_pair(i, j, judgements[j], text) for j in range(n_documents)]
 
 
-class PerDocumentLLMLabeler(_LLMBase):
+class PerDocumentLLMLabeler(_BatchedLLMBase):
     """All claims against one document in one call (the project's own prompt).
 
     Calls: one per document. Trade-off: ``claims`` times fewer calls and the
@@ -168,58 +166,38 @@ class PerDocumentLLMLabeler(_LLMBase):
     name = "llm-per-document"
     prompt_name = prompts.LABEL_CLAIMS_PER_DOCUMENT
 
-    def __init__(
-        self, model: Model | str, *, max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM, **kwargs: Any
-    ) -> None:
-        super().__init__(model, **kwargs)
-        self.max_tokens_per_item = max_tokens_per_item
-
     def prompt(self, claims: Sequence[str], document: Document) -> str:
         """The batched prompt for one document."""
         return per_document_prompt(claims, document)
-
-    def _budget(self, n: int) -> int:
-        return batch_budget(n, self.max_tokens_per_item)
 
     async def _one(
         self, j: int, claims: Sequence[str], doc: Document
     ) -> tuple[list[PairLabel], int, Usage]:
         n = len(claims)
-        out, error, calls = await self._generate(
-            self.prompt(claims, doc), self._settings(BatchReply, self._budget(n))
+        return await self._ask(
+            self.prompt(claims, doc),
+            BatchReply,
+            self._budget(n),
+            lambda error: [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)],
+            partial(per_document_labels_from_reply, j, n, document=doc.text),
         )
-        if out is None:
-            failed = [PairLabel(claim_index=i, doc_index=j, error=error) for i in range(n)]
-            return failed, calls, Usage()
-        column = per_document_labels_from_reply(
-            j,
-            n,
-            out.text,
-            parsed=out.parsed,
-            parse_error=out.parse_error,
-            truncated=out.truncated,
-            document=doc.text,
-        )
-        return column, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
         """One call per document; labels matched to claims by index."""
         docs = _coerce_docs(documents)
         if not claims:
             return LabelResult(pairs=[])
-        done = await asyncio.gather(*(self._one(j, claims, d) for j, d in enumerate(docs)))
-        usage = Usage()
-        calls = 0
+        columns, calls, usage = await _gather_calls(
+            self._one(j, claims, d) for j, d in enumerate(docs)
+        )
         pairs: list[list[PairLabel]] = [[] for _ in claims]
-        for column, n, u in done:
-            calls += n
-            usage.add(u)
+        for column in columns:
             for i, pair in enumerate(column):
                 pairs[i].append(pair)
         return LabelResult(pairs=pairs, calls=calls, usage=usage)
 
 
-class PerClaimLLMLabeler(_LLMBase):
+class PerClaimLLMLabeler(_BatchedLLMBase):
     """All documents against one claim in one call (the project's own prompt).
 
     Calls: one per claim. Trade-off: ``documents`` times fewer calls, but every
@@ -235,51 +213,28 @@ class PerClaimLLMLabeler(_LLMBase):
     name = "llm-per-claim"
     prompt_name = prompts.LABEL_DOCUMENTS_PER_CLAIM
 
-    def __init__(
-        self, model: Model | str, *, max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM, **kwargs: Any
-    ) -> None:
-        super().__init__(model, **kwargs)
-        self.max_tokens_per_item = max_tokens_per_item
-
     def prompt(self, claim: str, documents: Sequence[Document]) -> str:
         """The batched prompt for one claim."""
         return per_claim_prompt(claim, documents)
-
-    def _budget(self, n: int) -> int:
-        return batch_budget(n, self.max_tokens_per_item)
 
     async def _one(
         self, i: int, claim: str, docs: Sequence[Document]
     ) -> tuple[list[PairLabel], int, Usage]:
         n = len(docs)
-        out, error, calls = await self._generate(
-            self.prompt(claim, docs), self._settings(BatchReply, self._budget(n))
+        return await self._ask(
+            self.prompt(claim, docs),
+            BatchReply,
+            self._budget(n),
+            lambda error: [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)],
+            partial(per_claim_labels_from_reply, i, n, documents=[d.text for d in docs]),
         )
-        if out is None:
-            failed = [PairLabel(claim_index=i, doc_index=j, error=error) for j in range(n)]
-            return failed, calls, Usage()
-        row = per_claim_labels_from_reply(
-            i,
-            n,
-            out.text,
-            parsed=out.parsed,
-            parse_error=out.parse_error,
-            truncated=out.truncated,
-            documents=[d.text for d in docs],
-        )
-        return row, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
         """One call per claim; labels matched to documents by index."""
         docs = _coerce_docs(documents)
         if not docs:
             return LabelResult(pairs=[[] for _ in claims])
-        done = await asyncio.gather(*(self._one(i, c, docs) for i, c in enumerate(claims)))
-        usage = Usage()
-        calls = 0
-        pairs: list[list[PairLabel]] = []
-        for row, n, u in done:
-            calls += n
-            usage.add(u)
-            pairs.append(row)
+        pairs, calls, usage = await _gather_calls(
+            self._one(i, c, docs) for i, c in enumerate(claims)
+        )
         return LabelResult(pairs=pairs, calls=calls, usage=usage)

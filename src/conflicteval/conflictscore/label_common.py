@@ -9,8 +9,9 @@ labelers themselves live in ``pair_labeler`` (one call per pair) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +26,8 @@ from .parse import Judgement
 
 LABEL_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 512, "seed": 5}
 """Default decoding of one Table 7 call (the JSON carries a snippet and a justification)."""
+
+T = TypeVar("T")
 
 BATCH_TOKENS_PER_ITEM = 384
 """Default reply budget per labelled item of the batched prompts."""
@@ -149,6 +152,24 @@ class _LLMBase(BaseLabeler):
             return None, f"model error: {exc}", 1
         return out, None, max(1, out.usage.calls)
 
+    async def _ask(
+        self,
+        prompt: str,
+        schema: type[BaseModel],
+        max_tokens: int | None,
+        failed: Callable[[str | None], T],
+        from_reply: Callable[..., T],
+    ) -> tuple[T, int, Usage]:
+        """One call read into labels: ``from_reply(text, parsed=, parse_error=, truncated=)``,
+        or ``failed(error)`` when the call failed; with the calls made and their usage."""
+        out, error, calls = await self._generate(prompt, self._settings(schema, max_tokens))
+        if out is None:
+            return failed(error), calls, Usage()
+        labels = from_reply(
+            out.text, parsed=out.parsed, parse_error=out.parse_error, truncated=out.truncated
+        )
+        return labels, calls, out.usage
+
     prompt_name = prompts.LABEL
 
     def identity(self) -> dict[str, Any]:
@@ -168,6 +189,33 @@ class _LLMBase(BaseLabeler):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model.name!r})"
+
+
+class _BatchedLLMBase(_LLMBase):
+    """An LLM labeler whose call labels many pairs: its reply budget grows with them."""
+
+    def __init__(
+        self, model: Model | str, *, max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM, **kwargs: Any
+    ) -> None:
+        super().__init__(model, **kwargs)
+        self.max_tokens_per_item = max_tokens_per_item
+
+    def _budget(self, n: int) -> int:
+        return batch_budget(n, self.max_tokens_per_item)
+
+
+async def _gather_calls(
+    jobs: Iterable[Awaitable[tuple[T, int, Usage]]],
+) -> tuple[list[T], int, Usage]:
+    """Run ``jobs`` (each: labels, calls, usage) concurrently: their labels in order, and the
+    calls and usage of them all."""
+    done = await asyncio.gather(*jobs)
+    usage = Usage()
+    calls = 0
+    for _, n, u in done:
+        calls += n
+        usage.add(u)
+    return [labels for labels, _, _ in done], calls, usage
 
 
 def _pair(i: int, j: int, judgement: Judgement, raw: str | None) -> PairLabel:

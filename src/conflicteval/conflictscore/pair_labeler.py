@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -16,6 +16,7 @@ from .label_common import (
     LABEL_SETTINGS,
     LabelResult,
     _coerce_docs,
+    _gather_calls,
     _LLMBase,
     _pair,
     document_text,
@@ -162,34 +163,19 @@ class LLMLabeler(_LLMBase):
         return pair_prompt(claim, document, headings=self.headings)
 
     async def _one(self, i: int, j: int, claim: str, doc: Document) -> tuple[PairLabel, int, Usage]:
-        out, error, calls = await self._generate(
-            self.prompt(claim, doc), self._settings(PairReply, self.max_tokens)
+        return await self._ask(
+            self.prompt(claim, doc),
+            PairReply,
+            self.max_tokens,
+            lambda error: PairLabel(claim_index=i, doc_index=j, error=error),
+            partial(pair_label_from_reply, i, j, document=doc.text),
         )
-        if out is None:
-            return PairLabel(claim_index=i, doc_index=j, error=error), calls, Usage()
-        pair = pair_label_from_reply(
-            i,
-            j,
-            out.text,
-            parsed=out.parsed,
-            parse_error=out.parse_error,
-            truncated=out.truncated,
-            document=doc.text,
-        )
-        return pair, calls, out.usage
 
     async def label(self, claims: Sequence[str], documents: Sequence[Document]) -> LabelResult:
         """Label every pair with one call each (concurrency bounded by the model)."""
         docs = _coerce_docs(documents)
         jobs = [self._one(i, j, c, d) for i, c in enumerate(claims) for j, d in enumerate(docs)]
-        done = await asyncio.gather(*jobs)
-        usage = Usage()
-        calls = 0
-        flat: list[PairLabel] = []
-        for pair, n, u in done:
-            flat.append(pair)
-            calls += n
-            usage.add(u)
+        flat, calls, usage = await _gather_calls(jobs)
         width = len(docs)
         pairs = [flat[i * width : (i + 1) * width] for i in range(len(claims))]
         return LabelResult(pairs=pairs, calls=calls, usage=usage)

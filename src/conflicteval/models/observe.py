@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Protocol
 
+from conflicteval.models.context_stack import ContextStackEntry
 from conflicteval.types import Usage
 
 if TYPE_CHECKING:
@@ -38,18 +39,13 @@ def active_observers() -> tuple[CallObserver, ...]:
     return _observers.get()
 
 
-class observe_calls:
+class observe_calls(ContextStackEntry[CallObserver]):
     """Context manager making ``observer`` see every model call inside it (scopes nest)."""
 
     def __init__(self, observer: CallObserver) -> None:
-        self.observer = observer
-        self._token: contextvars.Token[tuple[CallObserver, ...]] | None = None
+        super().__init__(_observers, observer)
 
-    def __enter__(self) -> CallObserver:
-        self._token = _observers.set((*_observers.get(), self.observer))
-        return self.observer
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _observers.reset(self._token)
-            self._token = None
+    @property
+    def observer(self) -> CallObserver:
+        """The observer this scope adds."""
+        return self.value

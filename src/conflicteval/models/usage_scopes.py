@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 
+from conflicteval.models.context_stack import ContextStackEntry
 from conflicteval.types import Usage
 
 _item_usage: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar(
@@ -11,7 +12,7 @@ _item_usage: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar(
 )
 
 
-class usage_scope:
+class usage_scope(ContextStackEntry[Usage]):
     """Context manager collecting the usage of every model call made inside it.
 
     The runner opens one per item, so each item knows its own token usage even
@@ -20,16 +21,12 @@ class usage_scope:
     """
 
     def __init__(self) -> None:
-        self.usage = Usage()
-        self._token: contextvars.Token[tuple[Usage, ...]] | None = None
+        super().__init__(_item_usage, Usage())
 
-    def __enter__(self) -> Usage:
-        self._token = _item_usage.set((*_item_usage.get(), self.usage))
-        return self.usage
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _item_usage.reset(self._token)
+    @property
+    def usage(self) -> Usage:
+        """The usage collected in this scope."""
+        return self.value
 
 
 def account_in_scopes(usage: Usage) -> None:

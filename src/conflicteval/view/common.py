@@ -16,6 +16,7 @@ from .model import Headline, RunView
 
 __all__ = [
     "add_usage",
+    "bench_items_by_id",
     "counts_of",
     "data_provenance",
     "failure_reasons",
@@ -29,6 +30,7 @@ __all__ = [
     "open_run",
     "read_json",
     "read_records",
+    "record_item",
     "run_provenance",
     "tally",
 ]
@@ -41,6 +43,12 @@ def read_records(path: Path) -> list[Record]:
     if not path.exists():
         return []
     return list(read_checkpoint(path).values())
+
+
+def record_item(rec: Record, error: str | None, **fields: Any) -> dict[str, Any]:
+    """A record as a report item: its id, status, ``error`` (the record's own, or the reason
+    a kind found in its result) and raw reply, then the kind's ``fields``."""
+    return {"id": rec.id, "status": rec.status, "error": error, "raw": rec.raw, **fields}
 
 
 def read_json(path: Path) -> Any:
@@ -252,6 +260,13 @@ def items_by_id(
     except Exception as exc:  # the run is still shown, without the input's texts
         run.notes.append(f"{what} {source} unreadable ({exc}): {without}")
         return {}
+
+
+def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:
+    """:func:`items_by_id` of a run whose input is a ConflictBench items file."""
+    from conflicteval.conflictbench import read_items
+
+    return items_by_id(run, run_dir, read_items, "items file", without)
 
 
 def models_in(provenance: Sequence[tuple[str, str]]) -> list[str]:

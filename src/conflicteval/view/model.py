@@ -22,7 +22,7 @@ as one JSON blob and are drawn by its script), with these keys, all optional but
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["Chart", "Headline", "RunView"]
@@ -51,15 +51,8 @@ class Headline:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON (for the compare table)."""
-        return {
-            "name": self.name,
-            "value": self.value,
-            "low": self.low,
-            "high": self.high,
-            "n": self.n,
-            "percent": self.percent,
-        }
+        """Plain JSON (for the compare table): every field but the note."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "note"}
 
 
 @dataclass

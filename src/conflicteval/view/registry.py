@@ -19,7 +19,7 @@ from conflicteval.errors import ConflictEvalError
 
 from .model import RunView
 
-__all__ = ["RunKind", "detect_kind", "known_kinds", "load_run"]
+__all__ = ["RunKind", "detect_kind", "has_files", "known_kinds", "load_run"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,16 @@ class RunKind:
     detect: Callable[[Path], bool]
     read: Callable[[Path], RunView]
     priority: int = 0
+
+
+def has_files(*names: str) -> Callable[[Path], bool]:
+    """A ``detect`` for :class:`RunKind`: True for a directory that holds every one of
+    ``names`` (the files only that kind of run writes)."""
+
+    def detect(path: Path) -> bool:
+        return all((path / name).exists() for name in names)
+
+    return detect
 
 
 def known_kinds() -> list[RunKind]:

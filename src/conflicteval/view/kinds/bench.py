@@ -14,14 +14,10 @@ from typing import Any
 
 from ..common import failure_reasons, flatten, headline, read_json
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import confusion_svg
 
 _SHORT = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
-
-
-def _detect(path: Path) -> bool:
-    return (path / "bench.json").exists() and (path / "records.jsonl").exists()
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -126,4 +122,10 @@ def _read(path: Path) -> RunView:
     return run
 
 
-KIND = RunKind("bench", "labeler bench (bench labeler)", _detect, _read, priority=20)
+KIND = RunKind(
+    "bench",
+    "labeler bench (bench labeler)",
+    has_files("bench.json", "records.jsonl"),
+    _read,
+    priority=20,
+)

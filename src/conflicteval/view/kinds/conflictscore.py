@@ -16,15 +16,12 @@ from ..common import (
     input_file,
     open_run,
     read_json,
+    record_item,
     tally,
 )
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import histogram_svg
-
-
-def _detect(path: Path) -> bool:
-    return (path / "checkpoint.jsonl").exists() and (path / "scores.jsonl").exists()
 
 
 def grid_of(result: dict[str, Any]) -> dict[str, Any]:
@@ -94,20 +91,18 @@ def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
     agg = res.get("aggregate") or {}
     cs_c, cs_r = res.get("cs_c"), res.get("cs_r")
     n_failed = agg.get("n_failed_pairs")
-    item: dict[str, Any] = {
-        "id": rec.id,
-        "status": rec.status,
-        "error": rec.error or res.get("error"),
-        "raw": rec.raw,
-        "response": res.get("response", (row or {}).get("response")),
-        "documents": _documents(row, list(res.get("document_ids") or [])),
-        "conflicted": (agg.get("n_conflicted") or 0) > 0 if agg else None,
-        "facets": {
+    item = record_item(
+        rec,
+        rec.error or res.get("error"),
+        response=res.get("response", (row or {}).get("response")),
+        documents=_documents(row, list(res.get("document_ids") or [])),
+        conflicted=(agg.get("n_conflicted") or 0) > 0 if agg else None,
+        facets={
             "conflicted": "undefined" if not agg else "yes" if agg.get("n_conflicted") else "no",
             "failed pairs": "some" if n_failed else "none",
         },
-        "value": "failed" if rec.status != "ok" else f"CS-C {_f(cs_c)} \u00b7 CS-R {_f(cs_r)}",
-    }
+        value="failed" if rec.status != "ok" else f"CS-C {_f(cs_c)} \u00b7 CS-R {_f(cs_r)}",
+    )
     if res.get("labels"):
         item["grid"] = grid_of(res)
         item["value"] += " \u00b7 " + grid_signature(item["grid"])
@@ -199,5 +194,9 @@ def _read(path: Path) -> RunView:
 
 
 KIND = RunKind(
-    "conflictscore", "ConflictScore run (conflicteval score)", _detect, _read, priority=10
+    "conflictscore",
+    "ConflictScore run (conflicteval score)",
+    has_files("checkpoint.jsonl", "scores.jsonl"),
+    _read,
+    priority=10,
 )

@@ -12,30 +12,17 @@ from typing import Any
 
 from ..common import (
     LABEL_LETTER,
+    bench_items_by_id,
     headline,
-    items_by_id,
     models_in,
     open_run,
     read_json,
+    record_item,
     tally,
 )
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import confusion_svg, hbar_svg
-
-
-def _detect(path: Path) -> bool:
-    return (
-        (path / "checkpoint.jsonl").exists()
-        and (path / "metrics.json").exists()
-        and (path / "table2.md").exists()
-    )
-
-
-def _bench_items(run: RunView, path: Path) -> dict[str, Any]:
-    from conflicteval.conflictbench import read_items
-
-    return items_by_id(run, path, read_items, "items file", "claims not shown")
 
 
 def _item(rec: Any, bench: Any) -> dict[str, Any]:
@@ -45,20 +32,18 @@ def _item(rec: Any, bench: Any) -> dict[str, Any]:
     source = res.get("source") or getattr(bench, "source", "?")
     labels = res.get("labels") or []
     errors = res.get("pair_errors") or []
-    item: dict[str, Any] = {
-        "id": rec.id,
-        "status": rec.status,
-        "error": rec.error,
-        "raw": rec.raw,
-        "conflicted": gold,
-        "facets": {
+    item = record_item(
+        rec,
+        rec.error,
+        conflicted=gold,
+        facets={
             "source": source,
             "gold": _yn(gold),
             "predicted": "failed" if rec.status != "ok" else _yn(pred),
             "outcome": _outcome(gold, pred) if rec.status == "ok" else "failed",
         },
-        "value": "failed" if rec.status != "ok" else f"predicted {_yn(pred)}",
-    }
+        value="failed" if rec.status != "ok" else f"predicted {_yn(pred)}",
+    )
     if bench is not None:
         item["question"] = bench.question
         docs = bench.to_documents()
@@ -95,7 +80,7 @@ def _read(path: Path) -> RunView:
     metrics = read_json(path / "metrics.json") or {}
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
-    bench = _bench_items(run, path)
+    bench = bench_items_by_id(run, path, "claims not shown")
     run.items = [_item(r, bench.get(r.id)) for r in records]
     run.facets = ["source", "gold", "predicted", "outcome"]
     models = models_in(run.provenance)
@@ -153,4 +138,10 @@ def _n(m: dict[str, Any]) -> int:
     return int(m.get("tp", 0) + m.get("fp", 0) + m.get("fn", 0) + m.get("tn", 0))
 
 
-KIND = RunKind("detect", "ConflictBench detection run", _detect, _read, priority=20)
+KIND = RunKind(
+    "detect",
+    "ConflictBench detection run",
+    has_files("checkpoint.jsonl", "metrics.json", "table2.md"),
+    _read,
+    priority=20,
+)

@@ -21,14 +21,10 @@ from ..common import (
     tally,
 )
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import confusion_svg
 
 CLASSES = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
-
-
-def _detect(path: Path) -> bool:
-    return (path / "records.jsonl").exists() and (path / "metrics.json").exists()
 
 
 def _item(row: dict[str, Any]) -> dict[str, Any]:
@@ -99,5 +95,9 @@ def _read(path: Path) -> RunView:
 
 
 KIND = RunKind(
-    "feverous", "FEVEROUS verification run (feverous verify)", _detect, _read, priority=20
+    "feverous",
+    "FEVEROUS verification run (feverous verify)",
+    has_files("records.jsonl", "metrics.json"),
+    _read,
+    priority=20,
 )

@@ -13,14 +13,11 @@ from ..common import (
     flatten,
     models_in,
     open_run,
+    record_item,
     tally,
 )
 from ..model import RunView
-from ..registry import RunKind
-
-
-def _detect(path: Path) -> bool:
-    return (path / "checkpoint.jsonl").exists()
+from ..registry import RunKind, has_files
 
 
 def item_fields(result: Any, limit: int = 40) -> list[list[Any]]:
@@ -32,15 +29,13 @@ def item_fields(result: Any, limit: int = 40) -> list[list[Any]]:
 
 def generic_item(rec: Any) -> dict[str, Any]:
     """A record as an item: status, error, raw reply and its result's fields."""
-    return {
-        "id": rec.id,
-        "status": rec.status,
-        "error": rec.error,
-        "raw": rec.raw,
-        "value": "failed" if rec.status != "ok" else None,
-        "fields": item_fields(rec.result),
-        "facets": {},
-    }
+    return record_item(
+        rec,
+        rec.error,
+        value="failed" if rec.status != "ok" else None,
+        fields=item_fields(rec.result),
+        facets={},
+    )
 
 
 def _read(path: Path) -> RunView:
@@ -52,4 +47,4 @@ def _read(path: Path) -> RunView:
     return run
 
 
-KIND = RunKind("run", "Run (generic checkpoint)", _detect, _read, priority=0)
+KIND = RunKind("run", "Run (generic checkpoint)", has_files("checkpoint.jsonl"), _read, priority=0)

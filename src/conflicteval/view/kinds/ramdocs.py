@@ -18,10 +18,11 @@ from ..common import (
     headline,
     open_run,
     read_json,
+    record_item,
     tally,
 )
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import hbar_svg
 
 REPORTS = {
@@ -33,10 +34,6 @@ REPORTS = {
         ("accuracy_strict", "accuracy_non_strict"),
     ),
 }
-
-
-def _detect(path: Path) -> bool:
-    return (path / "answers.jsonl").exists() and (path / "run.json").exists()
 
 
 def _report(run: RunView, info: dict[str, Any]) -> dict[str, Any]:
@@ -63,23 +60,21 @@ def _item(rec: Any, scored: dict[str, Any] | None) -> dict[str, Any]:
     else:
         outcome = "failed" if rec.status != "ok" else "unscored"
     docs = res.get("documents") or []
-    return {
-        "id": rec.id,
-        "status": rec.status,
-        "error": rec.error or scored.get("reason"),
-        "raw": rec.raw,
-        "question": res.get("question"),
-        "gold": [str(a) for a in res.get("gold_answers") or []] or None,
-        "response": res.get("output"),
-        "documents": [
+    return record_item(
+        rec,
+        rec.error or scored.get("reason"),
+        question=res.get("question"),
+        gold=[str(a) for a in res.get("gold_answers") or []] or None,
+        response=res.get("output"),
+        documents=[
             {"id": str(j), "title": None, "text": d if isinstance(d, str) else str(d)}
             for j, d in enumerate(docs)
         ],
-        "facets": {"outcome": outcome},
-        "value": outcome,
-        "fields": [["wrong answers", ", ".join(map(str, res.get("wrong_answers") or []))]]
+        facets={"outcome": outcome},
+        value=outcome,
+        fields=[["wrong answers", ", ".join(map(str, res.get("wrong_answers") or []))]]
         + [[k, v] for k, v in flatten({k: v for k, v in scored.items() if k != "id"})],
-    }
+    )
 
 
 def _read(path: Path) -> RunView:
@@ -116,4 +111,10 @@ def _read(path: Path) -> RunView:
     return run
 
 
-KIND = RunKind("ramdocs", "RAMDocs / AmbigDocs / FaithEval run", _detect, _read, priority=20)
+KIND = RunKind(
+    "ramdocs",
+    "RAMDocs / AmbigDocs / FaithEval run",
+    has_files("answers.jsonl", "run.json"),
+    _read,
+    priority=20,
+)

@@ -15,15 +15,12 @@ from ..common import (
     models_in,
     open_run,
     read_json,
+    record_item,
     tally,
 )
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import hbar_svg
-
-
-def _detect(path: Path) -> bool:
-    return (path / "checkpoint.jsonl").exists() and (path / "tables.md").exists()
 
 
 def _answer(part: Any) -> str:
@@ -38,16 +35,14 @@ def _item(rec: Any) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
     final: dict[str, Any] = res["final"] if isinstance(res.get("final"), dict) else {}
     correct = final.get("correct", final.get("truthful"))
-    return {
-        "id": rec.id,
-        "status": rec.status,
-        "error": rec.error or res.get("score_error"),
-        "raw": rec.raw,
-        "question": res.get("question"),
-        "gold": [str(o) for o in res.get("options") or []] or None,
-        "response": final.get("answer"),
-        "conflicted": res.get("conflicted"),
-        "facets": {
+    return record_item(
+        rec,
+        rec.error or res.get("score_error"),
+        question=res.get("question"),
+        gold=[str(o) for o in res.get("options") or []] or None,
+        response=final.get("answer"),
+        conflicted=res.get("conflicted"),
+        facets={
             "format": res.get("mode", rec.id.split(":")[0]),
             "conflicted": "yes" if res.get("conflicted") else "no",
             "final": "failed"
@@ -58,8 +53,8 @@ def _item(rec: Any) -> dict[str, Any]:
             if correct
             else "wrong",
         },
-        "value": "failed" if rec.status != "ok" else _answer(final),
-        "fields": [
+        value="failed" if rec.status != "ok" else _answer(final),
+        fields=[
             ["gold", res.get("gold")],
             ["RAG answer", _answer(res.get("rag"))],
             ["control answer", _answer(res.get("control"))],
@@ -69,7 +64,7 @@ def _item(rec: Any) -> dict[str, Any]:
             ["regenerated", _answer(res.get("regenerated")) or "not regenerated"],
             ["final answer", _answer(final)],
         ],
-    }
+    )
 
 
 def _read(path: Path) -> RunView:
@@ -105,5 +100,9 @@ def _read(path: Path) -> RunView:
 
 
 KIND = RunKind(
-    "regenerate", "Regeneration run (conflicteval regenerate)", _detect, _read, priority=20
+    "regenerate",
+    "Regeneration run (conflicteval regenerate)",
+    has_files("checkpoint.jsonl", "tables.md"),
+    _read,
+    priority=20,
 )

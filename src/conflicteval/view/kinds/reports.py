@@ -14,30 +14,21 @@ from typing import Any
 from conflicteval.types import Usage
 
 from ..common import (
+    bench_items_by_id,
     counts_of,
     failure_reasons,
     headline,
     input_file,
-    items_by_id,
     models_in,
     open_run,
     read_json,
+    record_item,
     usage_view,
 )
 from ..model import Chart, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import histogram_svg
 from .conflictscore import grid_of, grid_signature
-
-
-def _detect(path: Path) -> bool:
-    return (path / "checkpoint.jsonl").exists() and (path / "rows.json").exists()
-
-
-def _bench(run: RunView, path: Path) -> dict[str, Any]:
-    from conflicteval.conflictbench import read_items
-
-    return items_by_id(run, path, read_items, "items file", "documents not shown")
 
 
 def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
@@ -46,18 +37,16 @@ def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
     score = res.get("score") or {}
     agg = score.get("aggregate") or {}
     ok = rec.status == "ok" and not res.get("score_error")
-    item: dict[str, Any] = {
-        "id": rec.id,
-        "status": rec.status,
-        "error": rec.error or res.get("score_error"),
-        "raw": rec.raw,
-        "facets": {"model": res.get("model", model), "setting": res.get("setting", setting)},
-        "conflicted": (agg.get("n_conflicted") or 0) > 0 if agg else None,
-        "value": "failed"
+    item = record_item(
+        rec,
+        rec.error or res.get("score_error"),
+        facets={"model": res.get("model", model), "setting": res.get("setting", setting)},
+        conflicted=(agg.get("n_conflicted") or 0) > 0 if agg else None,
+        value="failed"
         if not ok
         else f"CS-C {_f(res.get('cs_c'))} \u00b7 CS-R {_f(res.get('cs_r'))}",
-        "response": res.get("report"),
-        "fields": [
+        response=res.get("report"),
+        fields=[
             ["CS-C", res.get("cs_c")],
             ["CS-R", res.get("cs_r")],
             ["claims", res.get("n_claims")],
@@ -66,7 +55,7 @@ def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
             ["main entity", res.get("main_entity")],
             ["finish reason", res.get("finish_reason")],
         ],
-    }
+    )
     it = bench.get(res.get("item_id", item_id))
     if it is not None:
         item["question"] = it.question
@@ -86,7 +75,7 @@ def _read(path: Path) -> RunView:
     run, records = open_run("reports", "ConflictBench reports run", path)
     source = input_file(path)
     run.dataset = source.name if source is not None else "ConflictBench"
-    bench = _bench(run, path)
+    bench = bench_items_by_id(run, path, "documents not shown")
     run.items = [_item(r, bench) for r in records]
     run.facets = ["model", "setting"]
     run.counts = counts_of(records)
@@ -150,5 +139,9 @@ def _read(path: Path) -> RunView:
 
 
 KIND = RunKind(
-    "reports", "ConflictBench reports run (conflicteval reports)", _detect, _read, priority=20
+    "reports",
+    "ConflictBench reports run (conflicteval reports)",
+    has_files("checkpoint.jsonl", "rows.json"),
+    _read,
+    priority=20,
 )

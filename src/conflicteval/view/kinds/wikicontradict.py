@@ -23,16 +23,12 @@ from ..common import (
     usage_view,
 )
 from ..model import Chart, Headline, RunView
-from ..registry import RunKind
+from ..registry import RunKind, has_files
 from ..svg import PALETTE, stacked_hbar_svg
 
 VERDICTS = ("correct", "partially correct", "incorrect")
 SEGMENTS = (*VERDICTS, "failed / ungraded")
 COLORS = ("#3b8f5a", PALETTE[1], PALETTE[2], PALETTE[3])
-
-
-def _detect(path: Path) -> bool:
-    return (path / "generations.jsonl").exists()
 
 
 def _instances(run: RunView, path: Path) -> dict[str, Any]:
@@ -204,4 +200,6 @@ def _read(path: Path) -> RunView:
     return run
 
 
-KIND = RunKind("wikicontradict", "WikiContradict run", _detect, _read, priority=10)
+KIND = RunKind(
+    "wikicontradict", "WikiContradict run", has_files("generations.jsonl"), _read, priority=10
+)
