@@ -17,7 +17,8 @@ import pytest
 
 from conflicteval import ParseFailure, get_model, run_batch_sync
 from conflicteval.cache import ResponseCache, open_cache
-from conflicteval.cli.common import add_run_options, executor_from_args, run_options
+from conflicteval.cli.common import executor_from_args, run_options
+from conflicteval.cli.options import add_run_options
 from conflicteval.errors import ModelError
 from conflicteval.executors.choice import resolve_executor
 from conflicteval.executors.local import LocalExecutor

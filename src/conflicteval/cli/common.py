@@ -1,15 +1,15 @@
 """What every command does with the shared options once they are parsed.
 
-The options themselves are defined once in :mod:`conflicteval.cli.options` (re-exported
-here). A command builds its models with :func:`model_from_args`, its run settings with
-:func:`run_options`, and ends with :func:`finish`: counts of ok / failed items, the most
-common failure reasons with an example each, token usage, and the exit status.
+The options themselves are defined once in :mod:`conflicteval.cli.options`. A command
+builds its models with :func:`model_from_args`, its run settings with :func:`run_options`,
+and ends with :func:`finish`: counts of ok / failed items, the most common failure reasons
+with an example each, token usage, and the exit status.
 
 Exit status of every command: 0 when every item was scored, 1 when some (or
 all) failed (they are kept and counted), 2 for a usage or input error (a bad
 option value, file or base URL) or a failure every call would repeat (a refused
 key, an endpoint that is not there), 3 when calls wait for batch results
-(``--batch-export``, :func:`add_batch_options`).
+(``--batch-export``, :func:`~conflicteval.cli.options.add_batch_options`).
 
 To add an option to every command, define it in :mod:`conflicteval.cli.options` and read
 it in :func:`model_options` or :func:`run_options` here.
@@ -22,40 +22,20 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from conflicteval.cli.options import (
-    DEFAULT_CLI_ITEM_TIMEOUT,
-    DEFAULT_MODEL_CONCURRENCY,
-    SPEC_HELP,
-    add_batch_options,
-    add_model_options,
-    add_run_options,
-    not_negative_float,
-    not_negative_int,
-    positive_float,
-    positive_int,
-)
+from conflicteval.cli.options import DEFAULT_MODEL_CONCURRENCY
 from conflicteval.errors import UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
 
 __all__ = [
-    "DEFAULT_CLI_ITEM_TIMEOUT",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PENDING",
     "EXIT_USAGE",
-    "SPEC_HELP",
-    "add_batch_options",
-    "add_model_options",
-    "add_run_options",
     "executor_from_args",
     "exit_status",
     "finish",
     "model_from_args",
     "model_options",
-    "not_negative_float",
-    "not_negative_int",
-    "positive_float",
-    "positive_int",
     "progress_from_args",
     "run_options",
     "scorer_from_args",
