@@ -23,7 +23,7 @@ __all__ = ["CACHE_KIB", "IdSet", "scratch_db"]
 CACHE_KIB = 8192
 """Memory each scratch index may use for its page cache (KiB)."""
 
-_CHUNK = 2_000
+_CHUNK = 256
 
 
 def scratch_db() -> sqlite3.Connection:

@@ -121,7 +121,7 @@ class CheckpointRecords(Sequence[Record]):
         return f"CheckpointRecords({str(self.path)!r}, {len(self)} records)"
 
 
-_CHUNK = 1_000
+_CHUNK = 256
 
 
 def _read(fh: Any, place: tuple[str, int | None, str | None]) -> Record:

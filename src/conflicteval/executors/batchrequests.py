@@ -20,7 +20,7 @@ from conflicteval.executors.batchmanifest import iter_manifest, manifest_path
 
 __all__ = ["ExportedRequests"]
 
-_CHUNK = 2_000
+_CHUNK = 256
 
 
 class ExportedRequests:
