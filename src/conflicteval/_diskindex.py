@@ -20,7 +20,7 @@ from typing import Any
 
 __all__ = ["CACHE_KIB", "IdSet", "scratch_db"]
 
-CACHE_KIB = 8192
+CACHE_KIB = 4096
 """Memory each scratch index may use for its page cache (KiB)."""
 
 _CHUNK = 256

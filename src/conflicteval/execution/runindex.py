@@ -53,6 +53,27 @@ class RunIndex:
         """Items added."""
         self.fingerprinted = False
         """Whether the items carry input fingerprints."""
+        self._running: dict[str, tuple[int, str | None]] = {}  # handed out, not finished
+        self._finished: list[tuple[int | None, str | None, int]] = []  # to write, in a batch
+
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """The rows of a query, once the finishes noted so far are written."""
+        with self.lock:
+            self._flush()
+            return self.db.execute(sql, args).fetchall()
+
+    def _change(self, sql: str, args: tuple[Any, ...] = ()) -> int:
+        """Run a change; how many rows it changed."""
+        with self.lock:
+            self._flush()
+            return int(self.db.execute(sql, args).rowcount)
+
+    def _flush(self) -> None:
+        """Write the finishes noted so far (the caller holds the lock)."""
+        if self._finished:
+            sql = "UPDATE items SET state = 2, off = ?, pend = ? WHERE pos = ?"
+            self.db.executemany(sql, self._finished)
+            self._finished = []
 
     # ----------------------------------------------------------------- the items
     def add_items(
@@ -72,18 +93,19 @@ class RunIndex:
 
             self.fingerprinted = True
             fingerprint = input_fingerprint
-        insert = "INSERT INTO items (pos, id, fp) VALUES (?, ?, ?)"
-        execute = self.db.execute
-        pos = self.count
-        for item in items:
-            item_id = str(key(item))
-            fp = fingerprint(inputs(item)) if fingerprint is not None else None  # type: ignore[misc]
-            try:
-                execute(insert, (pos, item_id, fp))
-            except sqlite3.IntegrityError:
-                raise ValueError(f"duplicate item id {item_id!r} in batch") from None
-            pos += 1
-        self.count = pos
+        last: list[str] = []
+
+        def rows() -> Iterator[tuple[int, str, str | None]]:
+            for pos, item in enumerate(items, start=self.count):
+                item_id = str(key(item))
+                last[:] = [item_id]
+                yield pos, item_id, fingerprint(inputs(item)) if fingerprint else None  # type: ignore[misc]
+
+        try:
+            cur = self.db.executemany("INSERT INTO items (pos, id, fp) VALUES (?, ?, ?)", rows())
+        except sqlite3.IntegrityError:  # the row that failed is the last one made
+            raise ValueError(f"duplicate item id {last[0]!r} in batch") from None
+        self.count += max(cur.rowcount, 0)
 
     def ids(self) -> Iterator[str]:
         """Every item's id, in input order."""
@@ -91,17 +113,24 @@ class RunIndex:
             yield from (r[1] for r in rows)
 
     def states(self) -> Iterator[tuple[str, int]]:
-        """``(id, state)`` of every item, in input order."""
-        sql = "SELECT pos, id, state FROM items WHERE pos > ? ORDER BY pos LIMIT ?"
-        for rows in self._chunks(sql):
-            yield from ((r[1], r[2]) for r in rows)
+        """``(id, state)`` of every item, in input order; an item not resumed is handed out.
 
-    def _chunks(self, sql: str, *args: Any) -> Iterator[list[Any]]:
-        """Rows of ``sql`` (its first column ``pos``, its last parameters ``pos > ?, LIMIT ?``)."""
+        An item handed out is one an executor runs: until it finishes, its position
+        and fingerprint are kept at hand (a few: as many as are in flight).
+        """
+        sql = "SELECT pos, id, state, fp FROM items WHERE pos > ? ORDER BY pos LIMIT ?"
+        running = self._running
+        for rows in self._chunks(sql):
+            for pos, item_id, state, fp in rows:
+                if state == TODO:
+                    running[item_id] = (pos, fp)
+                yield item_id, state
+
+    def _chunks(self, sql: str) -> Iterator[list[Any]]:
+        """Rows of ``sql`` (its first column ``pos``, its parameters ``pos > ?, LIMIT ?``)."""
         last = -1
         while True:
-            with self.lock:
-                rows = self.db.execute(sql, (*args, last, _CHUNK)).fetchall()
+            rows = self._rows(sql, (last, _CHUNK))
             if not rows:
                 return
             yield rows
@@ -111,15 +140,15 @@ class RunIndex:
         """The input fingerprint of item ``item_id`` (None: none, or not an item)."""
         if not self.fingerprinted:
             return None
-        with self.lock:
-            row = self.db.execute("SELECT fp FROM items WHERE id = ?", (item_id,)).fetchone()
-        return None if row is None else row[0]
+        running = self._running.get(item_id)
+        if running is not None:
+            return running[1]
+        rows = self._rows("SELECT fp FROM items WHERE id = ?", (item_id,))
+        return rows[0][0] if rows else None
 
     def in_state(self, state: int) -> int:
         """How many items are in ``state``."""
-        with self.lock:
-            sql = "SELECT COUNT(*) FROM items WHERE state = ?"
-            return int(self.db.execute(sql, (state,)).fetchone()[0])
+        return int(self._rows("SELECT COUNT(*) FROM items WHERE state = ?", (state,))[0][0])
 
     # ----------------------------------------------------------------- the checkpoint
     def scan_checkpoint(self, path: Path) -> int:
@@ -156,8 +185,7 @@ class RunIndex:
                         f"{path}: line {lineno}: not a checkpoint record: {exc}"
                     ) from exc
                 execute(upsert, (rec.id, off, rec.status, rec.inputs))
-        with self.lock:
-            return int(self.db.execute("SELECT COUNT(*) FROM ck").fetchone()[0])
+        return int(self._rows("SELECT COUNT(*) FROM ck")[0][0])
 
     def unmarked(self) -> tuple[int, str | None]:
         """Finished items of this run's that record no input fingerprint: how many, the first."""
@@ -165,10 +193,9 @@ class RunIndex:
             "SELECT i.id FROM items i JOIN ck c ON c.id = i.id "
             "WHERE i.fp IS NOT NULL AND c.inputs IS NULL ORDER BY i.pos"
         )
-        with self.lock:
-            rows = self.db.execute(sql).fetchmany(1)
-            n = self.db.execute(f"SELECT COUNT(*) FROM ({sql})").fetchone()[0]
-        return int(n), (rows[0][0] if rows else None)
+        first = self._rows(sql + " LIMIT 1")
+        n = self._rows(f"SELECT COUNT(*) FROM ({sql})")[0][0]
+        return int(n), (first[0][0] if first else None)
 
     def stamp(self, path: Path, write: Callable[[str], int]) -> None:
         """Write again, with this run's fingerprint, each checkpointed record that has none.
@@ -180,17 +207,14 @@ class RunIndex:
             "SELECT c.id, c.off, i.fp FROM ck c JOIN items i ON i.id = c.id "
             "WHERE c.inputs IS NULL AND i.fp IS NOT NULL ORDER BY c.rowid"
         )
-        with self.lock:
-            rows = self.db.execute(sql).fetchall()  # only adopted records (made before fps)
+        rows = self._rows(sql)  # only adopted records made before fingerprints
         with path.open("rb") as fh:
             for item_id, off, fp in rows:
                 fh.seek(off)
                 rec = Record.model_validate_json(fh.readline())
                 line = rec.model_copy(update={"inputs": fp}).model_dump_json()
                 new = write(line)
-                with self.lock:
-                    sql = "UPDATE ck SET off = ?, inputs = ? WHERE id = ?"
-                    self.db.execute(sql, (new, fp, item_id))
+                self._change("UPDATE ck SET off = ?, inputs = ? WHERE id = ?", (new, fp, item_id))
 
     def changed(self) -> int:
         """Checkpointed items of this run made from other inputs than this run's."""
@@ -198,8 +222,7 @@ class RunIndex:
             "SELECT COUNT(*) FROM items i JOIN ck c ON c.id = i.id "
             "WHERE i.fp IS NOT NULL AND c.inputs IS NOT NULL AND c.inputs != i.fp"
         )
-        with self.lock:
-            return int(self.db.execute(sql).fetchone()[0])
+        return int(self._rows(sql)[0][0])
 
     def resume(self, retry_failed: bool) -> int:
         """Mark the items whose checkpointed record stands as resumed; how many.
@@ -214,8 +237,7 @@ class RunIndex:
             "UPDATE items SET state = 1, off = (SELECT c.off FROM ck c WHERE c.id = items.id) "
             f"WHERE EXISTS (SELECT 1 FROM ck c WHERE {stands})"
         )
-        with self.lock:
-            return self.db.execute(sql).rowcount
+        return self._change(sql)
 
     def resumed_records(self, path: Path) -> Iterator[Record]:
         """The records of the resumed items, in input order (read from the checkpoint)."""
@@ -231,16 +253,22 @@ class RunIndex:
         """Note where item ``item_id``'s record is; True the first time it finishes.
 
         A later record of the same item replaces the place (as a later checkpoint line
-        does), but only the first counts as finishing it.
+        does), but only the first counts as finishing it. Finishes are written in batches.
         """
         with self.lock:
-            first = self.db.execute(
-                "UPDATE items SET state = 2, off = ?, pend = ? WHERE id = ? AND state = 0",
-                (off, pending, item_id),
-            ).rowcount
-            if not first:
-                sql = "UPDATE items SET off = ?, pend = ? WHERE id = ? AND state = 2"
-                self.db.execute(sql, (off, pending, item_id))
+            running = self._running.pop(item_id, None)
+            if running is not None:
+                self._finished.append((off, pending, running[0]))
+                if len(self._finished) >= _CHUNK:
+                    self._flush()
+                return True
+        first = self._change(  # not handed out by states(): finished before, or not an item
+            "UPDATE items SET state = 2, off = ?, pend = ? WHERE id = ? AND state = 0",
+            (off, pending, item_id),
+        )
+        if not first:
+            sql = "UPDATE items SET off = ?, pend = ? WHERE id = ? AND state = 2"
+            self._change(sql, (off, pending, item_id))
         return bool(first)
 
     def unfinished(self) -> Iterator[str]:
@@ -251,33 +279,25 @@ class RunIndex:
 
     def places(self, start: int, stop: int) -> list[tuple[str, int | None, str | None]]:
         """``(id, offset, pending record)`` of the items at positions ``start <= pos < stop``."""
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT id, off, pend FROM items WHERE pos >= ? AND pos < ? ORDER BY pos",
-                (start, stop),
-            ).fetchall()
-        return rows
+        sql = "SELECT id, off, pend FROM items WHERE pos >= ? AND pos < ? ORDER BY pos"
+        return self._rows(sql, (start, stop))
 
     def note_places(self, path: Path) -> None:
         """Mark every item finished at the offset of its id's last line in checkpoint ``path``."""
         if self.scan_checkpoint(path):
-            with self.lock:
-                self.db.execute(
-                    "UPDATE items SET state = 2, off = (SELECT c.off FROM ck c WHERE c.id = "
-                    "items.id) WHERE EXISTS (SELECT 1 FROM ck c WHERE c.id = items.id)"
-                )
+            self._change(
+                "UPDATE items SET state = 2, off = (SELECT c.off FROM ck c WHERE c.id = "
+                "items.id) WHERE EXISTS (SELECT 1 FROM ck c WHERE c.id = items.id)"
+            )
 
     def hold(self, item_id: str, record: str) -> None:
         """Keep ``record`` (a JSON line) as item ``item_id``'s, in place of any checkpoint line."""
-        with self.lock:
-            sql = "UPDATE items SET state = 2, off = NULL, pend = ? WHERE id = ?"
-            self.db.execute(sql, (record, item_id))
+        sql = "UPDATE items SET state = 2, off = NULL, pend = ? WHERE id = ?"
+        self._change(sql, (record, item_id))
 
     def held(self) -> int:
         """How many records the index holds itself (never checkpointed: ``pending`` ones)."""
-        with self.lock:
-            sql = "SELECT COUNT(*) FROM items WHERE pend IS NOT NULL"
-            return int(self.db.execute(sql).fetchone()[0])
+        return int(self._rows("SELECT COUNT(*) FROM items WHERE pend IS NOT NULL")[0][0])
 
     def close(self) -> None:
         """Let go of the index (its file is removed)."""

@@ -159,8 +159,17 @@ class ExportWriter:
         """
         if self.result is not None:
             raise ConflictEvalError(f"{self.path}: this export round is closed")
-        if request.custom_id in self.ids:
+        if not self.ids.insert(request.custom_id):  # noted at once: one look-up, not two
             return False
+        try:
+            self._write(request)
+        except BaseException:
+            self.ids.discard(request.custom_id)  # not written: not exported
+            raise
+        return True
+
+    def _write(self, request: CallRequest) -> None:
+        """Write the request's line to its model's file, and its manifest entry."""
         line = encode_request(request)
         if len(line) > self.max_bytes:
             raise ConflictEvalError(
@@ -173,9 +182,7 @@ class ExportWriter:
         part.fh.write(line)
         part.lines += 1
         part.bytes += len(line)
-        self.ids.insert(request.custom_id)
         self._note(request, part)
-        return True
 
     def _part_for(self, model: str, size: int) -> _Part:
         rnd = self._round
