@@ -87,3 +87,31 @@ def test_the_ids_a_manifest_knows_are_a_set_on_disk(tmp_path: Path) -> None:
     assert set(ids) == {r.custom_id for r in _requests(50)}
     ledger = CallLedger(ids)
     assert ledger.batch_ids is ids  # used as it is, not copied into memory
+
+
+def test_a_request_that_cannot_be_written_is_not_noted_as_exported(tmp_path: Path) -> None:
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.executors.batchfile import ExportWriter
+
+    writer = ExportWriter(tmp_path / "r.jsonl", max_bytes=400)
+    small, big = list(_requests(2))
+    big.body["messages"][0]["content"] = "z" * 1000
+    assert writer.add(small) and not writer.add(small)
+    with pytest.raises(ConflictEvalError, match="more than a batch file may hold"):
+        writer.add(big)
+    assert big.custom_id not in writer and len(writer) == 1
+    writer.abort()
+
+
+def test_an_id_set_on_disk_behaves_as_a_set() -> None:
+    from conflicteval._diskindex import IdSet
+
+    ids = IdSet(["b", "a", "b"])
+    assert len(ids) == 2 and "a" in ids and "c" not in ids and 3 not in ids
+    assert ids.insert("c") and not ids.insert("c")
+    ids.discard("a")
+    ids.discard("zz")
+    assert sorted(ids) == ["b", "c"] == list(ids) and ids == {"b", "c"}
+    ids |= IdSet([f"{i:05d}" for i in range(700)])  # more than one chunk of rows
+    assert len(ids) == 702 and len(list(ids)) == 702
+    ids.close()
