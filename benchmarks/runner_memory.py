@@ -18,6 +18,7 @@ Every CLI run is checked to have written one scores.jsonl row per item.
     python benchmarks/runner_memory.py --sizes 1000 5000 --repeat 1
     python benchmarks/runner_memory.py --no-held --decomposer whole   # the CLI alone, less CPU
     python benchmarks/runner_memory.py --src OTHER/src  # another checkout's code, same inputs
+    python benchmarks/runner_memory.py --no-held --no-cli --runner-only --sizes 10000 50000 100000
 
 Prints one line per size and mode, then a JSON summary as the last line.
 """
@@ -77,6 +78,33 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+RUNNER = """
+import sys
+import conflicteval.conflictscore.score_inputs as inputs
+from conflicteval import run_batch_sync
+from conflicteval.conflictscore.score_inputs import lazy_items
+
+if sys.argv[3] == "no-reader-ids":  # the input reader's own duplicate check keeps nothing
+    class KeepNothing:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def add(self, *args, **kwargs):
+            pass
+
+    inputs.UniqueIds = KeepNothing
+
+async def work(item):
+    return {"chars": len(item["response"])}
+
+result = run_batch_sync(
+    work, lazy_items(sys.argv[1]), checkpoint=sys.argv[2] + "/checkpoint.jsonl",
+    keep_records=False, progress=False, inputs=lambda item: item["response"],
+)
+assert result.counts["total"] == sum(1 for _ in result.records)
+"""
+
+
 def sentence(rng: random.Random) -> str:
     words = [rng.choice(WORDS) for _ in range(rng.randint(6, 14))]
     return " ".join(words).capitalize() + f" in {rng.randint(1800, 2020)}."
@@ -127,6 +155,13 @@ def main() -> None:
     parser.add_argument("--no-held", action="store_true", help="only the streaming CLI")
     parser.add_argument("--no-resume", action="store_true", help="skip the resumed re-run")
     parser.add_argument(
+        "--runner-only",
+        action="store_true",
+        help="also run_batch alone over the same file (a trivial item function, no summary), "
+        "with the input reader's duplicate-id check and with one that keeps nothing",
+    )
+    parser.add_argument("--no-cli", action="store_true", help="skip the CLI runs")
+    parser.add_argument(
         "--decomposer",
         choices=["sentence", "whole"],
         default="sentence",
@@ -143,8 +178,9 @@ def main() -> None:
         for n in args.sizes:
             data = Path(tmp) / f"items-{n}.jsonl"
             make_input(data, n)
-            modes = ["cli"] + ([] if args.no_resume else ["resume"])
+            modes = [] if args.no_cli else ["cli"] + ([] if args.no_resume else ["resume"])
             modes += [] if args.no_held else ["held"]
+            modes += ["runner", "runner-no-ids"] if args.runner_only else []
             figures: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
             for r in range(args.repeat):  # the modes alternate: load shifts hit each alike
                 out = Path(tmp) / f"out-{n}-{r}"
@@ -162,17 +198,26 @@ def main() -> None:
     emit({"benchmark": "runner_memory", "machine": machine(), "rows": rows, "src": args.src})
 
 
-LABELS = {"cli": "stream (CLI)", "resume": "resume (CLI)", "held": "held"}
+LABELS = {
+    "cli": "stream (CLI)",
+    "resume": "resume (CLI)",
+    "held": "held",
+    "runner": "run_batch alone (trivial items)",
+    "runner-no-ids": "run_batch alone, reader's id check keeping nothing",
+}
 
 
 def measure_one(
     mode: str, data: Path, out: Path, n: int, decomposer: str, env: dict[str, str]
 ) -> tuple[float, float, float | None]:
     """One run of ``mode``: the CLI (then ``resume``: the same command again) or held."""
-    if mode == "held":
-        held = out.with_name(out.name + "-held")
-        held.mkdir()
-        return peak([sys.executable, "-c", HELD, str(data), str(held)], env)
+    if mode == "held" or mode.startswith("runner"):
+        folder = out.with_name(f"{out.name}-{mode}")
+        folder.mkdir()
+        if mode == "held":
+            return peak([sys.executable, "-c", HELD, str(data), str(folder)], env)
+        ids = "no-reader-ids" if mode == "runner-no-ids" else "reader-ids"
+        return peak([sys.executable, "-c", RUNNER, str(data), str(folder), ids], env)
     if mode == "cli":
         out.mkdir()
     cmd = [sys.executable, "-c", CLI, "score", "--input", str(data)]
@@ -187,7 +232,7 @@ def summarise(n: int, mode: str, got: dict[str, list[float]], decomposer: str) -
     row: dict[str, Any] = {
         "items": n,
         "mode": LABELS[mode],
-        "decomposer": decomposer if mode != "held" else "sentence",
+        "decomposer": "sentence" if mode == "held" else None if "runner" in mode else decomposer,
         "peak_rss_mib": round(median(got["rss"]), 1),
         "peak_rss_runs": [round(v, 1) for v in got["rss"]],
         "wall_s": round(wall, 2),
