@@ -18,6 +18,11 @@ CPU second (user + system), the steadier figure on a shared machine.
 
     python benchmarks/batch_export_memory.py
     python benchmarks/batch_export_memory.py --sizes 20000 --quick
+    python benchmarks/batch_export_memory.py --repeat 3        # medians of 3 runs per size
+    python benchmarks/batch_export_memory.py --src OTHER/src   # another checkout's code
+
+With ``--repeat``, the sizes take turns (20k, 100k, 180k, 20k, ...), so a change of load
+on a shared machine falls on every size alike; each figure is the median of its runs.
 
 Prints one line per size and step, then a JSON summary as the last line.
 """
@@ -29,6 +34,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import emit, log, machine
+from _common import emit, log, machine, median
 
 WORDS = (
     "the river city bridge was built in opened closed after before year council mayor "
@@ -168,19 +174,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000, 180_000])
     parser.add_argument("--quick", action="store_true", help="only the first size")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per size (medians)")
+    parser.add_argument("--src", help="run another checkout's code (its src folder)")
     args = parser.parse_args()
     sizes = args.sizes[:1] if args.quick else args.sizes
-    rows: list[dict[str, Any]] = []
+    runs: dict[tuple[int, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for n in sizes:
-            folder = Path(tmp) / f"n{n}"
-            folder.mkdir()
-            env = {**os.environ, "CONFLICTEVAL_CACHE_DIR": str(folder / "cache")}
-            env.setdefault("OPENAI_API_KEY", "x")
-            for row in one_size(folder, n, env):
-                log(json.dumps(row))
-                rows.append(row)
-    emit({"benchmark": "batch_export_memory", "machine": machine(), "rows": rows})
+        for r in range(args.repeat):
+            for n in sizes:
+                folder = Path(tmp) / f"n{n}-{r}"
+                folder.mkdir()
+                env = {**os.environ, "CONFLICTEVAL_CACHE_DIR": str(folder / "cache")}
+                if args.src:
+                    env["PYTHONPATH"] = str(Path(args.src).resolve())
+                env.setdefault("OPENAI_API_KEY", "x")
+                for row in one_size(folder, n, env):
+                    log(json.dumps(row))
+                    runs.setdefault((n, row["step"]), []).append(row)
+                shutil.rmtree(folder)  # the next size's files in its place
+    rows = [_median_row(found) for found in runs.values()]
+    emit({"benchmark": "batch_export_memory", "machine": machine(), "rows": rows, "src": args.src})
+
+
+def _median_row(found: list[dict[str, Any]]) -> dict[str, Any]:
+    """One size and step: the median of each measured figure over its runs."""
+    row = dict(found[0])
+    for name in ("peak_rss_mib", "wall_s", "cpu_s", "requests_per_s", "requests_per_cpu_s"):
+        row[name] = round(median([f[name] for f in found]), 2)
+    row["peak_rss_runs"] = [f["peak_rss_mib"] for f in found]
+    row["requests_per_s_runs"] = [f["requests_per_s"] for f in found]
+    row["runs"] = len(found)
+    return row
 
 
 if __name__ == "__main__":

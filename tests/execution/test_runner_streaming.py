@@ -10,6 +10,7 @@ import pytest
 from conflicteval import ParseFailure, run_batch_sync
 from conflicteval.errors import ModelError
 from conflicteval.execution.lazyrecords import CheckpointRecords
+from conflicteval.execution.runindex import FINISHED
 
 
 async def work(item: dict[str, object]) -> dict[str, object]:
@@ -32,8 +33,8 @@ def test_streamed_run_matches_held_run(tmp_path: Path) -> None:
         work, data, checkpoint=tmp_path / "b.jsonl", concurrency=5, keep_records=False
     )
     assert isinstance(streamed.records, CheckpointRecords)
-    assert streamed.records.held == {}  # nothing finished is held in memory
-    assert len(streamed.records.offsets) == 300
+    assert streamed.records.held == 0  # nothing finished is held apart from the checkpoint
+    assert streamed.records.run_index.in_state(FINISHED) == 300
     assert list(streamed.records) == held.records  # same records, same (input) order
     assert streamed.records[7] == held.records[7]
     assert streamed.records[-2:] == held.records[-2:]

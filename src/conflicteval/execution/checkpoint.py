@@ -73,18 +73,19 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
         return records
     # undecodable bytes stay in the line (escaped), so its line is named, not a traceback
     with p.open("r", encoding="utf-8", errors="surrogateescape") as fh:
-        lines = fh.readlines()
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = Record.model_validate_json(line)
-        except ValueError as exc:
-            if lineno == len(lines) and not line.endswith("\n"):
-                log.warning("%s: ignoring a partial last line (interrupted write)", p)
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
                 continue
-            raise ConflictEvalError(f"{p}: line {lineno}: not a checkpoint record: {exc}") from exc
-        records[rec.id] = rec
+            try:
+                rec = Record.model_validate_json(line)
+            except ValueError as exc:
+                if not line.endswith("\n"):  # only the last line can lack its newline
+                    log.warning("%s: ignoring a partial last line (interrupted write)", p)
+                    continue
+                raise ConflictEvalError(
+                    f"{p}: line {lineno}: not a checkpoint record: {exc}"
+                ) from exc
+            records[rec.id] = rec
     return records
 
 
@@ -105,6 +106,7 @@ class _Writer:
         self.path = path
         self.closed = False
         self.written = 0
+        self.end = 0  # the checkpoint's size: where the next line goes
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,18 +149,20 @@ class _Writer:
         """Let go of a file moved aside (``restart``); the next write opens the new one."""
         self._release()
 
-    def write(self, line: str) -> None:
-        """Append one record's JSON line and flush it."""
+    def write(self, line: str) -> int:
+        """Append one record's JSON line and flush it; the line's byte offset in the file."""
         if self.path is None:
-            return
+            return 0
         if self.closed:  # never write to a checkpoint whose lock is given up
             raise ConflictEvalError(f"{self.path}: write after the batch ended")
+        data = (line + "\n").encode("utf-8")
         try:
             if self.fh is None:
-                self.fh = self.path.open("a", encoding="utf-8")
+                self.fh = self.path.open("ab")
                 if self.held is None:  # created by this run
                     self._hold()
-            self.fh.write(line + "\n")
+                self.end = os.fstat(self.fh.fileno()).st_size
+            self.fh.write(data)
             self.fh.flush()
         except OSError as exc:
             raise ConflictEvalError(
@@ -168,6 +172,9 @@ class _Writer:
                 "command again to resume"
             ) from exc
         self.written += 1
+        off = self.end
+        self.end += len(data)
+        return off
 
     def close(self) -> None:
         self.closed = True
@@ -313,13 +320,12 @@ ADOPT_HINT = (
 )
 
 
-def _check_identity(
-    path: Path, identity: dict[str, Any] | None, done: dict[str, Record], adopt: bool
-) -> None:
+def _check_identity(path: Path, identity: dict[str, Any] | None, done: int, adopt: bool) -> None:
     """Refuse a checkpoint made by another configuration; record this run's identity.
 
-    A checkpoint with finished items but no identity record (deleted, or made
-    before identities were recorded) is refused unless ``adopt``.
+    ``done`` is how many finished items the checkpoint holds. A checkpoint with
+    finished items but no identity record (deleted, or made before identities were
+    recorded) is refused unless ``adopt``.
     """
     from conflicteval.identity import describe, diff_identity
 
@@ -335,7 +341,7 @@ def _check_identity(
     if old is None and done:
         if not adopt:
             raise ConflictEvalError(
-                f"{path}: {len(done)} finished items but no record of the configuration that "
+                f"{path}: {done} finished items but no record of the configuration that "
                 f"made them ({meta_path(path).name} is missing), so they cannot be told from "
                 f"another run's; {ADOPT_HINT}"
             )
@@ -343,44 +349,13 @@ def _check_identity(
     _write_identity(path, new)
 
 
-def _stale_inputs(
-    path: Path | None,
-    done: dict[str, Record],
-    fingerprints: dict[str, str] | None,
-    adopt: bool,
-) -> tuple[dict[str, Record], int, list[Record]]:
-    """Split finished records by whether they were made from this run's inputs.
-
-    Returns the records to keep, how many were made from other inputs (their
-    items are computed again), and records to write again with their
-    fingerprint (adopted records made before fingerprints were recorded).
-
-    Raises:
-        ConflictEvalError: Some records carry no fingerprint and ``adopt`` is off.
-    """
-    if fingerprints is None or not done:
-        return done, 0, []
-    unmarked = [i for i, fp in fingerprints.items() if i in done and done[i].inputs is None]
-    if unmarked and not adopt:
-        raise ConflictEvalError(
-            f"{path}: {len(unmarked)} finished items do not record the inputs they were made "
-            f"from (first: {unmarked[0]}; made by an earlier version), so a changed item "
-            f"cannot be told from an unchanged one; {ADOPT_HINT}"
-        )
-    keep: dict[str, Record] = {}
-    stamped: list[Record] = []
-    changed = 0
-    for item_id, rec in done.items():
-        fp = fingerprints.get(item_id)
-        if fp is None or rec.inputs == fp:
-            keep[item_id] = rec
-        elif rec.inputs is None:  # adopted: trusted as made from these inputs
-            rec = rec.model_copy(update={"inputs": fp})
-            keep[item_id] = rec
-            stamped.append(rec)
-        else:
-            changed += 1
-    return keep, changed, stamped
+def _unmarked_error(path: Path | None, n: int, first: str | None) -> ConflictEvalError:
+    """Finished items that record no input fingerprint, in a run that fingerprints them."""
+    return ConflictEvalError(
+        f"{path}: {n} finished items do not record the inputs they were made "
+        f"from (first: {first}; made by an earlier version), so a changed item "
+        f"cannot be told from an unchanged one; {ADOPT_HINT}"
+    )
 
 
 def _drop_partial_last_line(path: Path) -> None:

@@ -5,84 +5,78 @@ the records of a run: each one is in the checkpoint the moment it finishes.
 The run's :class:`~conflicteval.runner.BatchResult` then carries a
 :class:`CheckpointRecords` as its ``records``: a read-only sequence in input
 order that reads one record at a time from the checkpoint, so iterating over a
-run of a million items needs the memory of one record. Records that are never
-checkpointed (``pending`` ones, waiting for batch results) are held in memory.
+run of a million items needs the memory of one record. Where each record is (the
+byte offset of its line, noted as the run wrote or resumed it, so the records read
+later are the ones this run ended with even if the file is appended to afterwards)
+is in the run's index on disk (:class:`~conflicteval.execution.runindex.RunIndex`),
+and so are the records that are never checkpointed (``pending`` ones, waiting for
+batch results).
 
-The byte offset of every item's line is noted once, right after the run (a
-pass over the file that decodes only each line's id), so the records read later
-are the ones this run ended with even if the file is appended to afterwards.
-
-The input side: :func:`item_ids` makes the one pass over the items that the
-runner needs before it runs anything (ids, checked unique, and input
-fingerprints), and :class:`PendingItems` feeds the items still to do to the
-executor from :class:`~conflicteval.jsonio.LazyItems` (a JSON-lines file read
-again), so the items of a run are never all in memory either.
+The input side: :class:`TodoItems` feeds the items still to do to the executor,
+checking each one's id against the index's, from
+:class:`~conflicteval.jsonio.LazyItems` (a JSON-lines file read again), so the items
+of a run are never all in memory either.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
 from conflicteval.errors import ConflictEvalError
 from conflicteval.execution.checkpoint import Record
+from conflicteval.execution.runindex import FINISHED, RESUMED, RunIndex
 
-_ID_PREFIX = b'{"id":'
-_decoder = json.JSONDecoder()
-
-
-def _line_id(line: bytes) -> str:
-    """The id of one checkpoint line (a record's JSON starts with its id)."""
-    if line.startswith(_ID_PREFIX):
-        text = line[len(_ID_PREFIX) : len(_ID_PREFIX) + 4096].decode("utf-8", "surrogateescape")
-        try:
-            value, _ = _decoder.raw_decode(text)
-            return str(value)
-        except ValueError:
-            pass
-    return str(json.loads(line)["id"])  # any other layout: the whole line
-
-
-def line_offsets(path: str | os.PathLike[str], wanted: set[str]) -> dict[str, int]:
-    """Byte offset of the last line of each id in ``wanted`` (the line that counts)."""
-    offsets: dict[str, int] = {}
-    with Path(path).open("rb") as fh:
-        pos = 0
-        for line in fh:
-            if line.strip() and line.endswith(b"\n"):
-                item_id = _line_id(line)
-                if item_id in wanted:
-                    offsets[item_id] = pos
-            pos += len(line)
-    return offsets
+__all__ = ["CheckpointRecords", "PendingItems", "TodoItems"]
 
 
 class CheckpointRecords(Sequence[Record]):
     """A run's records in input order, read one at a time from its checkpoint.
 
+    Where each record is comes from the run's :class:`~conflicteval.execution.runindex.RunIndex`
+    (on disk): the offset of its line in the checkpoint, or the record itself for one
+    never checkpointed (``pending``). Given a list of ids instead, the checkpoint is read
+    once to note the offset of each id's last line.
+
     Args:
         path: The checkpoint file.
-        ids: The item ids in input order.
-        held: Records kept in memory (those never written to the checkpoint).
+        ids: The run's index, or the item ids in input order.
+        held: With a list of ids: records kept in place of checkpoint lines.
+
+    Raises:
+        ConflictEvalError: A finished item has no line in the checkpoint.
     """
 
-    def __init__(self, path: str | os.PathLike[str], ids: list[str], held: dict[str, Record]):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        ids: RunIndex | list[str],
+        held: dict[str, Record] | None = None,
+    ):
         self.path = Path(path)
-        self.ids = ids
-        self.held = held
-        self.offsets = line_offsets(self.path, set(ids) - set(held)) if self.path.exists() else {}
-        missing = [i for i in ids if i not in held and i not in self.offsets]
+        if isinstance(ids, RunIndex):
+            self.run_index = ids
+        else:
+            self.run_index = _index_of(self.path, ids, held or {})
+        self._finalizer = weakref.finalize(self, self.run_index.close)
+        index = self.run_index
+        missing = index.count - index.in_state(FINISHED) - index.in_state(RESUMED)
         if missing:
+            first = next(self.run_index.unfinished())
             raise ConflictEvalError(
-                f"{self.path}: {len(missing)} finished items are not in the checkpoint "
-                f"(e.g. {missing[0]!r})"
+                f"{self.path}: {missing} finished items are not in the checkpoint (e.g. {first!r})"
             )
 
+    @property
+    def held(self) -> int:
+        """How many records are kept in the index itself (never checkpointed)."""
+        return self.run_index.held()
+
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.run_index.count
 
     @overload
     def __getitem__(self, index: int) -> Record: ...
@@ -92,27 +86,29 @@ class CheckpointRecords(Sequence[Record]):
 
     def __getitem__(self, index: int | slice) -> Record | list[Record]:
         if isinstance(index, slice):
-            wanted = self.ids[index]
-        else:
-            wanted = [self.ids[index]]
+            positions = range(len(self))[index]
+            return [self._one(p) for p in positions]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("record index out of range")
+        return self._one(index)
+
+    def _one(self, pos: int) -> Record:
         with self.path.open("rb") as fh:
-            found = [self._read(fh, i) for i in wanted]
-        return found if isinstance(index, slice) else found[0]
+            return _read(fh, self.run_index.places(pos, pos + 1)[0])
 
     def __iter__(self) -> Iterator[Record]:
-        if not self.offsets:
-            yield from (self.held[i] for i in self.ids)
-            return
-        with self.path.open("rb") as fh:
-            for item_id in self.ids:
-                yield self._read(fh, item_id)
-
-    def _read(self, fh: Any, item_id: str) -> Record:
-        rec = self.held.get(item_id)
-        if rec is not None:
-            return rec
-        fh.seek(self.offsets[item_id])
-        return Record.model_validate_json(fh.readline())
+        fh: Any = None
+        try:
+            for start in range(0, len(self), _CHUNK):
+                for place in self.run_index.places(start, start + _CHUNK):
+                    if fh is None and place[2] is None:
+                        fh = self.path.open("rb")
+                    yield _read(fh, place)
+        finally:
+            if fh is not None:
+                fh.close()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
@@ -125,47 +121,41 @@ class CheckpointRecords(Sequence[Record]):
         return f"CheckpointRecords({str(self.path)!r}, {len(self)} records)"
 
 
+_CHUNK = 256
+
+
+def _read(fh: Any, place: tuple[str, int | None, str | None]) -> Record:
+    """The record at one place: held in the index, or at an offset of the checkpoint."""
+    _, off, pending = place
+    if pending is not None:
+        return Record.model_validate_json(pending)
+    fh.seek(off)
+    return Record.model_validate_json(fh.readline())
+
+
+def _index_of(path: Path, ids: list[str], held: dict[str, Record]) -> RunIndex:
+    """An index of ``ids`` at their last lines in ``path`` (``held`` ones kept in it)."""
+    index = RunIndex()
+    index.add_items(ids, str, None)
+    if path.exists():
+        index.note_places(path)
+    for item_id, rec in held.items():
+        index.hold(item_id, rec.model_dump_json())
+    return index
+
+
 # --------------------------------------------------------------------------- the items of a run
 
 
-def item_ids(
-    items: Iterable[Any], key: Callable[[Any], Any], inputs: Callable[[Any], Any] | None
-) -> tuple[list[str], dict[str, str] | None]:
-    """One pass over ``items``: their ids (checked unique) and input fingerprints.
-
-    Raises:
-        ValueError: An id is given twice.
-    """
-    ids: list[str] = []
-    seen: set[str] = set()
-    fingerprints: dict[str, str] | None = None
-    if inputs is not None:
-        from conflicteval.identity import input_fingerprint
-
-        fingerprints = {}
-    for item in items:
-        item_id = str(key(item))
-        if item_id in seen:
-            raise ValueError(f"duplicate item id {item_id!r} in batch")
-        seen.add(item_id)
-        ids.append(item_id)
-        if fingerprints is not None:
-            fingerprints[item_id] = input_fingerprint(inputs(item))  # type: ignore[misc]
-    return ids, fingerprints
-
-
 class PendingItems(Sequence[tuple[str, Any]]):
-    """``(id, item)`` of the items a run still has to do, read from lazy items when iterated.
+    """``(id, item)`` of the items a run still has to do, read from ``items`` when iterated.
 
-    Used by :func:`conflicteval.runner.run_batch` for
-    :class:`~conflicteval.jsonio.LazyItems`: the items are read from their file
-    as the executor takes them, so they are never all in memory. Each item's id
-    is checked against the first pass's in order.
+    Each item's id is checked against the first pass's, in order.
 
     Args:
-        items: The lazy items (iterated once per pass over this sequence).
-        ids: Every item's id, in input order (from :func:`item_ids`).
-        todo: The ids still to do, in input order.
+        items: The items (iterated once per pass over this sequence).
+        ids: Every item's id, in input order.
+        todo: The ids still to do.
         key: Item → id.
     """
 
@@ -194,15 +184,52 @@ class PendingItems(Sequence[tuple[str, Any]]):
         if not self.todo:
             return
         wanted = set(self.todo)
-        for expected, item in zip(self.ids, self.items, strict=True):
-            item_id = str(self.key(item))
-            if item_id != expected:
-                raise ConflictEvalError(
-                    f"item {item_id!r} is where {expected!r} was when the items were counted: "
-                    "the input changed during the run"
-                )
-            if item_id in wanted:
-                yield item_id, item
+        states = ((i, 0 if i in wanted else 1) for i in self.ids)
+        yield from _todo_pairs(self.items, states, self.key)
 
     def __repr__(self) -> str:
         return f"PendingItems({len(self)} of {len(self.ids)} items)"
+
+
+class TodoItems(PendingItems):
+    """:class:`PendingItems` whose ids and states come from the run's index (on disk).
+
+    Args:
+        items: The items (iterated once per pass over this sequence).
+        index: The run's index.
+        todo: How many items are still to do.
+        key: Item → id.
+    """
+
+    def __init__(
+        self, items: Iterable[Any], index: RunIndex, todo: int, key: Callable[[Any], Any]
+    ) -> None:
+        self.items = items
+        self.run_index = index
+        self.todo_count = todo
+        self.key = key
+
+    def __len__(self) -> int:
+        return self.todo_count
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        if self.todo_count:
+            yield from _todo_pairs(self.items, self.run_index.states(), self.key)
+
+    def __repr__(self) -> str:
+        return f"TodoItems({len(self)} of {self.run_index.count} items)"
+
+
+def _todo_pairs(
+    items: Iterable[Any], states: Iterable[tuple[str, int]], key: Callable[[Any], Any]
+) -> Iterator[tuple[str, Any]]:
+    """``(id, item)`` of the items not resumed, each id checked against the expected one."""
+    for (expected, state), item in zip(states, items, strict=True):
+        item_id = str(key(item))
+        if item_id != expected:
+            raise ConflictEvalError(
+                f"item {item_id!r} is where {expected!r} was when the items were counted: "
+                "the input changed during the run"
+            )
+        if state != RESUMED:
+            yield item_id, item

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,17 +35,17 @@ from conflicteval.execution.checkpoint import (
     _check_identity,
     _move_aside,
     _os_reason,
-    _stale_inputs,
+    _unmarked_error,
     _Writer,
-    read_checkpoint,
 )
 from conflicteval.execution.itemrun import finish_record
-from conflicteval.execution.lazyrecords import PendingItems, item_ids
+from conflicteval.execution.lazyrecords import TodoItems
 from conflicteval.execution.options import RunOptions
 from conflicteval.execution.progress import progress_bar
 from conflicteval.execution.results import BatchResult
+from conflicteval.execution.runindex import RunIndex
+from conflicteval.execution.tally import Tally
 from conflicteval.jsonio import LazyItems
-from conflicteval.types import Usage
 
 log = logging.getLogger("conflicteval.runner")
 
@@ -133,24 +133,29 @@ async def _run(
     """:func:`run_batch` once its run settings are combined into ``run``."""
     runner = _executor(run)
     fn = bounded_items(fn, run.item_timeout)  # the executor runs it (picklable for Ray)
-    ids, item_list, fingerprints = _ids(items, key, inputs)
-    from conflicteval.models.answerers import active_answerer
+    index = RunIndex()  # every item's id, fingerprint and place: on disk, not in memory
+    try:
+        item_list = _ids(items, key, inputs, index)
+        from conflicteval.models.answerers import active_answerer
 
-    answerer = active_answerer()
-    path = _checkpoint_path(checkpoint, answerer)
-    writer, done, changed = _open_checkpoint(path, identity, fingerprints, run)
-    todo_ids = [i for i in ids if i not in done]
-    todo = _todo(item_list, ids, todo_ids, key)
-    del item_list
-    tally = _Tally(keep_records or path is None)
-    resumed = tally.resume(ids, done)
-    del done  # held by the tally when records are kept; read back lazily otherwise
-    bar = progress_bar(len(ids), resumed, desc, run.progress)
-    stored = _Store(writer, tally, bar, fingerprints)
-    error = await _execute(runner, fn, (todo, todo_ids), run.concurrency or 1, stored)
-    if error is not None:
-        raise _aborted(error, len(tally.finished) - resumed, path)
-    result = tally.result(ids, path, resumed=resumed, changed=changed, executor=runner.name)
+        answerer = active_answerer()
+        path = _checkpoint_path(checkpoint, answerer)
+        writer, changed = _open_checkpoint(path, identity, index, run)
+        tally = Tally(index, keep_records or path is None)
+        resumed = tally.resume(path)
+        todo = TodoItems(item_list, index, index.count - resumed, key or _default_key)
+        del item_list
+        bar = progress_bar(index.count, resumed, desc, run.progress)
+        stored = _Store(writer, tally, bar)
+        error = await _execute(runner, fn, todo, run.concurrency or 1, stored)
+        if error is not None:
+            raise _aborted(error, tally.fresh, path)
+        result = tally.result(path, resumed=resumed, changed=changed, executor=runner.name)
+    except BaseException:
+        index.close()
+        raise
+    if tally.keep:  # else the records read from the checkpoint own the index
+        index.close()
     answerer.batch_done(desc, result.counts)  # a dry run reports its batches' items
     return result
 
@@ -176,84 +181,93 @@ def _executor(run: RunOptions) -> Any:
 
 
 def _ids(
-    items: Iterable[T], key: Callable[[T], Any] | None, inputs: Callable[[T], Any] | None
-) -> tuple[list[str], Any, dict[str, str] | None]:
-    """The items' ids (each one once), the items, and their input fingerprints.
+    items: Iterable[T],
+    key: Callable[[T], Any] | None,
+    inputs: Callable[[T], Any] | None,
+    index: RunIndex,
+) -> Any:
+    """The items, once their ids (each one once) and fingerprints are in ``index``.
 
     Items read from a file (:class:`~conflicteval.jsonio.LazyItems`) stay there: one
-    pass for ids and fingerprints here, one to feed the executor (:func:`_todo`); any
-    other iterable is held as a list.
+    pass for ids and fingerprints here, one to feed the executor
+    (:class:`~conflicteval.execution.lazyrecords.TodoItems`); any other iterable is held
+    as a list.
+
+    Raises:
+        ValueError: An id is given twice.
     """
     item_list: Any = items if isinstance(items, LazyItems) else list(items)
-    ids, fingerprints = item_ids(item_list, key or _default_key, inputs)
-    return ids, item_list, fingerprints
-
-
-def _todo(
-    item_list: Any, ids: list[str], todo_ids: list[str], key: Callable[[Any], Any] | None
-) -> Sequence[tuple[str, Any]]:
-    """``(id, item)`` of the items still to do (read again from the file for lazy items)."""
-    if isinstance(item_list, LazyItems):
-        return PendingItems(item_list, ids, todo_ids, key or _default_key)
-    wanted = set(todo_ids)
-    return [(i, it) for i, it in zip(ids, item_list, strict=True) if i in wanted]
+    index.add_items(item_list, key or _default_key, inputs)
+    return item_list
 
 
 def _open_checkpoint(
-    path: Path | None,
-    identity: dict[str, Any] | None,
-    fingerprints: dict[str, str] | None,
-    run: RunOptions,
-) -> tuple[_Writer, dict[str, Record], int]:
-    """Lock and read the checkpoint: its writer, the finished records to keep, how many changed."""
+    path: Path | None, identity: dict[str, Any] | None, index: RunIndex, run: RunOptions
+) -> tuple[_Writer, int]:
+    """Lock and read the checkpoint into the index: its writer, how many items changed.
+
+    The checkpoint is read line by line into ``index`` (where each id's last line
+    is), never into memory; the items whose records stand are marked resumed.
+    """
     writer = _Writer(path)  # locks the checkpoint before it is read
     try:
-        if path is not None and run.restart:
-            moved = _move_aside(path)
-            writer.reopen()
-            if moved is not None:
-                log.warning("%s: starting over; the old checkpoint is now %s", path, moved)
-        done = read_checkpoint(path) if path is not None else {}
-        if path is not None:
-            _check_identity(path, identity, done, run.adopt)
-        done, changed, stamped = _stale_inputs(path, done, fingerprints, run.adopt)
-        for rec in stamped:
-            writer.write(rec.model_dump_json())
+        changed = _read_into(path, identity, index, writer, run) if path is not None else 0
     except BaseException:
         writer.close()
         raise
-    if run.retry_failed:
-        done = {k: v for k, v in done.items() if v.status != "model_error"}
     if changed:
         log.warning(
             "%s: %d items' inputs changed since they were recorded: computing them again",
             path,
             changed,
         )
-    return writer, done, changed
+    return writer, changed
+
+
+def _read_into(
+    path: Path, identity: dict[str, Any] | None, index: RunIndex, writer: _Writer, run: RunOptions
+) -> int:
+    """Check the checkpoint and note its records in ``index``; how many items changed."""
+    if run.restart:
+        moved = _move_aside(path)
+        writer.reopen()
+        if moved is not None:
+            log.warning("%s: starting over; the old checkpoint is now %s", path, moved)
+    finished = index.scan_checkpoint(path)
+    _check_identity(path, identity, finished, run.adopt)
+    if not finished:
+        return 0
+    if index.fingerprinted:
+        unmarked, first = index.unmarked()
+        if unmarked and not run.adopt:
+            raise _unmarked_error(path, unmarked, first)
+        if unmarked:  # adopted: trusted as made from these inputs, written so again
+            index.stamp(path, writer.write)
+    changed = index.changed()
+    index.resume(run.retry_failed)
+    return changed
 
 
 class _Store:
     """Where each finished record goes: the checkpoint (with its fingerprint), tally, bar."""
 
-    def __init__(
-        self, writer: _Writer, tally: _Tally, bar: Any, fingerprints: dict[str, str] | None
-    ) -> None:
+    def __init__(self, writer: _Writer, tally: Tally, bar: Any) -> None:
         self.writer = writer
         self.tally = tally
         self.bar = bar
-        self.fingerprints = fingerprints
+        self.index = tally.index
 
     def add(self, rec: Record, line: str) -> None:
         if rec.status == "pending":  # never checkpointed: the next round runs it again
-            self.tally.add(rec, fresh=True)
+            self.tally.add(rec, None, line)
             self.bar.update(1)
             return
-        if self.fingerprints is not None and rec.id in self.fingerprints:
-            rec = rec.model_copy(update={"inputs": self.fingerprints[rec.id]})
+        fp = self.index.fingerprint(rec.id)
+        if fp is not None:
+            rec = rec.model_copy(update={"inputs": fp})
             line = rec.model_dump_json()
-        self.writer.write(line)
-        self.tally.add(rec, fresh=True)
+        off = self.writer.write(line)
+        self.tally.add(rec, off if self.writer.path is not None else None, None)
         self.bar.update(1)
 
     def close(self) -> None:
@@ -264,7 +278,7 @@ class _Store:
 async def _execute(
     runner: Any,
     fn: Callable[[Any], Awaitable[Any]],
-    pending: tuple[Sequence[tuple[str, Any]], list[str]],
+    todo: TodoItems,
     concurrency: int,
     store: _Store,
 ) -> BaseException | None:
@@ -278,13 +292,12 @@ async def _execute(
 
     try:
         try:
-            await runner.run(fn, pending[0], concurrency=concurrency, emit=emit)
+            await runner.run(fn, todo, concurrency=concurrency, emit=emit)
         except _Stop:
             pass
         if fatal.error is None:
-            for item_id in pending[1]:  # an executor that lost an item: counted, never dropped
-                if item_id not in store.tally.finished:
-                    emit(*finish_record(_lost(item_id, runner.name)))
+            for item_id in store.index.unfinished():  # an executor that lost an item: counted
+                emit(*finish_record(_lost(item_id, runner.name)))
     finally:
         close_signal(token)
         store.close()
@@ -299,50 +312,6 @@ def _aborted(error: BaseException, finished: int, path: Path | None) -> BatchAbo
         error=error,
         finished=finished,
     )
-
-
-class _Tally:
-    """What a run keeps of its finished records: all of them, or counts, usage and ids."""
-
-    def __init__(self, keep: bool) -> None:
-        self.keep = keep
-        self.records: dict[str, Record] = {}  # all (keep) or only the pending ones
-        self.finished: set[str] = set()
-        self.counts: dict[str, int] = {}
-        self.total = Usage()
-        self.now = Usage()  # this run's calls (resumed records excluded)
-
-    def add(self, rec: Record, *, fresh: bool) -> None:
-        if self.keep or rec.status == "pending":
-            self.records[rec.id] = rec
-        if rec.id in self.finished:  # never twice; the first one counts, as before
-            return
-        self.finished.add(rec.id)
-        self.counts[rec.status] = self.counts.get(rec.status, 0) + 1
-        self.total.add(rec.usage)
-        if fresh:
-            self.now.add(rec.usage)
-
-    def resume(self, ids: list[str], done: dict[str, Record]) -> int:
-        """Count the records resumed from the checkpoint, in input order; how many."""
-        for i in ids:
-            if i in done:
-                self.add(done[i], fresh=False)
-        return len(self.finished)
-
-    def result(self, ids: list[str], path: Path | None, **fields: Any) -> BatchResult:
-        if self.keep:
-            return BatchResult(records=[self.records[i] for i in ids], usage=self.now, **fields)
-        from conflicteval.execution.lazyrecords import CheckpointRecords
-
-        assert path is not None
-        return BatchResult(
-            records=CheckpointRecords(path, ids, self.records),  # type: ignore[arg-type]
-            usage=self.now,
-            status_counts=self.counts,
-            all_usage=self.total,
-            **fields,
-        )
 
 
 def _lost(item_id: str, executor: str) -> Record:

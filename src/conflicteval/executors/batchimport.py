@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conflicteval._diskindex import IdSet
 from conflicteval.cache import ResponseCache
 from conflicteval.cache_values import MAX_TOKENS_VALUE
 from conflicteval.errors import ConflictEvalError, DataError
-from conflicteval.executors.batchmanifest import iter_manifest, manifest_path
+from conflicteval.executors.batchrequests import ExportedRequests as _Requests
 from conflicteval.models.openai_provider import _content_text
 
 
@@ -140,7 +141,8 @@ class ImportReport:
     failed: dict[str, int] = field(default_factory=dict)
     failed_examples: dict[str, str] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
-    imported_ids: set[str] = field(default_factory=set)
+    imported_ids: IdSet = field(default_factory=IdSet)
+    """The requests this import stored (a set on disk: memory flat in the requests)."""
     cut_off: int = 0
     """Replies cut off by ``max_tokens`` (``finish_reason`` "length"), stored all the same."""
     bad_lines: list[str] = field(default_factory=list)
@@ -274,28 +276,6 @@ def _model_matches(served: str | None, requested: str, accepted: frozenset[str])
     return re.fullmatch(re.escape(requested) + r"-\d{4}-\d{2}-\d{2}", served) is not None
 
 
-def _load_models(manifests: Iterable[str | os.PathLike[str]]) -> dict[str, tuple[str, str]]:
-    """``custom_id -> (model, the model name its request sent)`` of every exported request.
-
-    Read entry by entry; the pairs are shared between entries (a round has a few
-    models), so an entry costs little more than its id.
-    """
-    entries: dict[str, tuple[str, str]] = {}
-    pairs: dict[tuple[str, str], tuple[str, str]] = {}
-    for m in manifests:
-        mp = Path(m)
-        if not mp.name.endswith(".manifest.jsonl"):
-            mp = manifest_path(mp)
-        if not mp.exists():
-            raise ConflictEvalError(f"{mp}: no such manifest (the export writes it)")
-        for e in iter_manifest(mp):
-            pair = (e.model, e.sent_model)
-            entries[e.custom_id] = pairs.setdefault(pair, pair)
-    if not entries:
-        raise ConflictEvalError("the manifests list no exported request")
-    return entries
-
-
 STORE_BATCH = 2_000
 """Replies written to the cache per SQLite transaction while a file is read."""
 
@@ -317,7 +297,9 @@ def import_results(
 
     The files are read line by line and good replies are written to the cache
     as they come, :data:`STORE_BATCH` to a transaction, so memory does not grow
-    with the number of lines (only the ids seen, to count every line once).
+    with the number of lines, nor with the requests: the manifests' requests and
+    what the lines said of each (to count every line once) are kept in a scratch
+    index on disk.
 
     Args:
         files: Result files (OpenAI output or error files, or vLLM results).
@@ -334,48 +316,54 @@ def import_results(
         ConflictEvalError: No manifest lists any request; a result file cannot be
             read; the cache cannot be written (read-only or switched off).
     """
-    entries = _load_models(manifests)
-    accepted = frozenset(served_models)
-    report = ImportReport()
-    store = _Store(report, cache)
-    chosen: set[str] = set()
-    failed_ids: dict[str, str] = {}
-    for f in files:
-        path = Path(f)
-        report.files.append(path)
-        for lineno, raw in _iter_lines(path):
-            if not raw.strip():
-                continue
-            report.lines += 1
-            try:
-                parsed = _read_line(raw, path, lineno)
-            except DataError as exc:
-                report.bad_lines.append(str(exc))
-                continue
-            entry = entries.get(parsed.custom_id)
-            if entry is None:
-                report.unknown.append(parsed.custom_id)
-            elif parsed.custom_id in chosen:
-                report.duplicates += 1
-            elif parsed.value is None:
-                if parsed.custom_id in failed_ids:
-                    report.duplicates += 1
-                else:
-                    failed_ids[parsed.custom_id] = parsed.reason or "failed"
-            elif not _model_matches(parsed.served_model, entry[1], accepted):
-                pair = f"{parsed.served_model} -> {entry[1]}"
-                report.mismatched[pair] = report.mismatched.get(pair, 0) + 1
+    requests = _Requests(manifests)
+    try:
+        report = ImportReport()
+        store = _Store(report, cache)
+        for f in files:
+            path = Path(f)
+            report.files.append(path)
+            _import_file(path, requests, store, frozenset(served_models))
+        store.flush()
+        for custom_id, reason, answered in requests.failures():
+            if answered:
+                report.duplicates += 1  # a failed line for a request another line answered
             else:
-                chosen.add(parsed.custom_id)
-                store.add(parsed.custom_id, entry[0], parsed.value)
-    store.flush()
-    for custom_id, reason in failed_ids.items():
-        if custom_id in chosen:
-            report.duplicates += 1  # a failed line for a request another line answered
-        else:
-            report._fail(reason, custom_id)
-    store.finish()
+                report._fail(reason, custom_id)
+        store.finish()
+    finally:
+        requests.close()
     return report
+
+
+def _import_file(path: Path, requests: _Requests, store: _Store, accepted: frozenset[str]) -> None:
+    """Read one result file line by line, counting each line once in ``store.report``."""
+    report = store.report
+    for lineno, raw in _iter_lines(path):
+        if not raw.strip():
+            continue
+        report.lines += 1
+        try:
+            parsed = _read_line(raw, path, lineno)
+        except DataError as exc:
+            report.bad_lines.append(str(exc))
+            continue
+        entry = requests.get(parsed.custom_id)
+        if entry is None:
+            report.unknown.append(parsed.custom_id)
+        elif entry[2] & _Requests.CHOSEN:
+            report.duplicates += 1
+        elif parsed.value is None:
+            if entry[2] & _Requests.FAILED:
+                report.duplicates += 1
+            else:
+                requests.fail(parsed.custom_id, parsed.reason or "failed")
+        elif not _model_matches(parsed.served_model, entry[1], accepted):
+            pair = f"{parsed.served_model} -> {entry[1]}"
+            report.mismatched[pair] = report.mismatched.get(pair, 0) + 1
+        else:
+            requests.mark(parsed.custom_id, _Requests.CHOSEN)
+            store.add(parsed.custom_id, entry[0], parsed.value)
 
 
 class _Store:
@@ -412,8 +400,8 @@ class _Store:
         if stored == 0:
             self.refused += len(rows)
             return
-        for custom_id, _, value in rows:
-            report.imported_ids.add(custom_id)
+        report.imported_ids.update(custom_id for custom_id, _, _ in rows)
+        for _, _, value in rows:
             report.cut_off += value["finish_reason"] == "length"
         report.imported += stored
 

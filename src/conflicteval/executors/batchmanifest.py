@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from conflicteval._atomic import atomic_open
+from conflicteval._diskindex import IdSet
 from conflicteval.errors import DataError
 
 log = logging.getLogger("conflicteval.batch")
@@ -164,19 +165,26 @@ def _append_manifest(path: Path, lines: list[str]) -> None:
         fh.write("".join(lines))
 
 
-def known_ids(export: str | os.PathLike[str]) -> set[str]:
-    """The custom ids ever exported to ``export`` (from its manifest)."""
-    return {e.custom_id for e in iter_manifest(manifest_path(export))}
+def known_ids(export: str | os.PathLike[str]) -> IdSet:
+    """The custom ids ever exported to ``export`` (from its manifest), as a set on disk.
+
+    A :class:`~conflicteval._diskindex.IdSet` (a scratch index): memory flat in the
+    number of requests ever exported.
+    """
+    return IdSet(e.custom_id for e in iter_manifest(manifest_path(export)))
 
 
 def latest_round(export: str | os.PathLike[str]) -> tuple[int, list[Path]]:
-    """The last export round of ``export`` and the request files it wrote."""
-    entries = read_manifest(manifest_path(export))
-    if not entries:
+    """The last export round of ``export`` and the request files it wrote.
+
+    The manifest is read twice, entry by entry (never whole).
+    """
+    mpath = manifest_path(export)
+    last = max((e.round for e in iter_manifest(mpath)), default=None)
+    if last is None:
         return 0, []
-    last = max(e.round for e in entries)
     names: list[str] = []
-    for e in entries:
+    for e in iter_manifest(mpath):
         if e.round == last and e.file not in names:
             names.append(e.file)
     base = Path(export).parent

@@ -1,10 +1,11 @@
 """Writing one export round line by line: :class:`ExportWriter`.
 
 Each request line goes to disk the moment it is added, so an export's memory
-does not grow with its number of requests (only the set of the ids already
-written, to write each once). Lines are grouped by model (the body's
-``model``) and split into files by the Batch API's limits (lines and bytes per
-file) as they come, exactly as a whole round split at once would be.
+does not grow with its number of requests (the ids already written, to write
+each once, are kept in a scratch index on disk: :class:`conflicteval._diskindex.IdSet`).
+Lines are grouped by model (the body's ``model``) and split into files by the
+Batch API's limits (lines and bytes per file) as they come, exactly as a whole
+round split at once would be.
 
 Until :meth:`ExportWriter.close` every file is a hidden temporary file beside
 the export; closing names them (one file at ``path`` when the round fits in
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from conflicteval._atomic import atomic_open
+from conflicteval._diskindex import IdSet
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors.batchmanifest import (
     _part_path,
@@ -137,7 +139,7 @@ class ExportWriter:
         self.path = Path(path)
         self.max_requests = max_requests
         self.max_bytes = max_bytes
-        self.ids: set[str] = set()
+        self.ids = IdSet()  # on disk: memory flat in the requests
         self._round = _Round()
         self._tag = f"{os.getpid()}.{uuid.uuid4().hex[:8]}"
         self.result: ExportResult | None = None
@@ -157,8 +159,17 @@ class ExportWriter:
         """
         if self.result is not None:
             raise ConflictEvalError(f"{self.path}: this export round is closed")
-        if request.custom_id in self.ids:
+        if not self.ids.insert(request.custom_id):  # noted at once: one look-up, not two
             return False
+        try:
+            self._write(request)
+        except BaseException:
+            self.ids.discard(request.custom_id)  # not written: not exported
+            raise
+        return True
+
+    def _write(self, request: CallRequest) -> None:
+        """Write the request's line to its model's file, and its manifest entry."""
         line = encode_request(request)
         if len(line) > self.max_bytes:
             raise ConflictEvalError(
@@ -171,9 +182,7 @@ class ExportWriter:
         part.fh.write(line)
         part.lines += 1
         part.bytes += len(line)
-        self.ids.add(request.custom_id)
         self._note(request, part)
-        return True
 
     def _part_for(self, model: str, size: int) -> _Part:
         rnd = self._round

@@ -10,7 +10,7 @@ watches; how a call is answered is the active answerer's business
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +39,13 @@ class CallLedger:
 
     Args:
         batch_ids: Cache keys known to have been answered by a batch (from
-            export manifests); a cache hit on one counts as served by batch.
+            export manifests); a cache hit on one counts as served by batch. A set
+            (such as :func:`~conflicteval.executors.batchmanifest.known_ids`' index on
+            disk) is used as it is; any other iterable is made a set.
     """
 
     def __init__(self, batch_ids: Iterable[str] = ()) -> None:
-        self.batch_ids = set(batch_ids)
+        self.batch_ids: Set[str] = batch_ids if isinstance(batch_ids, Set) else set(batch_ids)
         self.models: dict[str, ModelCalls] = {}
         self._lock = threading.Lock()
         self._scope: observe_calls | None = None
