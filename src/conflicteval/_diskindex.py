@@ -26,7 +26,7 @@ CACHE_KIB = 4096
 _CHUNK = 256
 
 
-def scratch_db() -> sqlite3.Connection:
+def scratch_db(cache_kib: int = CACHE_KIB) -> sqlite3.Connection:
     """A private temporary on-disk SQLite database (removed on close), in one open transaction.
 
     Autocommit is off at the Python level and one transaction stays open for the
@@ -34,7 +34,7 @@ def scratch_db() -> sqlite3.Connection:
     is kept and nothing is synced.
     """
     db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
-    db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    db.execute(f"PRAGMA cache_size=-{int(cache_kib)}")
     db.execute("PRAGMA temp_store=FILE")
     db.execute("PRAGMA journal_mode=OFF")
     db.execute("PRAGMA synchronous=OFF")
@@ -47,10 +47,12 @@ class IdSet(MutableSet[str]):
 
     Args:
         values: Strings to start with.
+        cache_kib: Memory for its page cache (KiB); a set that is mostly asked about
+            ids it has not seen (a duplicate check) gains little from a large one.
     """
 
-    def __init__(self, values: Iterable[str] = ()) -> None:
-        self._db = scratch_db()
+    def __init__(self, values: Iterable[str] = (), *, cache_kib: int = CACHE_KIB) -> None:
+        self._db = scratch_db(cache_kib)
         self._db.execute("CREATE TABLE ids (id TEXT PRIMARY KEY) WITHOUT ROWID")
         self._lock = threading.Lock()
         self._len = 0

@@ -33,9 +33,12 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from conflicteval.errors import DataError
+
+if TYPE_CHECKING:
+    from conflicteval._diskindex import IdSet
 
 PathArg = str | PathLike[str]
 
@@ -366,13 +369,18 @@ _BITMAP_IDS = 1 << 24
 """Integer ids below this are kept as bits (at most 2 MiB) by a compact :class:`UniqueIds`."""
 
 
+READER_ID_CACHE_KIB = 1024
+"""Page cache of a compact :class:`UniqueIds`' on-disk ids (KiB): its most memory."""
+
+
 class UniqueIds:
     """Refuses an id given twice in one file, naming the file and both rows.
 
     By default every id is kept with its row. For streams of many records,
     pass ``first_row``: then only membership is kept (non-negative integer ids
-    below 2**24 as one bit each, others in a set), and on a duplicate
-    ``first_row(id)`` looks the first row up again (e.g. by re-reading the file).
+    below 2**24 as one bit each, others in a scratch index on disk, so memory
+    does not grow with the ids), and on a duplicate ``first_row(id)`` looks the
+    first row up again (e.g. by re-reading the file).
 
     Example:
         >>> ids = UniqueIds("items.jsonl", "id")
@@ -394,7 +402,7 @@ class UniqueIds:
         self._first: dict[Hashable, int | str] = {}
         self._first_row = first_row
         self._bits = bytearray()
-        self._other: set[Hashable] = set()
+        self._other: IdSet | None = None  # made on the first id the bitmap cannot hold
 
     def _seen_before(self, value: Hashable) -> bool:
         """Compact mode: whether ``value`` was seen, recording it."""
@@ -406,10 +414,12 @@ class UniqueIds:
                 return True
             self._bits[byte] |= 1 << bit
             return False
-        if value in self._other:
-            return True
-        self._other.add(value)
-        return False
+        if self._other is None:
+            from conflicteval._diskindex import IdSet
+
+            self._other = IdSet(cache_kib=READER_ID_CACHE_KIB)
+        # repr keeps 1 and "1" apart, as the set of values did
+        return not self._other.insert(repr(value))
 
     def add(self, value: Hashable, row: int | str) -> None:
         """Record ``value`` as seen at ``row``.

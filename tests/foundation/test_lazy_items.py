@@ -190,3 +190,56 @@ def test_pending_items_refuse_an_item_out_of_place() -> None:
         list(pending)
     ok = PendingItems([{"id": "a"}, {"id": "b"}], ["a", "b"], ["b"], lambda r: r["id"])
     assert list(ok) == [("b", {"id": "b"})] and ok[0] == ("b", {"id": "b"})
+
+
+def _score_rows(path: Path, n: int, duplicate_of: int | None = None) -> Path:
+    rows = [
+        {"id": f"response-{i:06d}-" + "k" * 64, "response": "R.", "documents": ["D."]}
+        for i in range(n)
+    ]
+    if duplicate_of is not None:
+        rows.append(dict(rows[duplicate_of]))
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_score_input_ids_are_checked_without_keeping_them_in_memory(tmp_path: Path) -> None:
+    """One pass over a ``score --input`` file: memory does not grow with its rows.
+
+    Kept in a dict, 3,000 more ids of this length would cost several hundred kilobytes.
+    """
+    import gc
+    import tracemalloc
+
+    from conflicteval.conflictscore.score_inputs import lazy_items
+
+    def peak(n: int) -> int:
+        items = lazy_items(str(_score_rows(tmp_path / f"items{n}.jsonl", n)))
+        gc.collect()
+        tracemalloc.start()
+        try:
+            for _ in items:
+                pass
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(10)  # imports and first-use caches
+    assert peak(4_000) - peak(1_000) < 150_000
+
+
+def test_a_duplicate_score_input_id_names_both_rows(tmp_path: Path) -> None:
+    from conflicteval.conflictscore.score_inputs import read_items
+
+    path = _score_rows(tmp_path / "items.jsonl", 5, duplicate_of=2)
+    with pytest.raises(DataError, match=r"duplicate item id .* \(first at row 3\)") as info:
+        read_items(str(path))
+    assert (info.value.row, info.value.field) == (6, "id")
+    # rows without an id are numbered by their line: a numeric id can collide with one
+    path.write_text(
+        '{"response": "R.", "documents": ["D."]}\n{"id": 1, "response": "R.", '
+        '"documents": ["D."]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match=r"duplicate item id '1' \(first at row 1\)"):
+        read_items(str(path))

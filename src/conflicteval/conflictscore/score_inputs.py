@@ -75,9 +75,24 @@ def _doc(path: str, row: int, value: Any, index: int) -> Document:
     return doc
 
 
+def _row_id(row: Any, lineno: int) -> str | None:
+    """The id a row gets (its ``id``, else its line number), None for a row without a usable one."""
+    if not isinstance(row, dict):
+        return None
+    value = row.get("id", lineno)
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    return str(value).strip() or None
+
+
 def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
     """A converter of one pass over ``path``: a row to a checked item (ids unique in the pass)."""
-    seen = UniqueIds(path, "id", "item id")
+
+    def first_row(item_id: object) -> int | None:
+        # Only on a duplicate: the file is read again rather than every id kept with its row.
+        return next((n for n, row in iter_json_lines(path) if _row_id(row, n) == item_id), None)
+
+    seen = UniqueIds(path, "id", "item id", first_row=first_row)
 
     def convert(lineno: int, row: Any) -> dict[str, Any]:
         if not isinstance(row, dict):
