@@ -15,6 +15,7 @@ import errno
 import json
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ log = logging.getLogger("conflicteval.runner")
 __all__ = [
     "META_SUFFIX",
     "Record",
+    "iter_checkpoint",
     "meta_path",
     "read_checkpoint",
     "read_identity",
@@ -67,17 +69,30 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
     unreadable line is an error naming the file and line. When an id appears
     twice, the later line wins.
     """
-    records: dict[str, Record] = {}
+    return {rec.id: rec for _, rec in iter_checkpoint(path)}
+
+
+def iter_checkpoint(path: str | os.PathLike[str]) -> Iterator[tuple[int, Record]]:
+    """Every record of a checkpoint file with the byte offset of its line, read line by line.
+
+    Nothing when the file does not exist. A last line cut short by a kill is
+    skipped (with a warning); any other unreadable line is an error naming the
+    file and line.
+    """
     p = Path(path)
     if not p.exists():
-        return records
-    # undecodable bytes stay in the line (escaped), so its line is named, not a traceback
-    with p.open("r", encoding="utf-8", errors="surrogateescape") as fh:
-        for lineno, line in enumerate(fh, start=1):
+        return
+    validate = Record.model_validate_json
+    with p.open("rb") as fh:
+        pos = 0
+        for lineno, raw in enumerate(fh, start=1):
+            off, pos = pos, pos + len(raw)
+            # undecodable bytes stay in the line (escaped), so its line is named, not a traceback
+            line = raw.decode("utf-8", "surrogateescape")
             if not line.strip():
                 continue
             try:
-                rec = Record.model_validate_json(line)
+                rec = validate(line)
             except ValueError as exc:
                 if not line.endswith("\n"):  # only the last line can lack its newline
                     log.warning("%s: ignoring a partial last line (interrupted write)", p)
@@ -85,8 +100,7 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
                 raise ConflictEvalError(
                     f"{p}: line {lineno}: not a checkpoint record: {exc}"
                 ) from exc
-            records[rec.id] = rec
-    return records
+            yield off, rec
 
 
 class _Writer:

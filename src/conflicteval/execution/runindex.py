@@ -15,7 +15,6 @@ record stands), :data:`FINISHED` (finished by this run).
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -23,10 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._diskindex import scratch_db
-from conflicteval.errors import ConflictEvalError
-from conflicteval.execution.checkpoint import Record
-
-log = logging.getLogger("conflicteval.runner")
+from conflicteval.execution.checkpoint import Record, iter_checkpoint
 
 __all__ = ["FINISHED", "RESUMED", "TODO", "RunIndex"]
 
@@ -165,26 +161,8 @@ class RunIndex:
             "DO UPDATE SET off = excluded.off, status = excluded.status, inputs = excluded.inputs"
         )
         execute = self.db.execute
-        validate = Record.model_validate_json
-        with path.open("rb") as fh:
-            pos = 0
-            lineno = 0
-            for raw in fh:
-                lineno += 1
-                off, pos = pos, pos + len(raw)
-                line = raw.decode("utf-8", "surrogateescape")
-                if not line.strip():
-                    continue
-                try:
-                    rec = validate(line)
-                except ValueError as exc:
-                    if not line.endswith("\n"):  # only the last line can lack its newline
-                        log.warning("%s: ignoring a partial last line (interrupted write)", path)
-                        continue
-                    raise ConflictEvalError(
-                        f"{path}: line {lineno}: not a checkpoint record: {exc}"
-                    ) from exc
-                execute(upsert, (rec.id, off, rec.status, rec.inputs))
+        for off, rec in iter_checkpoint(path):
+            execute(upsert, (rec.id, off, rec.status, rec.inputs))
         return int(self._rows("SELECT COUNT(*) FROM ck")[0][0])
 
     def unmarked(self) -> tuple[int, str | None]:
