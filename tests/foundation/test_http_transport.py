@@ -6,10 +6,13 @@ bytes and end every fault the server can produce with the same outcome.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -260,3 +263,29 @@ def test_the_lean_transport_imports_no_openai_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "False", (out.stdout, out.stderr, time.monotonic() - start)
+
+
+def test_a_batch_export_imports_no_openai_sdk(tmp_path: Path) -> None:
+    """The request lines name the SDK's parameters, read from its source (importing it
+    costs about a second a process)."""
+    items = tmp_path / "items.jsonl"
+    row = {"id": "r1", "response": "The bridge opened in 1932.", "documents": ["It opened 1932."]}
+    items.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    requests = tmp_path / "requests.jsonl"
+    code = (
+        "import sys\n"
+        "from conflicteval.cli import main\n"
+        f"argv = ['score', '--input', {str(items)!r}, '--out', {str(tmp_path / 'out')!r},\n"
+        "        '--labeler', 'llm', '--model', 'openai/m', '--base-url',\n"
+        f"        'http://127.0.0.1:9/v1', '--quiet', '--batch-export', {str(requests)!r}]\n"
+        "assert main(argv) == 3\n"
+        "print('openai' in sys.modules)\n"
+    )
+    env = {**os.environ, "OPENAI_API_KEY": "k"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-2000:]
+    lines = requests.read_text(encoding="utf-8").splitlines()
+    assert lines and json.loads(lines[0])["body"]["model"] == "m"

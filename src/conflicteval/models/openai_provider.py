@@ -11,8 +11,6 @@ concurrency, so retries are never stacked. The SDK is imported only when used.
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import os
 import threading
 import weakref
@@ -53,14 +51,6 @@ MISSING_KEY = (
     "no API key: set OPENAI_API_KEY (or pass api_key=...) for OpenAI's API, or give a "
     "base URL (--base-url / base_url=...) for a local OpenAI-compatible server"
 )
-
-
-@functools.lru_cache(maxsize=1)
-def _sdk_parameters() -> frozenset[str]:
-    """The keyword arguments ``chat.completions.create`` of the installed SDK names."""
-    from openai.resources.chat.completions import AsyncCompletions
-
-    return frozenset(inspect.signature(AsyncCompletions.create).parameters) - {"self"}
 
 
 _PARAMS_ORDER = ("model", "messages", "temperature", "max_tokens", "seed", "response_format")
@@ -248,7 +238,8 @@ class OpenAIProvider:
         params = {k: fields[k] for k in _PARAMS_ORDER if k in fields}
         # Parameters the SDK names are passed as such; others (top_k, min_p, ... of vLLM,
         # llama.cpp, TGI) go in the request body, which is where the SDK would refuse them.
-        known = _sdk_parameters()
+        # The names are read from the SDK's source, not by importing it (about a second).
+        known = known_parameters()
         body = {k: v for k, v in request.extra.items() if k not in known}
         params.update((k, v) for k, v in request.extra.items() if k in known)
         if body:
