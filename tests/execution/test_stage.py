@@ -37,19 +37,27 @@ def test_a_stage_records_its_identity_and_recomputes_changed_inputs(tmp_path: Pa
     assert fresh.resumed == 0 and read_identity(ck) == {"task": "triple"}
 
 
-def test_options_reach_a_workflows_batch_and_no_global_is_left(tmp_path: Path) -> None:
+class SlowLabeler:
+    """A labeler that never answers within the tests' item bound."""
+
+    name = "slow"
+
+    async def label(self, claims: list[str], documents: list[Any]) -> Any:
+        await asyncio.sleep(5)
+        raise AssertionError("never reached within the bound")
+
+
+@pytest.mark.parametrize("how", ["options", "keyword"])
+def test_the_item_bound_reaches_a_workflows_batch_and_no_global_is_left(how: str) -> None:
+    """``item_timeout`` works inside ``options`` and as a plain keyword (once only the former)."""
     from conflicteval.conflictscore import ConflictScorer, SentenceDecomposer
-
-    class SlowLabeler:
-        name = "slow"
-
-        async def label(self, claims: list[str], documents: list[Any]) -> Any:
-            await asyncio.sleep(5)
-            raise AssertionError("never reached within the bound")
 
     scorer = ConflictScorer(SentenceDecomposer(), SlowLabeler())  # type: ignore[arg-type]
     items = [{"id": "r1", "response": "The sky is blue.", "documents": ["The sky is blue."]}]
-    result = scorer.score_many(items, options=RunOptions(item_timeout=0.2), progress=False)
+    run: dict[str, Any] = (
+        {"options": RunOptions(item_timeout=0.2)} if how == "options" else {"item_timeout": 0.2}
+    )
+    result = scorer.score_many(items, progress=False, **run)
     (rec,) = result.records
     assert rec.status == "model_error" and "item timed out" in str(rec.error)
     assert not hasattr(runner, "DEFAULT_ITEM_TIMEOUT") and not hasattr(runner, "DEFAULT_ADOPT")
@@ -73,21 +81,3 @@ def test_run_keywords_make_one_run_options_and_a_set_keyword_wins() -> None:
     assert RunOptions.of({"concurrency": 5, "adopt": False}, concurrency=8) == RunOptions(
         concurrency=5, adopt=False
     )
-
-
-def test_every_run_keyword_is_taken_by_a_workflow_as_a_keyword() -> None:
-    """``item_timeout`` (once only reachable through ``options``) works as a plain keyword."""
-    from conflicteval.conflictscore import ConflictScorer, SentenceDecomposer
-
-    class SlowLabeler:
-        name = "slow"
-
-        async def label(self, claims: list[str], documents: list[Any]) -> Any:
-            await asyncio.sleep(5)
-            raise AssertionError("never reached within the bound")
-
-    scorer = ConflictScorer(SentenceDecomposer(), SlowLabeler())  # type: ignore[arg-type]
-    items = [{"id": "r1", "response": "The sky is blue.", "documents": ["The sky is blue."]}]
-    result = scorer.score_many(items, item_timeout=0.2, progress=False, concurrency=1)
-    (rec,) = result.records
-    assert rec.status == "model_error" and "item timed out" in str(rec.error)
