@@ -75,14 +75,9 @@ def _doc(path: str, row: int, value: Any, index: int) -> Document:
     return doc
 
 
-def _row_id(row: Any, lineno: int) -> str | None:
-    """The id a row gets (its ``id``, else its line number), None for a row without a usable one."""
-    if not isinstance(row, dict):
-        return None
-    value = row.get("id", lineno)
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return None
-    return str(value).strip() or None
+def _item_id(path: str, lineno: int, row: dict[str, Any]) -> str:
+    """The id a row gets: its ``id`` (checked), else its line number."""
+    return id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
 
 
 def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
@@ -90,7 +85,10 @@ def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
 
     def first_row(item_id: object) -> int | None:
         # Only on a duplicate: the file is read again rather than every id kept with its row.
-        return next((n for n, row in iter_json_lines(path) if _row_id(row, n) == item_id), None)
+        # Every row up to the first one with that id passed ``convert`` in this pass.
+        return next(
+            (n for n, row in iter_json_lines(path) if _item_id(path, n, row) == item_id), None
+        )
 
     seen = UniqueIds(path, "id", "item id", first_row=first_row)
 
@@ -104,7 +102,7 @@ def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
             raise DataError(path, lineno, "documents", "missing or not a list")
         if not docs:
             raise DataError(path, lineno, "documents", NO_DOCUMENTS)
-        item_id = id_text(path, lineno, "id", row["id"]) if "id" in row else str(lineno)
+        item_id = _item_id(path, lineno, row)
         seen.add(item_id, lineno)
         return {
             "id": item_id,
