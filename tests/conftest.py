@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,6 +44,26 @@ def openai_server() -> Iterator[object]:
 
     with OpenAICompatServer() as server:
         yield server
+
+
+@pytest.fixture()
+def resumed_index() -> Iterator[Any]:
+    """Make a run's index of ids, those with a line in a checkpoint resumed from it."""
+    from conflicteval.execution.runindex import RunIndex
+
+    made: list[RunIndex] = []
+
+    def make(checkpoint: Path, ids: list[str]) -> RunIndex:
+        index = RunIndex()
+        made.append(index)
+        index.add_items(ids, str, None)
+        index.scan_checkpoint(checkpoint)
+        index.resume(retry_failed=False)
+        return index
+
+    yield make
+    for index in made:
+        index.close()
 
 
 @pytest.fixture(autouse=True)

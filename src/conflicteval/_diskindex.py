@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, MutableSet
+from collections.abc import Callable, Iterable, Iterator, MutableSet
 from typing import Any
 
-__all__ = ["CACHE_KIB", "IdSet", "scratch_db"]
+__all__ = ["CACHE_KIB", "CHUNK", "IdSet", "pages", "scratch_db"]
 
 CACHE_KIB = 4096
 """Memory each scratch index may use for its page cache (KiB)."""
 
-_CHUNK = 256
+CHUNK = 256
+"""Rows read or written at a time."""
 
 
 def scratch_db(cache_kib: int = CACHE_KIB) -> sqlite3.Connection:
@@ -40,6 +41,23 @@ def scratch_db(cache_kib: int = CACHE_KIB) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=OFF")
     db.execute("BEGIN")
     return db
+
+
+def pages(query: Callable[[str, tuple[Any, ...]], list[Any]], sql: str) -> Iterator[list[Any]]:
+    """The rows of ``sql``, :data:`CHUNK` at a time, by key (a table may change in between).
+
+    ``sql``'s parameters are ``(after, limit)`` and its first column is the key it is
+    ordered by; ``query(sql, args)`` runs it. The first page starts after -1: below every
+    key used here (positions and sequence numbers from 0 up, and any text, which SQLite
+    orders after every number).
+    """
+    last: Any = -1
+    while True:
+        rows = query(sql, (last, CHUNK))
+        if not rows:
+            return
+        yield rows
+        last = rows[-1][0]
 
 
 class IdSet(MutableSet[str]):
@@ -82,7 +100,7 @@ class IdSet(MutableSet[str]):
         chunk: list[tuple[str]] = []
         for value in values:
             chunk.append((value,))
-            if len(chunk) >= _CHUNK:
+            if len(chunk) >= CHUNK:
                 self._insert_many(chunk)
                 chunk = []
         if chunk:
@@ -103,19 +121,13 @@ class IdSet(MutableSet[str]):
         return self._len
 
     def __iter__(self) -> Iterator[str]:
-        last: str | None = None
-        while True:
-            with self._lock:
-                if last is None:
-                    sql, args = "SELECT id FROM ids ORDER BY id LIMIT ?", (_CHUNK,)
-                    rows = self._db.execute(sql, args).fetchall()
-                else:
-                    sql = "SELECT id FROM ids WHERE id > ? ORDER BY id LIMIT ?"
-                    rows = self._db.execute(sql, (last, _CHUNK)).fetchall()
-            if not rows:
-                return
+        sql = "SELECT id FROM ids WHERE id > ? ORDER BY id LIMIT ?"
+        for rows in pages(self._query, sql):
             yield from (r[0] for r in rows)
-            last = rows[-1][0]
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
 
     def __ior__(self, other: Any) -> IdSet:  # type: ignore[misc]
         self.update(other)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,11 +72,11 @@ def test_without_a_checkpoint_records_are_kept(tmp_path: Path) -> None:
     assert len(result.records) == 10
 
 
-def test_missing_line_is_an_error_not_a_silent_gap(tmp_path: Path) -> None:
+def test_missing_line_is_an_error_not_a_silent_gap(tmp_path: Path, resumed_index: Any) -> None:
     ckpt = tmp_path / "e.jsonl"
     ckpt.write_text(json.dumps({"id": "a", "status": "ok"}) + "\n", encoding="utf-8")
     with pytest.raises(Exception, match="not in the checkpoint"):
-        CheckpointRecords(ckpt, ["a", "b"], {})
+        CheckpointRecords(ckpt, resumed_index(ckpt, ["a", "b"]))
 
 
 def test_score_cli_streams_and_writes_every_row(tmp_path: Path) -> None:

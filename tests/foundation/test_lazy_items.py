@@ -179,16 +179,23 @@ def test_mapped_items_are_read_lazily_with_their_index(tmp_path: Path) -> None:
     assert len(mapped) == 2
 
 
-def test_pending_items_refuse_an_item_out_of_place() -> None:
+def _checkpoint(path: Path, done: list[str]) -> Path:
+    path.write_text("".join(json.dumps({"id": i, "status": "ok"}) + "\n" for i in done))
+    return path
+
+
+def test_items_still_to_do_refuse_an_item_out_of_place(tmp_path: Path, resumed_index: Any) -> None:
     from conflicteval.errors import ConflictEvalError
-    from conflicteval.execution.lazyrecords import PendingItems
+    from conflicteval.execution.lazyrecords import TodoItems
 
     rows = [{"id": "a"}, {"id": "x"}, {"id": "c"}]  # "b" was counted second
-    pending = PendingItems(rows, ["a", "b", "c"], ["a", "c"], lambda r: r["id"])
+    index = resumed_index(_checkpoint(tmp_path / "one.jsonl", ["b"]), ["a", "b", "c"])
+    pending = TodoItems(rows, index, 2, lambda r: r["id"])
     assert len(pending) == 2
     with pytest.raises(ConflictEvalError, match="'x' is where 'b' was"):
         list(pending)
-    ok = PendingItems([{"id": "a"}, {"id": "b"}], ["a", "b"], ["b"], lambda r: r["id"])
+    index = resumed_index(_checkpoint(tmp_path / "two.jsonl", ["a"]), ["a", "b"])
+    ok = TodoItems([{"id": "a"}, {"id": "b"}], index, 1, lambda r: r["id"])
     assert list(ok) == [("b", {"id": "b"})] and ok[0] == ("b", {"id": "b"})
 
 

@@ -26,11 +26,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
+from conflicteval._diskindex import CHUNK
 from conflicteval.errors import ConflictEvalError
 from conflicteval.execution.checkpoint import Record
 from conflicteval.execution.runindex import FINISHED, RESUMED, RunIndex
 
-__all__ = ["CheckpointRecords", "PendingItems", "TodoItems"]
+__all__ = ["CheckpointRecords", "TodoItems"]
 
 
 class CheckpointRecords(Sequence[Record]):
@@ -38,34 +39,23 @@ class CheckpointRecords(Sequence[Record]):
 
     Where each record is comes from the run's :class:`~conflicteval.execution.runindex.RunIndex`
     (on disk): the offset of its line in the checkpoint, or the record itself for one
-    never checkpointed (``pending``). Given a list of ids instead, the checkpoint is read
-    once to note the offset of each id's last line.
+    never checkpointed (``pending``).
 
     Args:
         path: The checkpoint file.
-        ids: The run's index, or the item ids in input order.
-        held: With a list of ids: records kept in place of checkpoint lines.
+        index: The run's index (closed when this sequence is let go of).
 
     Raises:
         ConflictEvalError: A finished item has no line in the checkpoint.
     """
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        ids: RunIndex | list[str],
-        held: dict[str, Record] | None = None,
-    ):
+    def __init__(self, path: str | os.PathLike[str], index: RunIndex):
         self.path = Path(path)
-        if isinstance(ids, RunIndex):
-            self.run_index = ids
-        else:
-            self.run_index = _index_of(self.path, ids, held or {})
-        self._finalizer = weakref.finalize(self, self.run_index.close)
-        index = self.run_index
+        self.run_index = index
+        self._finalizer = weakref.finalize(self, index.close)
         missing = index.count - index.in_state(FINISHED) - index.in_state(RESUMED)
         if missing:
-            first = next(self.run_index.unfinished())
+            first = next(index.unfinished())
             raise ConflictEvalError(
                 f"{self.path}: {missing} finished items are not in the checkpoint (e.g. {first!r})"
             )
@@ -101,8 +91,8 @@ class CheckpointRecords(Sequence[Record]):
     def __iter__(self) -> Iterator[Record]:
         fh: Any = None
         try:
-            for start in range(0, len(self), _CHUNK):
-                for place in self.run_index.places(start, start + _CHUNK):
+            for start in range(0, len(self), CHUNK):
+                for place in self.run_index.places(start, start + CHUNK):
                     if fh is None and place[2] is None:
                         fh = self.path.open("rb")
                     yield _read(fh, place)
@@ -121,9 +111,6 @@ class CheckpointRecords(Sequence[Record]):
         return f"CheckpointRecords({str(self.path)!r}, {len(self)} records)"
 
 
-_CHUNK = 256
-
-
 def _read(fh: Any, place: tuple[str, int | None, str | None]) -> Record:
     """The record at one place: held in the index, or at an offset of the checkpoint."""
     _, off, pending = place
@@ -133,66 +120,14 @@ def _read(fh: Any, place: tuple[str, int | None, str | None]) -> Record:
     return Record.model_validate_json(fh.readline())
 
 
-def _index_of(path: Path, ids: list[str], held: dict[str, Record]) -> RunIndex:
-    """An index of ``ids`` at their last lines in ``path`` (``held`` ones kept in it)."""
-    index = RunIndex()
-    index.add_items(ids, str, None)
-    if path.exists():
-        index.note_places(path)
-    for item_id, rec in held.items():
-        index.hold(item_id, rec.model_dump_json())
-    return index
-
-
 # --------------------------------------------------------------------------- the items of a run
 
 
-class PendingItems(Sequence[tuple[str, Any]]):
+class TodoItems(Sequence[tuple[str, Any]]):
     """``(id, item)`` of the items a run still has to do, read from ``items`` when iterated.
 
-    Each item's id is checked against the first pass's, in order.
-
-    Args:
-        items: The items (iterated once per pass over this sequence).
-        ids: Every item's id, in input order.
-        todo: The ids still to do.
-        key: Item → id.
-    """
-
-    def __init__(
-        self, items: Iterable[Any], ids: list[str], todo: list[str], key: Callable[[Any], Any]
-    ) -> None:
-        self.items = items
-        self.ids = ids
-        self.todo = todo
-        self.key = key
-
-    def __len__(self) -> int:
-        return len(self.todo)
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[tuple[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[str, Any] | list[tuple[str, Any]]:
-        pairs = list(self)  # not used by the executors, which iterate once
-        return pairs[index]
-
-    def __iter__(self) -> Iterator[tuple[str, Any]]:
-        if not self.todo:
-            return
-        wanted = set(self.todo)
-        states = ((i, 0 if i in wanted else 1) for i in self.ids)
-        yield from _todo_pairs(self.items, states, self.key)
-
-    def __repr__(self) -> str:
-        return f"PendingItems({len(self)} of {len(self.ids)} items)"
-
-
-class TodoItems(PendingItems):
-    """:class:`PendingItems` whose ids and states come from the run's index (on disk).
+    The ids and states come from the run's index (on disk); each item's id is checked
+    against the index's, in order, so an input that changed during the run is refused.
 
     Args:
         items: The items (iterated once per pass over this sequence).
@@ -211,6 +146,16 @@ class TodoItems(PendingItems):
 
     def __len__(self) -> int:
         return self.todo_count
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, Any] | list[tuple[str, Any]]:
+        pairs = list(self)  # not used by the executors, which iterate once
+        return pairs[index]
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
         if self.todo_count:

@@ -21,14 +21,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from conflicteval._diskindex import scratch_db
+from conflicteval._diskindex import CHUNK, pages, scratch_db
 from conflicteval.execution.checkpoint import Record, iter_checkpoint
 
 __all__ = ["FINISHED", "RESUMED", "TODO", "RunIndex"]
 
 TODO, RESUMED, FINISHED = 0, 1, 2
 
-_CHUNK = 256
 _SCHEMA = (
     "CREATE TABLE items (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, fp TEXT,"
     " state INTEGER NOT NULL DEFAULT 0, off INTEGER, pend TEXT)",
@@ -124,13 +123,7 @@ class RunIndex:
 
     def _chunks(self, sql: str) -> Iterator[list[Any]]:
         """Rows of ``sql`` (its first column ``pos``, its parameters ``pos > ?, LIMIT ?``)."""
-        last = -1
-        while True:
-            rows = self._rows(sql, (last, _CHUNK))
-            if not rows:
-                return
-            yield rows
-            last = rows[-1][0]
+        return pages(self._rows, sql)
 
     def fingerprint(self, item_id: str) -> str | None:
         """The input fingerprint of item ``item_id`` (None: none, or not an item)."""
@@ -237,7 +230,7 @@ class RunIndex:
             running = self._running.pop(item_id, None)
             if running is not None:
                 self._finished.append((off, pending, running[0]))
-                if len(self._finished) >= _CHUNK:
+                if len(self._finished) >= CHUNK:
                     self._flush()
                 return True
         first = self._change(  # not handed out by states(): finished before, or not an item
@@ -259,19 +252,6 @@ class RunIndex:
         """``(id, offset, pending record)`` of the items at positions ``start <= pos < stop``."""
         sql = "SELECT id, off, pend FROM items WHERE pos >= ? AND pos < ? ORDER BY pos"
         return self._rows(sql, (start, stop))
-
-    def note_places(self, path: Path) -> None:
-        """Mark every item finished at the offset of its id's last line in checkpoint ``path``."""
-        if self.scan_checkpoint(path):
-            self._change(
-                "UPDATE items SET state = 2, off = (SELECT c.off FROM ck c WHERE c.id = "
-                "items.id) WHERE EXISTS (SELECT 1 FROM ck c WHERE c.id = items.id)"
-            )
-
-    def hold(self, item_id: str, record: str) -> None:
-        """Keep ``record`` (a JSON line) as item ``item_id``'s, in place of any checkpoint line."""
-        sql = "UPDATE items SET state = 2, off = NULL, pend = ? WHERE id = ?"
-        self._change(sql, (record, item_id))
 
     def held(self) -> int:
         """How many records the index holds itself (never checkpointed: ``pending`` ones)."""

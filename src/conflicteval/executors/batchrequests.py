@@ -14,13 +14,11 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from conflicteval._diskindex import scratch_db
+from conflicteval._diskindex import pages, scratch_db
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors.batchmanifest import iter_manifest, manifest_path
 
 __all__ = ["ExportedRequests"]
-
-_CHUNK = 256
 
 
 class ExportedRequests:
@@ -49,25 +47,23 @@ class ExportedRequests:
     def _load(self, manifests: Iterable[str | os.PathLike[str]]) -> None:
         """Read the manifests entry by entry (a later entry for an id wins)."""
         numbers: dict[tuple[str, str], int] = {}
-        rows: list[tuple[str, int]] = []
-        sql = "INSERT OR REPLACE INTO req (id, pair) VALUES (?, ?)"
-        for m in manifests:
-            mp = Path(m)
-            if not mp.name.endswith(".manifest.jsonl"):
-                mp = manifest_path(mp)
-            if not mp.exists():
-                raise ConflictEvalError(f"{mp}: no such manifest (the export writes it)")
-            for e in iter_manifest(mp):
-                pair = (e.model, e.sent_model)
-                number = numbers.get(pair)
-                if number is None:
-                    number = numbers[pair] = len(self.pairs)
-                    self.pairs.append(pair)
-                rows.append((e.custom_id, number))
-                if len(rows) >= _CHUNK:
-                    self.db.executemany(sql, rows)
-                    rows = []
-        self.db.executemany(sql, rows)
+
+        def rows() -> Iterator[tuple[str, int]]:
+            for m in manifests:
+                mp = Path(m)
+                if not mp.name.endswith(".manifest.jsonl"):
+                    mp = manifest_path(mp)
+                if not mp.exists():
+                    raise ConflictEvalError(f"{mp}: no such manifest (the export writes it)")
+                for e in iter_manifest(mp):
+                    pair = (e.model, e.sent_model)
+                    number = numbers.get(pair)
+                    if number is None:
+                        number = numbers[pair] = len(self.pairs)
+                        self.pairs.append(pair)
+                    yield e.custom_id, number
+
+        self.db.executemany("INSERT OR REPLACE INTO req (id, pair) VALUES (?, ?)", rows())
         if self.db.execute("SELECT 1 FROM req LIMIT 1").fetchone() is None:
             raise ConflictEvalError("the manifests list no exported request")
 
@@ -95,14 +91,9 @@ class ExportedRequests:
             "SELECT f.seq, f.id, f.reason, r.state FROM failure f JOIN req r ON r.id = f.id "
             "WHERE f.seq > ? ORDER BY f.seq LIMIT ?"
         )
-        last = -1
-        while True:
-            rows = self.db.execute(sql, (last, _CHUNK)).fetchall()
-            if not rows:
-                return
+        for rows in pages(lambda q, args: self.db.execute(q, args).fetchall(), sql):
             for _, custom_id, reason, state in rows:
                 yield custom_id, reason, bool(state & self.CHOSEN)
-            last = rows[-1][0]
 
     def close(self) -> None:
         """Let go of the index (its file is removed)."""
