@@ -1,6 +1,6 @@
 """Grades are tied to the response text they graded: after ``generate --restart`` made new
-responses, the report shows no stale grade and ``judge`` grades the new responses (issue 24,
-item 1)."""
+responses, the report, the per-item table and the viewer show no stale grade, and ``judge``
+grades the new responses (issue 24, item 1)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 
 from conflicteval.cli import main
 from conflicteval.testing import OpenAICompatServer
-from conflicteval.wikicontradict import load_wikicontradict
+from conflicteval.view.registry import load_run
+from conflicteval.wikicontradict import build_item_table, load_wikicontradict
 
 
 def _cells(capsys: pytest.CaptureFixture[str], run: Path) -> list[dict[str, Any]]:
@@ -46,6 +47,12 @@ def test_judge_grades_again_after_generate_restart_and_the_report_never_shows_st
     # the old grades belong to the old responses: none is shown for the new ones
     stale = _cells(capsys, run)
     assert stale[0]["correct"] == 0 and stale[0]["failed"] == 3
+    # nor does the per-item table, nor the viewer: each row is "not graded" there too
+    table = build_item_table(run)
+    assert [(r.status, r.verdict) for r in table.rows] == [("ungraded", None)] * 3
+    shown = load_run(run)
+    assert [it["facets"]["verdict"] for it in shown.items] == ["ungraded"] * 3
+    assert shown.counts["judged ok"] == 0 and shown.counts["ungraded"] == 3
     capsys.readouterr()
     assert main(["wikicontradict", "judge", "--run", str(run), "--model", "lexical"]) == 0
     assert "3 recomputed because their inputs changed" in capsys.readouterr().err

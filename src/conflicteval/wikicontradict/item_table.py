@@ -26,7 +26,7 @@ from conflicteval import pricing
 from conflicteval.errors import require
 from conflicteval.runner import read_checkpoint
 from conflicteval.wikicontradict.generate import read_generations
-from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE
+from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
 
 __all__ = ["ITEM_COLUMNS", "ItemRow", "ItemTable", "build_item_table"]
 
@@ -107,11 +107,11 @@ def build_item_table(run: str | Path, judgements: str | Path | None = None) -> I
         judgements: The judgements file (default ``<run>/judgements.jsonl``; when it
             does not exist every generated row is "not graded").
     """
-    graded = read_checkpoint(
-        Path(judgements) if judgements is not None else Path(run) / JUDGEMENTS_FILE
-    )
+    gens = read_generations(run)
+    jpath = Path(judgements) if judgements is not None else Path(run) / JUDGEMENTS_FILE
+    graded = current_grades(read_checkpoint(jpath), gens)  # as the report: no stale grade
     rows = []
-    for g in read_generations(run):
+    for g in gens:
         rec = graded.get(g.id)
         result = rec.result if rec is not None and isinstance(rec.result, dict) else {}
         error = g.error if g.status != "ok" else None

@@ -136,11 +136,13 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
 
 def _read(path: Path) -> RunView:
     from conflicteval.wikicontradict.generate import read_generations
+    from conflicteval.wikicontradict.judge import current_grades
     from conflicteval.wikicontradict.report import share_ci
 
     run = RunView("wikicontradict", "WikiContradict run", str(path))
     gens = read_generations(path)
-    judged = {r.id: r for r in read_records(path / "judgements.jsonl")}
+    # as the report: a grade made for a response since regenerated is not shown
+    judged = current_grades({r.id: r for r in read_records(path / "judgements.jsonl")}, gens)
     instances = _instances(run, path)
     run.items = [_item(g, judged.get(g.id), instances.get(g.instance_id)) for g in gens]
     run.facets = ["model", "template", "verdict", "type"]
