@@ -112,3 +112,17 @@ def test_build_scorer() -> None:
         build_scorer(labeler="llm", decomposer="sentence")
     with pytest.raises(ValueError, match="unknown labeler"):
         build_scorer("scripted", labeler="bogus")
+
+
+def test_shared_scorer_uses_wraps_or_builds() -> None:
+    from conflicteval.adapters._scorer import shared_scorer
+
+    offline = build_scorer(decomposer="sentence", labeler="lexical")
+    shared = SharedScorer(offline)
+    assert shared_scorer(shared) is shared
+    wrapped = shared_scorer(offline)
+    assert isinstance(wrapped, SharedScorer) and wrapped.scorer is offline
+    built = shared_scorer(None, decomposer="sentence", labeler="lexical")
+    assert (built.scorer.decomposer.name, built.scorer.labeler.name) == ("sentence", "lexical")
+    with pytest.raises(ValueError, match="need a model"):
+        shared_scorer(None, labeler="llm", decomposer="sentence")

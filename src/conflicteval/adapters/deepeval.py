@@ -57,10 +57,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from conflicteval._sync import run_sync
+from conflicteval.adapters._scorer import shared_scorer
 from conflicteval.conflictscore.scorer import ConflictScorer, ScoreResult
 from conflicteval.conflictscore.shared import (
     SharedScorer,
-    build_scorer,
     conflict_reason,
     titled_context,
     unscored_reason,
@@ -158,11 +158,9 @@ class ConflictScoreMetric(BaseMetric):
         strict_mode: bool = False,
         verbose_mode: bool = False,
     ) -> None:
-        if scorer is None:
-            scorer = build_scorer(model, decomposer=decomposer, labeler=labeler)
         # Stored as the SharedScorer: deepeval copies a metric per test case by
         # calling __init__ with its attributes, and the copies must share it.
-        self.scorer = scorer if isinstance(scorer, SharedScorer) else SharedScorer(scorer)
+        self.scorer = shared_scorer(scorer, model, decomposer=decomposer, labeler=labeler)
         self.threshold = 0.0 if strict_mode else threshold
         self.include_reason = include_reason
         self.async_mode = async_mode
@@ -301,9 +299,7 @@ def conflict_score_metrics(
         ``(ConflictScoreMetric, ConflictScoreRatioMetric)``, ready for
         ``deepeval.evaluate(test_cases, [cs_c, cs_r])``.
     """
-    if scorer is None:
-        scorer = build_scorer(model, decomposer=decomposer, labeler=labeler)
-    shared = scorer if isinstance(scorer, SharedScorer) else SharedScorer(scorer)
+    shared = shared_scorer(scorer, model, decomposer=decomposer, labeler=labeler)
     ratio = threshold if ratio_threshold is None else ratio_threshold
     return (
         ConflictScoreMetric(threshold, scorer=shared, **options),

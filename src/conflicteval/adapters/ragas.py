@@ -51,10 +51,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from conflicteval.adapters._scorer import shared_scorer
 from conflicteval.conflictscore.scorer import ConflictScorer, ScoreResult
 from conflicteval.conflictscore.shared import (
     SharedScorer,
-    build_scorer,
     titled_context,
     unscored_reason,
 )
@@ -218,7 +218,7 @@ def conflict_score_metrics(
         ``(ConflictScoreCount, ConflictScoreRatio)``, ready for
         ``ragas.evaluate(dataset, metrics=[...])``.
     """
-    if scorer is None:
-        scorer = build_scorer(model, decomposer=decomposer, labeler=labeler, nli_model=nli_model)
-    shared = scorer if isinstance(scorer, SharedScorer) else SharedScorer(scorer)
+    shared = shared_scorer(
+        scorer, model, decomposer=decomposer, labeler=labeler, nli_model=nli_model
+    )
     return ConflictScoreCount(scorer=shared), ConflictScoreRatio(scorer=shared)

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval.conflictbench._markdown import figures_table
+
 PAPER_TABLE4 = {"RAG": (78.7, 91.5), "Control-RAG": (81.6, 93.2), "Regenerated-RAG": (82.4, 93.2)}
 """Paper Table 4 (free-form, 779 questions): (truthful %, informative %)."""
 
@@ -122,36 +124,49 @@ def _flips(results: list[dict[str, Any]], good: str, same_key: str) -> FlipCount
     return f
 
 
+_TABLE4_HEADER = (
+    "Method",
+    "Truthful",
+    "Informative",
+    "Questions",
+    "Unjudged (T)",
+    "Unjudged (I)",
+)
+_TABLE5_HEADER = ("Method", "Accuracy", "Questions", "Unparsed")
+
+
 def _pct(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}%"
 
 
 def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
     """Free-form results in the layout of Table 4 (+ unjudged counts)."""
-    lines = [
-        "| Method | Truthful | Informative | Questions | Unjudged (T) | Unjudged (I) |",
-        "|---|---:|---:|---:|---:|---:|",
+    rows: list[list[object]] = [
+        [
+            r.method,
+            _pct(r.truthful, 1),
+            _pct(r.informative, 1),
+            r.n,
+            r.unjudged_truthful,
+            r.unjudged_informative,
+        ]
+        for r in summary.free
     ]
-    for r in summary.free:
-        lines.append(
-            f"| {r.method} | {_pct(r.truthful, 1)} | {_pct(r.informative, 1)} | {r.n} "
-            f"| {r.unjudged_truthful} | {r.unjudged_informative} |"
-        )
     if paper:
-        for method, (t, i) in PAPER_TABLE4.items():
-            lines.append(f"| {method} (paper) | {t:.1f}% | {i:.1f}% | 779 | | |")
-    return "\n".join(lines)
+        rows += [
+            [f"{m} (paper)", f"{t:.1f}%", f"{i:.1f}%", 779] for m, (t, i) in PAPER_TABLE4.items()
+        ]
+    return figures_table(_TABLE4_HEADER, rows)
 
 
 def table5(summary: RegenerationSummary, *, paper: bool = False) -> str:
     """Binary-choice results in the layout of Table 5 (+ unparsed counts)."""
-    lines = ["| Method | Accuracy | Questions | Unparsed |", "|---|---:|---:|---:|"]
-    for r in summary.choice:
-        lines.append(f"| {r.method} | {_pct(r.accuracy, 2)} | {r.n} | {r.unparsed} |")
+    rows: list[list[object]] = [
+        [r.method, _pct(r.accuracy, 2), r.n, r.unparsed] for r in summary.choice
+    ]
     if paper:
-        for method, acc in PAPER_TABLE5.items():
-            lines.append(f"| {method} (paper) | {acc:.2f}% | 779 | |")
-    return "\n".join(lines)
+        rows += [[f"{m} (paper)", f"{acc:.2f}%", 779] for m, acc in PAPER_TABLE5.items()]
+    return figures_table(_TABLE5_HEADER, rows)
 
 
 def flips_text(summary: RegenerationSummary) -> str:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from conflicteval.conflictbench._markdown import figures_table
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.items import BenchItem
 from conflicteval.errors import ModelError
@@ -321,23 +322,41 @@ def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
+_TABLE3_HEADER = (
+    "Model / Setting",
+    "CS-C",
+    "CS-R",
+    "Reports",
+    "Scored",
+    "CS-R undefined",
+    "Not scored",
+    "Failed",
+    "Failed pairs",
+)
+
+
 def table3(rows: Sequence[ReportRow], *, paper: bool = False) -> str:
     """Markdown table in the layout of Table 3 (plus counts); ``paper`` appends its rows."""
-    lines = [
-        "| Model / Setting | CS-C | CS-R | Reports | Scored | CS-R undefined "
-        "| Not scored | Failed | Failed pairs |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    cells: list[list[object]] = [
+        [
+            f"{r.model} / {SETTING_LABELS.get(r.setting, r.setting)}",
+            _f(r.cs_c),
+            _f(r.cs_r),
+            r.reports,
+            r.scored,
+            r.cs_r_undefined,
+            r.score_errors,
+            r.failed,
+            r.failed_pairs,
+        ]
+        for r in rows
     ]
-    for r in rows:
-        label = f"{r.model} / {SETTING_LABELS.get(r.setting, r.setting)}"
-        lines.append(
-            f"| {label} | {_f(r.cs_c)} | {_f(r.cs_r)} | {r.reports} | {r.scored} "
-            f"| {r.cs_r_undefined} | {r.score_errors} | {r.failed} | {r.failed_pairs} |"
-        )
     if paper:
-        for label, (csc, csr) in PAPER_TABLE3.items():
-            lines.append(f"| {label} (paper) | {csc:.4f} | {csr:.4f} | 100 | | | | | |")
-    return "\n".join(lines)
+        cells += [
+            [f"{label} (paper)", f"{csc:.4f}", f"{csr:.4f}", 100]
+            for label, (csc, csr) in PAPER_TABLE3.items()
+        ]
+    return figures_table(_TABLE3_HEADER, cells)
 
 
 @dataclass

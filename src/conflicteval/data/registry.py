@@ -86,9 +86,6 @@ class DatasetFile:
 _WIKICONTRADICT_REPO = "ibm-research/Wikipedia_contradict_benchmark"
 _WIKICONTRADICT_REV = "c20e361f985ed480a659b35d98b49f2311fcd174"
 _CONTRAQA_REV = "36f047741e98a97594fe81d3ca0b2bbeb376ba69"
-_CONTRAQA_URL = (
-    "https://media.githubusercontent.com/media/teacherpeterpan/ContraQA/{revision}/corpus/"
-)
 _FEVEROUS_NOTE = (
     "not pinned: fever.ai serves one unversioned file and publishes no checksum; the first "
     "download's sha256 is recorded and later uses must match it"
@@ -122,6 +119,39 @@ def _hf(repo: str, filename: str, **fields: Any) -> DatasetFile:
     return DatasetFile(kind="hf", repo=repo, filename=filename, homepage=homepage, **fields)
 
 
+def _github(repo: str, path: str, *, lfs: bool = False, **fields: Any) -> DatasetFile:
+    """The file at ``path`` of the GitHub repository ``repo``; its page is the homepage.
+
+    The address keeps ``{revision}`` to be filled in. A file stored with Git LFS (``lfs``) is
+    served from GitHub's media host, any other from its raw host.
+    """
+    host = "media.githubusercontent.com/media" if lfs else "raw.githubusercontent.com"
+    return DatasetFile(
+        kind="url",
+        url=f"https://{host}/{repo}/{{revision}}/{path}",
+        filename=path.rsplit("/", 1)[-1],
+        homepage=f"https://github.com/{repo}",
+        **fields,
+    )
+
+
+def _drive(repo: str, folder: str, subject: str, steps: str, **fields: Any) -> DatasetFile:
+    """A file only in the Google Drive ``folder`` linked from the GitHub repository ``repo``.
+
+    Drive needs a browser, so the entry is ``manual``: its instructions say that ``subject``
+    (e.g. ``"ConflictingQA is"``) is only there, then the ``steps`` after download.
+    """
+    homepage = f"https://github.com/{repo}"
+    where = f"only on Google Drive (folder {folder}, linked from {homepage})"
+    return DatasetFile(
+        kind="manual",
+        homepage=homepage,
+        instructions=f"{subject} {where}, which needs a browser. {steps}",
+        note=_DRIVE_NOTE,
+        **fields,
+    )
+
+
 def _ambigdocs(name: str, title: str, filename: str) -> DatasetFile:
     """One split of AmbigDocs (both splits share a repository, licence, loader and note)."""
     return _hf(
@@ -138,14 +168,13 @@ def _ambigdocs(name: str, title: str, filename: str) -> DatasetFile:
 
 def _contraqa(filename: str, title: str, **fields: Any) -> DatasetFile:
     """A file of ContraQA's ``wiki_noisy_1M`` corpus at the pinned commit (Git LFS facts)."""
-    return DatasetFile(
+    return _github(
+        "teacherpeterpan/ContraQA",
+        f"corpus/wiki_noisy_1M/{filename}",
+        lfs=True,
         name=f"contraqa-{filename.removesuffix('.json')}",
         title=title,
-        kind="url",
-        url=_CONTRAQA_URL + "wiki_noisy_1M/" + filename,
-        filename=filename,
         revision=_CONTRAQA_REV,
-        homepage="https://github.com/teacherpeterpan/ContraQA",
         note="sha256 and size from the repository's Git LFS pointer at the pinned commit",
         **fields,
     )
@@ -164,6 +193,16 @@ def _feverous(name: str, title: str, filename: str, **fields: Any) -> DatasetFil
         homepage="https://fever.ai/dataset/feverous.html",
         note=_FEVEROUS_NOTE,
         **fields,
+    )
+
+
+def _feverous_claims(split: str) -> DatasetFile:
+    """The FEVEROUS claims of one split (``dev`` or ``train``), read by the claims loader."""
+    return _feverous(
+        f"feverous-{split}",
+        f"FEVEROUS {split} claims (JSON lines)",
+        f"feverous_{split}_challenges.jsonl",
+        loader="conflicteval.feverous.load_claims",
     )
 
 
@@ -211,16 +250,14 @@ REGISTRY: tuple[DatasetFile, ...] = (
             "see docs/wikicontradict.md"
         ),
     ),
-    DatasetFile(
+    _github(
+        "sylinrl/TruthfulQA",
+        "TruthfulQA.csv",
         name="truthfulqa",
         title="TruthfulQA questions (CSV)",
-        kind="url",
-        url="https://raw.githubusercontent.com/sylinrl/TruthfulQA/{revision}/TruthfulQA.csv",
-        filename="TruthfulQA.csv",
         revision="main",
         licence="Apache-2.0",
         loader="conflicteval.conflictbench.load_truthfulqa",
-        homepage="https://github.com/sylinrl/TruthfulQA",
         note=(
             "not pinned to a commit: the upstream file changed in 2025 (790 questions and a "
             "'Best Incorrect Answer' column; the 2022 file has 817). The first download's "
@@ -245,55 +282,36 @@ REGISTRY: tuple[DatasetFile, ...] = (
         licence="MIT (repository); SQuAD CC BY-SA 4.0",
         loader="conflicteval.conflictbench.load_contraqa (queries=)",
     ),
-    DatasetFile(
+    _drive(
+        "AlexWan0/rag-convincingness",
+        "1fU52Jg6wVXCr6J03i0bRy7hA02iVbeS_",
+        "ConflictingQA is",
+        "Download data.pkl, convert it once with 'conflicteval conflictbench convert "
+        "conflictingqa data.pkl --allow-pickle --out conflictingqa.jsonl', then pass that "
+        "file as the path.",
         name="conflictingqa",
         title="ConflictingQA (pickled pandas DataFrame data.pkl)",
-        kind="manual",
         filename="data.pkl",
         licence="MIT (repository); web text belongs to its sites",
         loader="conflicteval conflictbench convert conflictingqa",
-        homepage="https://github.com/AlexWan0/rag-convincingness",
-        instructions=(
-            "ConflictingQA is only on Google Drive (folder 1fU52Jg6wVXCr6J03i0bRy7hA02iVbeS_, "
-            "linked from https://github.com/AlexWan0/rag-convincingness), which needs a browser. "
-            "Download data.pkl, convert it once with 'conflicteval conflictbench convert "
-            "conflictingqa data.pkl --allow-pickle --out conflictingqa.jsonl', then pass that "
-            "file as the path."
-        ),
-        note=_DRIVE_NOTE,
     ),
-    DatasetFile(
+    _drive(
+        "wjdghks950/Discern-and-Answer",
+        "1icxbi5_9OvNkr4cG5h7NrY4F01Y7amj0",
+        "The MacNoise eval sets are",
+        "Download NQ_eval_gpt4_dev_256_new_fix.json or TQA_eval_gpt4_dev_256_new_fix.json and "
+        "pass it as the path.",
         name="macnoise",
         title="MacNoise eval sets (NQ/TQA_eval_gpt4_dev_256_new_fix.json)",
-        kind="manual",
         filename="NQ_eval_gpt4_dev_256_new_fix.json",
         licence=(
             "no licence in the repository; NQ CC BY-SA 3.0; the TriviaQA data card states no "
             "licence for the data (Apache-2.0 is its code's)"
         ),
         loader="conflicteval.conflictbench.load_macnoise",
-        homepage="https://github.com/wjdghks950/Discern-and-Answer",
-        instructions=(
-            "The MacNoise eval sets are only on Google Drive (folder "
-            "1icxbi5_9OvNkr4cG5h7NrY4F01Y7amj0, linked from "
-            "https://github.com/wjdghks950/Discern-and-Answer), which needs a browser. Download "
-            "NQ_eval_gpt4_dev_256_new_fix.json or TQA_eval_gpt4_dev_256_new_fix.json and pass it "
-            "as the path."
-        ),
-        note=_DRIVE_NOTE,
     ),
-    _feverous(
-        "feverous-dev",
-        "FEVEROUS dev claims (JSON lines)",
-        "feverous_dev_challenges.jsonl",
-        loader="conflicteval.feverous.load_claims",
-    ),
-    _feverous(
-        "feverous-train",
-        "FEVEROUS train claims (JSON lines)",
-        "feverous_train_challenges.jsonl",
-        loader="conflicteval.feverous.load_claims",
-    ),
+    _feverous_claims("dev"),
+    _feverous_claims("train"),
     _feverous(
         "feverous-wikidb",
         "FEVEROUS Wikipedia database (zip of feverous_wikiv1.db, about 53 GB unpacked)",
@@ -301,18 +319,16 @@ REGISTRY: tuple[DatasetFile, ...] = (
         loader="conflicteval feverous verify --db",
         instructions="unzip it and pass the .db file with --db",
     ),
-    DatasetFile(
+    _github(
+        "HanNight/RAMDocs",
+        "RAMDocs_test.jsonl",
         name="ramdocs",
         title="RAMDocs test set, 500 questions (JSON lines)",
-        kind="url",
-        url="https://raw.githubusercontent.com/HanNight/RAMDocs/{revision}/RAMDocs_test.jsonl",
-        filename="RAMDocs_test.jsonl",
         revision="d44454c9ebb0bf513d8236a03decc9fb58704cad",
         sha256="c67f699c97349f00cf1bd08d1dbf8ca1d0cc38c306715c93a10a4f961dcf28b7",
         size=1_931_157,
         licence="MIT (repository LICENSE)",
         loader="conflicteval.ramdocs.load_ramdocs",
-        homepage="https://github.com/HanNight/RAMDocs",
         note="also on Hugging Face as HanNight/RAMDocs; this entry reads the GitHub release",
     ),
     _faitheval(

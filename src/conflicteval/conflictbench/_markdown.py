@@ -1,0 +1,22 @@
+"""Markdown tables in the layout of the paper's result tables (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+__all__ = ["figures_table"]
+
+
+def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A markdown table: the first column left-aligned, the figures right-aligned.
+
+    Args:
+        header: The column titles.
+        rows: The cells of each row. A row shorter than the header (a paper row
+            without the counts) is padded with empty cells.
+    """
+    width = len(header)
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (width - 1)]
+    for cells in rows:
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |" + " |" * (width - len(cells)))
+    return "\n".join(lines)
