@@ -1,5 +1,6 @@
-"""The ``conflicteval`` parser and entry point: each area adds its own sub-commands through
-the ``register(subparsers)`` function of its module in this package.
+"""The ``conflicteval`` parser and entry point: each area adds its own sub-commands from its
+module in this package, in the order and with the command groups of
+:data:`conflicteval.cli.commands.AREAS`.
 """
 
 from __future__ import annotations
@@ -7,7 +8,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import errno
-import importlib
 import importlib.util
 import json
 import logging
@@ -18,24 +18,10 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from conflicteval import __version__
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import AREAS, add_area, add_command_group
 from conflicteval.cli.options import add_cache_dir, add_json, add_model_filter, check_required
 from conflicteval.errors import ConflictEvalError
 from conflicteval.suggest import did_you_mean
-
-AREAS = (
-    "conflicteval.cli.conflictscore",
-    "conflicteval.cli.wikicontradict",
-    "conflicteval.cli.conflictbench",
-    "conflicteval.cli.feverous",
-    "conflicteval.cli.ramdocs",
-    "conflicteval.cli.faitheval",
-    "conflicteval.cli.batch",
-    "conflicteval.cli.data",
-    "conflicteval.cli.bench",
-    "conflicteval.cli.view",
-    "conflicteval.docs_pages",
-)
 
 
 def _cache_info(args: argparse.Namespace) -> int:
@@ -149,11 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_filter(clear)
     clear.set_defaults(func=_cache_clear)
 
-    for module_name in AREAS:
-        if importlib.util.find_spec(module_name) is None:
+    for area in AREAS:
+        if importlib.util.find_spec(area.module) is None:
             continue
-        module = importlib.import_module(module_name)
-        module.register(sub)
+        add_area(sub, area)
     _describe_subcommands(parser)
     return parser
 

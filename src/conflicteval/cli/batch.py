@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import EXIT_PENDING
 from conflicteval.cli.options import add_batch_options, add_cache_dir, positive_float, positive_int
 from conflicteval.errors import ConflictEvalError, PendingCall
@@ -42,7 +42,13 @@ if TYPE_CHECKING:  # imported where used: the command line starts without the mo
     from conflicteval.executors.ledger import CallLedger
     from conflicteval.models.answerers import Count
 
-__all__ = ["add_batch_options", "batch_command", "batch_context_from_args", "register"]
+__all__ = [
+    "add_actions",
+    "add_batch_options",
+    "batch_command",
+    "batch_context_from_args",
+    "register",
+]
 
 DEFAULT_EXPORT = "batch/requests.jsonl"
 
@@ -173,15 +179,11 @@ def batch_command(func: Callable[[argparse.Namespace], int]) -> Callable[[argpar
 # --------------------------------------------------------------------------- batch ...
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``conflicteval batch import|run|status``."""
-    sub = add_command_group(
-        subparsers,
-        "batch",
-        "batch execution: import batch results, run rounds against the OpenAI Batch API",
-        "Batch execution of any command's model calls; see 'conflicteval docs batch'.",
-    )
+register = area_register(__name__)
 
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add ``conflicteval batch import|run|status`` to the ``batch`` command's actions."""
     p = sub.add_parser("import", help="store batch result files in the response cache")
     p.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="result files")
     p.add_argument(

@@ -12,7 +12,7 @@ from typing import Any
 
 from conflicteval.bench.names import GOLD_SETS
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import EXIT_FAILED, EXIT_OK, model_from_args, run_options
 from conflicteval.cli.options import (
     add_batch_options,
@@ -29,17 +29,14 @@ from conflicteval.cli.options import (
 from conflicteval.conflictscore.factory import LABELER_KINDS, needs_model
 from conflicteval.errors import UsageError
 
-__all__ = ["register"]
+__all__ = ["add_actions", "register"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``bench labeler`` and ``bench compare``."""
-    sub = add_command_group(
-        subparsers,
-        "bench",
-        "measure the instruments: a labeler's accuracy on gold claim-document relations",
-        "Measure labelers on gold relations (see docs/bench.md).",
-    )
+register = area_register(__name__)
+
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add ``bench labeler`` and ``bench compare`` to the ``bench`` command's actions."""
     lab = sub.add_parser(
         "labeler",
         help="run a labeler over a gold set: per-class P/R/F1, macro-F1, accuracy, intervals",

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import finish, model_from_args, run_options, scorer_from_args
 from conflicteval.cli.conflictbench_options import (
     add_build,
@@ -47,21 +47,22 @@ from conflicteval.conflictbench.instruments import make_labeler
 from conflicteval.conflictbench.source_files import parse_sources, source_options, source_path
 from conflicteval.errors import UsageError
 
-__all__ = ["register"]
+__all__ = ["add_actions", "add_commands", "register"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``conflictbench`` (convert, build, detect, report), ``reports`` and ``regenerate``."""
-    sub = add_command_group(
-        subparsers,
-        "conflictbench",
-        "ConflictBench: convert sources, build the benchmark, run conflict detection",
-        "ConflictBench from its five sources, and the conflict-detection task.",
-    )
+register = area_register(__name__)
+
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add the ``conflictbench`` actions: convert, build, detect, report."""
     add_convert(sub).set_defaults(func=_convert)
     add_build(sub).set_defaults(func=batch_command(_build))
     add_detect(sub).set_defaults(func=batch_command(_detect))
     add_report(sub).set_defaults(func=_report)
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Add the top-level ``reports`` and ``regenerate`` commands."""
     add_reports(subparsers).set_defaults(func=batch_command(_reports))
     add_regenerate(subparsers).set_defaults(func=batch_command(_regenerate))
 

@@ -5,6 +5,7 @@ of :mod:`conflicteval.cli.options`."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from conflicteval.cli.data import add_data_option
 from conflicteval.cli.options import (
@@ -152,23 +153,15 @@ def add_reports(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPars
     reports.add_argument(
         "--max-tokens", type=positive_int, default=800, help="report length limit (default 800)"
     )
-    _batch_args(reports)
-    models = add_model_options(
+    _scored_run_args(
         reports,
+        "entity",
+        "model naming the main entity (default: the item's main_entity, else an offline heuristic)",
         what="report model, e.g. gpt41=openai/gpt-4.1",
-        required=True,
         repeat=True,
         metavar="[NAME=]SPEC",
         concurrency_help="reports in flight at once",
     )
-    add_role_model(
-        models,
-        "entity",
-        "model naming the main entity (default: the item's main_entity, else an offline heuristic)",
-    )
-    add_run_options(reports)
-    _scorer_args(reports)
-    add_batch_options(reports)
     return reports
 
 
@@ -205,14 +198,13 @@ def add_regenerate(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
             "(default) or the first claim only (regenerate only when it is conflicted)"
         ),
     )
-    _batch_args(regen)
-    models = add_model_options(
-        regen, what="answering model", required=True, concurrency_help="questions in flight"
+    _scored_run_args(
+        regen,
+        "judge",
+        "judge model (default: --model)",
+        what="answering model",
+        concurrency_help="questions in flight",
     )
-    add_role_model(models, "judge", "judge model (default: --model)")
-    add_run_options(regen)
-    _scorer_args(regen)
-    add_batch_options(regen)
     return regen
 
 
@@ -232,9 +224,19 @@ def _source_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _batch_args(parser: argparse.ArgumentParser) -> None:
+def _scored_run_args(
+    parser: argparse.ArgumentParser, role: str, role_help: str, **model_options: Any
+) -> None:
+    """The options ``reports`` and ``regenerate`` end with: the output directory and
+    ``--paper``, the required ``--model`` (``model_options``: :func:`add_model_options`'s) with
+    the ``--<role>-model`` beside it, the run options, ConflictScore's and the batch options."""
     add_out(parser, "output directory (checkpoint, results)")
     add_paper(parser)
+    models = add_model_options(parser, required=True, **model_options)
+    add_role_model(models, role, role_help)
+    add_run_options(parser)
+    _scorer_args(parser)
+    add_batch_options(parser)
 
 
 def _scorer_args(parser: argparse.ArgumentParser) -> None:

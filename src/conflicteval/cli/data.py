@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import progress_from_args
 from conflicteval.cli.options import add_checksum_mismatch, add_json, add_quiet
 
@@ -17,18 +17,11 @@ DATA_RECORD = "data.json"
 """The provenance record a run directory keeps: which dataset files (path, sha256, revision)."""
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``data`` command."""
-    sub = add_command_group(
-        subparsers,
-        "data",
-        "datasets by name: list the registry, fetch ahead of time",
-        (
-            "Every dataset the library reads, where it officially lives, its pinned revision "
-            "and checksum. Commands that read a dataset fetch it on first use when --data is "
-            "not given; 'fetch' does it ahead of time (e.g. before going offline)."
-        ),
-    )
+register = area_register(__name__)
+
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add ``data list`` and ``data fetch`` to the ``data`` command's actions."""
     ls = sub.add_parser("list", help="sources, licence, size, home, pinned revision, cached?")
     add_json(ls)
     ls.set_defaults(func=_list)

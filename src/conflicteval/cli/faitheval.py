@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.cli.ramdocs import (
     add_method_options,
@@ -18,15 +18,11 @@ from conflicteval.cli.ramdocs import (
 )
 from conflicteval.faitheval.data import TASKS
 
+register = area_register(__name__)
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``faitheval`` command and its sub-commands."""
-    sub = add_command_group(
-        subparsers,
-        "faitheval",
-        "FaithEval: unanswerable, inconsistent, counterfactual contexts (run, report)",
-        "FaithEval with the README's prompt and scoring: see docs/ramdocs.md.",
-    )
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add ``faitheval run`` and ``faitheval report`` to the ``faitheval`` command's actions."""
     p = sub.add_parser("run", help="answer one task's questions with one method into DIR")
     p.add_argument("--task", choices=TASKS, required=True, help="FaithEval task")
     add_data_option(p, "faitheval-<task>", what="the task's parquet file")

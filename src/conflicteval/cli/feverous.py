@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import finish, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.cli.options import (
@@ -28,15 +28,11 @@ SCORE_NAMES = ("strict", "label_accuracy", "precision", "recall", "f1")
 VERIFY_LABELERS = ("lexical", "llm")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``feverous`` command and its ``score`` and ``verify`` sub-commands."""
-    sub = add_command_group(
-        subparsers,
-        "feverous",
-        "FEVEROUS: the official score, and claim verification with a labeler",
-        "FEVEROUS claim verification over Wikipedia sentences and table cells.",
-    )
+register = area_register(__name__)
 
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add ``feverous score`` and ``feverous verify`` to the ``feverous`` command's actions."""
     sc = sub.add_parser(
         "score",
         help="FEVEROUS score, label accuracy and evidence P/R/F1 of a prediction file",

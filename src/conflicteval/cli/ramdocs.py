@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import (
     finish,
     model_from_args,
@@ -76,14 +76,11 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
     add_batch_options(p)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``ramdocs`` command and its sub-commands."""
-    sub = add_command_group(
-        subparsers,
-        "ramdocs",
-        "RAMDocs / MADAM-RAG: answers over conflicting documents (run, report)",
-        "RAMDocs, AmbigDocs and MADAM-RAG (Table 1 setup): see docs/ramdocs.md.",
-    )
+register = area_register(__name__)
+
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add ``ramdocs run`` and ``ramdocs report`` to the ``ramdocs`` command's actions."""
     p = sub.add_parser("run", help="answer the questions with one method into DIR (resumable)")
     p.add_argument(
         "--dataset",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflicteval.cli.batch import batch_command
-from conflicteval.cli.commands import add_command_group
+from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import finish, model_from_args, progress_from_args, run_options
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
@@ -35,15 +35,11 @@ if TYPE_CHECKING:  # imported where used: the command line starts without them
     from conflicteval.runner import BatchResult
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``wikicontradict`` command and its sub-commands."""
-    sub = add_command_group(
-        subparsers,
-        "wikicontradict",
-        "WikiContradict: real-world inter-context conflicts (load, generate, judge, report)",
-        "WikiContradict benchmark: see 'conflicteval docs wikicontradict'.",
-        dest="wc_command",
-    )
+register = area_register(__name__)
+
+
+def add_actions(sub: argparse._SubParsersAction) -> None:
+    """Add the ``wikicontradict`` actions: stats, render, generate, judge, report, calibrate."""
     p = sub.add_parser("stats", help="Table 1 counts of a data file")
     add_data_option(p, "wikicontradict", what=DATA_HELP)
     add_json(p)
