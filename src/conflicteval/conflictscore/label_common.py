@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -23,9 +23,6 @@ from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
 from . import prompts
 from .aggregate import Aggregate, aggregate
 from .parse import Judgement
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 LABEL_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 512, "seed": 5}
 """Default decoding of one Table 7 call (the JSON carries a snippet and a justification)."""
@@ -117,15 +114,6 @@ class BaseLabeler:
         return f"{type(self).__name__}()"
 
 
-class LLMLabelerSettings(TypedDict, total=False):
-    """The keywords every LLM labeler takes: its output mode and decoding settings."""
-
-    structured: bool
-    max_tokens: int | None
-    temperature: float | None
-    seed: int | None
-
-
 def _resolve(model: Model | str) -> Model:
     return get_model(model) if isinstance(model, str) else model
 
@@ -207,13 +195,9 @@ class _BatchedLLMBase(_LLMBase):
     """An LLM labeler whose call labels many pairs: its reply budget grows with them."""
 
     def __init__(
-        self,
-        model: Model | str,
-        *,
-        max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM,
-        **settings: Unpack[LLMLabelerSettings],
+        self, model: Model | str, *, max_tokens_per_item: int = BATCH_TOKENS_PER_ITEM, **kwargs: Any
     ) -> None:
-        super().__init__(model, **settings)
+        super().__init__(model, **kwargs)
         self.max_tokens_per_item = max_tokens_per_item
 
     def _budget(self, n: int) -> int:

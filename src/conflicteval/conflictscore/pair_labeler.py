@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,8 +13,8 @@ from conflicteval.types import CUT_OFF, RELATIONS, Document, PairLabel, Relation
 
 from . import prompts
 from .label_common import (
+    LABEL_SETTINGS,
     LabelResult,
-    LLMLabelerSettings,
     _coerce_docs,
     _gather_calls,
     _LLMBase,
@@ -22,9 +22,6 @@ from .label_common import (
     document_text,
 )
 from .parse import Judgement, normalize_label, parse_judgement
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 
 def pair_prompt(claim: str, document: Document, *, headings: bool = False) -> str:
@@ -132,11 +129,10 @@ class LLMLabeler(_LLMBase):
             project's addition). False is the paper's plain mode: the Table 7
             prompt alone asks for the JSON (CLI ``--plain-json``). The reply is
             parsed by :func:`~conflicteval.conflictscore.parse_judgement` either way.
-            Default True.
-        max_tokens: Reply budget of one call (default 512: the JSON carries a
-            snippet and a justification).
-        temperature: Sampling temperature (default 0).
-        seed: Sampling seed (default 5).
+        max_tokens: Reply budget of one call (the JSON carries a snippet and
+            a justification).
+        temperature: Sampling temperature.
+        seed: Sampling seed.
         headings: Write Table 7's four heading lines as markdown headings
             (``# Claim to evaluate``), an option that is not the paper's text;
             default False sends the lines plain, as the paper prints them.
@@ -150,10 +146,15 @@ class LLMLabeler(_LLMBase):
         self,
         model: Model | str,
         *,
+        structured: bool = True,
+        max_tokens: int | None = LABEL_SETTINGS["max_tokens"],
+        temperature: float | None = LABEL_SETTINGS["temperature"],
+        seed: int | None = LABEL_SETTINGS["seed"],
         headings: bool = False,
-        **settings: Unpack[LLMLabelerSettings],
     ) -> None:
-        super().__init__(model, **settings)
+        super().__init__(
+            model, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+        )
         self.headings = headings
         self.prompt_name = prompts.LABEL_HEADINGS if headings else prompts.LABEL
 
