@@ -75,14 +75,18 @@ def _current_rows(
 ) -> dict[str, dict[str, Any]]:
     """The input rows each record was made from: a row edited since its record (response or
     documents) is left out, so new texts are not shown beside old labels."""
+    from functools import partial
+
     from conflicteval.conflictscore.score_results import ScoreItem
     from conflicteval.conflictscore.scorer import _score_inputs
+
+    def inputs_of(row: dict[str, Any]) -> dict[str, Any]:
+        return _score_inputs(ScoreItem.coerce(row))
 
     current = {
         r.id: rows[r.id]
         for r in records
-        if r.id in rows
-        and made_from(r, lambda row=rows[r.id]: _score_inputs(ScoreItem.coerce(row)))
+        if r.id in rows and made_from(r, partial(inputs_of, rows[r.id]))
     }
     edited_note(
         run,

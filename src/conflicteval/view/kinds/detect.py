@@ -82,6 +82,8 @@ def _read(path: Path) -> RunView:
     metrics = read_json(path / "metrics.json") or {}
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
+    from functools import partial
+
     from conflicteval.conflictbench.detect import _detect_inputs
 
     bench = bench_items_by_id(run, path, "claims not shown")
@@ -89,7 +91,7 @@ def _read(path: Path) -> RunView:
     current = {
         r.id: bench[r.id]
         for r in records
-        if r.id in bench and made_from(r, lambda it=bench[r.id]: _detect_inputs(it))
+        if r.id in bench and made_from(r, partial(_detect_inputs, bench[r.id]))
     }
     edited_note(
         run,
