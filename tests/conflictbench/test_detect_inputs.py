@@ -76,3 +76,35 @@ def test_report_refuses_records_made_from_other_item_contents(
     assert "record 'x:2' was made from other contents" in capsys.readouterr().err
     assert main(argv) in (0, 1)  # detect again: the edited item only
     assert main(report) == 0
+
+
+def _strip_fingerprint(ckpt: Path, item_id: str) -> None:
+    lines = ckpt.read_text(encoding="utf-8").splitlines()
+    out = []
+    for line in lines:
+        rec = json.loads(line)
+        if rec["id"] == item_id:
+            rec["inputs"] = None
+        out.append(json.dumps(rec))
+    ckpt.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_report_with_items_refuses_a_record_it_cannot_tie_to_them(tmp_path: Path) -> None:
+    """A record without the fingerprint of what it was made from, or of an item the items
+    file no longer has, is not counted as if it were this file's (the runner refuses both)."""
+    from conflicteval.conflictbench import outcomes_from_checkpoint, read_items
+
+    items = _items(tmp_path / "bench.jsonl")
+    out = tmp_path / "det"
+    argv = ["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]
+    assert main(argv) in (0, 1)
+    ckpt = out / "checkpoint.jsonl"
+    assert len(outcomes_from_checkpoint(ckpt, read_items(str(items)))) == 3
+    _strip_fingerprint(ckpt, "x:1")
+    with pytest.raises(ValueError, match="record 'x:1' carries no fingerprint"):
+        outcomes_from_checkpoint(ckpt, read_items(str(items)))
+    assert main([*argv, "--adopt-checkpoint"]) in (0, 1)  # taken over: fingerprinted again
+    fewer = tmp_path / "fewer.jsonl"
+    fewer.write_text("".join(items.read_text(encoding="utf-8").splitlines(True)[:2]))
+    with pytest.raises(ValueError, match="record 'x:2' is of no item in"):
+        outcomes_from_checkpoint(ckpt, read_items(str(fewer)))

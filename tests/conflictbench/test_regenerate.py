@@ -414,6 +414,20 @@ def test_choice_and_verdict_traps() -> None:
     assert parse_verdict(reply, "TRUTHFUL") is None  # without the answer: two verdicts
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "TRUTHFUL: [True]/[False]",
+        "TRUTHFUL: [True] / [False]\nEXPLANATION: unsure",
+        "TRUTHFUL: [True] or [False]",
+        "TRUTHFUL: **True** or **False**",
+        "HELPFUL: [False]/[True]",
+    ],
+)
+def test_verdict_format_echoed_with_each_word_marked_up_is_no_verdict(reply: str) -> None:
+    assert parse_verdict(reply, reply.split(":")[0]) is None
+
+
 def test_select_main_claim_rules() -> None:
     S, C, N = "SUPPORTS", "CONTRADICTS", "IRRELEVANT"
     rows: list[list[Any]] = [[S, N], [S, C], [C, S]]

@@ -380,3 +380,14 @@ def test_real_lexical_labeler_through_verify(s_sample: Path) -> None:
         r.predicted_label in (None, "SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
         for r in result.records
     )
+
+
+def test_label_metrics_of_nothing_are_undefined_not_zero() -> None:
+    """No gold label (an unlabeled file), or no claim answered: the ratios are None, not 0.0."""
+    none = label_metrics([], [])
+    assert none.n == 0
+    assert none.label_accuracy is None and none.label_accuracy_answered is None
+    assert none.macro_f1 is None and none.macro_f1_3class is None
+    unanswered = label_metrics(["SUPPORTS", "REFUTES"], [None, None])
+    assert unanswered.label_accuracy == 0.0  # two claims, both failed: wrong
+    assert unanswered.label_accuracy_answered is None  # none answered: undefined

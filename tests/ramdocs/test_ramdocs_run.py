@@ -275,3 +275,24 @@ def test_sync_entry_point(tmp_path: Path, data: Path, madam_replies: Any) -> Non
     model = get_model("scripted", replies=madam_replies("stable"))
     result = run_method_sync(questions(load_ramdocs(data)), "no-rag", model, tmp_path / "n")
     assert result.counts["ok"] == 2 and len(model.provider.requests) == 2
+
+
+def test_conflictscore_counts_an_answer_without_documents(tmp_path: Path) -> None:
+    """An answered question without documents cannot be scored: it is counted, not dropped."""
+    from conflicteval._sync import run_sync
+    from conflicteval.conflictscore import ConflictScorer
+    from conflicteval.ramdocs.conflict import conflict_scores, format_conflict
+    from conflicteval.runner import Record
+
+    records = [
+        Record(
+            id="1",
+            status="ok",
+            result={"output": "It opened in 1932.", "documents": ["It opened in 1932."]},
+        ),
+        Record(id="2", status="ok", result={"output": "It opened in 1934.", "documents": []}),
+    ]
+    cs = run_sync(conflict_scores(tmp_path, records, ConflictScorer(), progress=False))
+    assert cs["counts"]["total"] == 2 and cs["counts"]["no_documents"] == 1
+    assert "1 of 2 responses scored" in format_conflict(cs)
+    assert "1 without documents" in format_conflict(cs)

@@ -215,9 +215,12 @@ def outcomes_from_checkpoint(
             without them failed records are skipped with their count in the error.
 
     Raises:
-        ValueError: when a failed record is found and ``items`` is None, or a
-            record was made from other contents than its item in ``items``
-            (claim, documents or gold labels edited since: run detect again).
+        ValueError: when a failed record is found and ``items`` is None; or, with
+            ``items``, a record was made from other contents than its item
+            (claim, documents or gold labels edited since: run detect again),
+            carries no fingerprint of what it was made from (an earlier
+            version's: run detect with ``--adopt-checkpoint`` or ``--restart``),
+            or is of no item in ``items``.
     """
     from conflicteval.identity import input_fingerprint
 
@@ -225,7 +228,18 @@ def outcomes_from_checkpoint(
     out = []
     for rec in read_checkpoint(path).values():
         item = by_id.get(rec.id)
-        if item is not None and rec.inputs is not None:
+        if items is not None and item is None:
+            raise ValueError(
+                f"{path}: record {rec.id!r} is of no item in the items file; pass the "
+                "items file the run was made from"
+            )
+        if item is not None and rec.inputs is None:
+            raise ValueError(
+                f"{path}: record {rec.id!r} carries no fingerprint of what it was made from "
+                "(an earlier version's checkpoint); run 'conflictbench detect' again with "
+                "--adopt-checkpoint, or with --restart"
+            )
+        if item is not None:
             if rec.inputs != input_fingerprint(_detect_inputs(item)):
                 raise ValueError(
                     f"{path}: record {rec.id!r} was made from other contents than the item "

@@ -85,13 +85,18 @@ def _normal(text: str) -> str:
 def parse_verdict(text: str, key: str, answer: str | None = None) -> bool | None:
     """``True``/``False`` after ``<key>:`` (e.g. ``TRUTHFUL: [True]``); None when absent.
 
-    Not read as a verdict: the prompt's format echoed (``TRUTHFUL: [True/False]``),
+    Not read as a verdict: the prompt's format echoed (``TRUTHFUL: [True/False]``,
+    ``[True] or [False]``),
     a negation (``TRUTHFUL: not true``), and, with ``answer`` given, a line
     copied word for word from the judged answer (a planted verdict, echoed).
     Several verdicts that disagree give None.
     """
     found: set[bool] = set()
-    pattern = key + r"\s*:\s*[\*\[\s]*(true|false)\b(\s*(?:/|\bor\b)\s*(?:true|false))?"
+    # the format echoed, each word possibly marked up: "True/False", "[True] or [False]"
+    pattern = (
+        key + r"\s*:\s*[\*\[\s]*(true|false)\b"
+        r"([\*\]\s]*(?:/|\bor\b)[\*\[\s]*(?:true|false)\b)?"
+    )
     for m in re.finditer(pattern, text, re.IGNORECASE):
         if m.group(2):
             continue  # "True/False": the format, not a verdict

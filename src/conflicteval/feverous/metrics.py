@@ -26,21 +26,22 @@ class LabelMetrics(BaseModel):
     Attributes:
         n: Claims with a gold label.
         n_answered: Of those, claims with a predicted label.
-        label_accuracy: Correct predictions over ``n`` (failed claims count as wrong).
-        label_accuracy_answered: Correct predictions over ``n_answered`` (0.0 when none).
+        label_accuracy: Correct predictions over ``n`` (failed claims count as wrong;
+            None when ``n`` is 0: nothing was scored).
+        label_accuracy_answered: Correct predictions over ``n_answered`` (None when none).
         macro_f1: Mean F1 of SUPPORTS and REFUTES (FEVEROUS-S); other predictions
-            (NOT ENOUGH INFO, failed) are wrong for both classes.
-        macro_f1_3class: Mean F1 over the three FEVEROUS labels.
+            (NOT ENOUGH INFO, failed) are wrong for both classes (None when ``n`` is 0).
+        macro_f1_3class: Mean F1 over the three FEVEROUS labels (None when ``n`` is 0).
         f1: F1 of each of the three labels.
         confusion: ``confusion[gold][predicted]`` counts; failed claims under ``"FAILED"``.
     """
 
     n: int
     n_answered: int
-    label_accuracy: float
-    label_accuracy_answered: float
-    macro_f1: float
-    macro_f1_3class: float
+    label_accuracy: float | None
+    label_accuracy_answered: float | None
+    macro_f1: float | None
+    macro_f1_3class: float | None
     f1: dict[str, float]
     confusion: dict[str, dict[str, int]]
 
@@ -81,10 +82,10 @@ def label_metrics(gold: Sequence[Label], predicted: Sequence[Label | None]) -> L
     return LabelMetrics(
         n=n,
         n_answered=len(answered),
-        label_accuracy=correct / n if n else 0.0,
-        label_accuracy_answered=correct / len(answered) if answered else 0.0,
-        macro_f1=sum(f1[c] for c in TWO_CLASS) / len(TWO_CLASS),
-        macro_f1_3class=sum(f1.values()) / len(f1),
+        label_accuracy=correct / n if n else None,
+        label_accuracy_answered=correct / len(answered) if answered else None,
+        macro_f1=sum(f1[c] for c in TWO_CLASS) / len(TWO_CLASS) if n else None,
+        macro_f1_3class=sum(f1.values()) / len(f1) if n else None,
         f1=f1,
         confusion=confusion,
     )

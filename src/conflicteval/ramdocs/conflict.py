@@ -45,8 +45,11 @@ async def conflict_scores(
     the command line's item bound); a keyword that is set wins over it.
 
     ``cs_c`` / ``cs_r`` hold the mean over the responses where the score is defined, with a
-    95% bootstrap interval (seed 0); ``counts`` the scorer run's statuses.
+    95% bootstrap interval (seed 0); ``counts`` the scorer run's statuses, plus
+    ``no_documents``: answered questions without documents, which cannot be scored (counted
+    in ``total``, never dropped).
     """
+    answered = [rec for rec in records if rec.status == "ok" and isinstance(rec.result, dict)]
     items = [
         {
             "id": rec.id,
@@ -55,8 +58,8 @@ async def conflict_scores(
                 {"id": f"d{i}", "text": t} for i, t in enumerate(rec.result.get("documents", []))
             ],
         }
-        for rec in records
-        if rec.status == "ok" and isinstance(rec.result, dict) and rec.result.get("documents")
+        for rec in answered
+        if rec.result.get("documents")
     ]
     batch = await scorer.ascore_many(
         items,
@@ -67,6 +70,9 @@ async def conflict_scores(
         executor=executor,
         options=options,
     )
+    counts = dict(batch.counts)
+    counts["no_documents"] = len(answered) - len(items)
+    counts["total"] += counts["no_documents"]
     cs_c = [float(s.cs_c) for s in batch.scores() if s is not None and s.cs_c is not None]
     cs_r = [float(s.cs_r) for s in batch.scores() if s is not None and s.cs_r is not None]
     return {
@@ -74,7 +80,7 @@ async def conflict_scores(
         "labeler": scorer.labeler.name,
         "cs_c": _mean_ci(cs_c),
         "cs_r": _mean_ci(cs_r),
-        "counts": batch.counts,
+        "counts": counts,
         "usage": batch.usage.model_dump(),
     }
 
@@ -93,4 +99,5 @@ def format_conflict(cs: dict[str, Any]) -> str:
         f"ConflictScore ({cs['decomposer']} decomposer, {cs['labeler']} labeler): "
         f"CS-C {one(cs['cs_c'])}; CS-R {one(cs['cs_r'])}; "
         f"{c.get('ok', 0)} of {c.get('total', 0)} responses scored"
+        + (f" ({c['no_documents']} without documents)" if c.get("no_documents") else "")
     )

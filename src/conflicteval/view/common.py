@@ -19,6 +19,7 @@ __all__ = [
     "bench_items_by_id",
     "counts_of",
     "data_provenance",
+    "edited_note",
     "failure_reasons",
     "flatten",
     "headline",
@@ -26,6 +27,7 @@ __all__ = [
     "input_file",
     "interval",
     "items_by_id",
+    "made_from",
     "models_in",
     "open_run",
     "read_json",
@@ -260,6 +262,31 @@ def items_by_id(
     except Exception as exc:  # the run is still shown, without the input's texts
         run.notes.append(f"{what} {source} unreadable ({exc}): {without}")
         return {}
+
+
+def made_from(rec: Record, inputs: Callable[[], Any]) -> bool:
+    """Whether ``rec`` was made from the inputs ``inputs()`` gives (its fingerprint matches).
+
+    A record without a fingerprint, or an input that cannot be read as one, does not match:
+    texts read from an input file edited after the run are not shown beside its record.
+    """
+    from conflicteval.identity import input_fingerprint
+
+    if rec.inputs is None:
+        return False
+    try:
+        return rec.inputs == input_fingerprint(inputs())
+    except (TypeError, ValueError):
+        return False
+
+
+def edited_note(run: RunView, n: int, what: str, shown: str) -> None:
+    """Note that ``n`` records were made from other contents than ``what`` now holds."""
+    if n:
+        run.notes.append(
+            f"{n} record{'s' if n != 1 else ''} made from other contents than the {what} now "
+            f"holds (edited since the run): {shown}"
+        )
 
 
 def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:

@@ -12,8 +12,10 @@ from typing import Any
 
 from ..common import (
     LABEL_LETTER,
+    edited_note,
     headline,
     input_file,
+    made_from,
     open_run,
     read_json,
     record_item,
@@ -66,6 +68,33 @@ def _input_rows(run: RunView, path: Path) -> dict[str, dict[str, Any]]:
         run.notes.append(f"input {name} unreadable ({exc}): documents are shown by id only")
         return {}
     return rows
+
+
+def _current_rows(
+    run: RunView, records: list[Any], rows: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The input rows each record was made from: a row edited since its record (response or
+    documents) is left out, so new texts are not shown beside old labels."""
+    from functools import partial
+
+    from conflicteval.conflictscore.score_results import ScoreItem
+    from conflicteval.conflictscore.scorer import _score_inputs
+
+    def inputs_of(row: dict[str, Any]) -> dict[str, Any]:
+        return _score_inputs(ScoreItem.coerce(row))
+
+    current = {
+        r.id: rows[r.id]
+        for r in records
+        if r.id in rows and made_from(r, partial(inputs_of, rows[r.id]))
+    }
+    edited_note(
+        run,
+        sum(1 for r in records if r.id in rows) - len(current),
+        "input file",
+        "their documents are shown by id only",
+    )
+    return current
 
 
 def _documents(row: dict[str, Any] | None, ids: list[str]) -> list[dict[str, Any]]:
@@ -152,7 +181,7 @@ def _read(path: Path) -> RunView:
     run.dataset = source.name if source is not None else path.name
     model = next((v for k, v in run.provenance if k.endswith(".model") and "/" in v), "")
     tally(run, records, model or "offline")
-    rows = _input_rows(run, path)
+    rows = _current_rows(run, records, _input_rows(run, path))
     run.items = [score_item(r, rows.get(r.id)) for r in records]
     run.facets = ["conflicted", "failed pairs"]
     results = [r.result for r in records if r.status == "ok" and isinstance(r.result, dict)]
