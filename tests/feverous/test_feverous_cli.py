@@ -425,3 +425,25 @@ def test_verify_without_claims_offline_names_the_claims_option(
     err = capsys.readouterr().err
     assert "'feverous-dev' is not available" in err
     assert "with --claims PATH" in err and "--data" not in err  # verify has no --data
+
+
+def test_verify_of_claims_without_gold_labels_prints_undefined_not_zero(
+    tmp_path: Path, capsys: Any, wiki_db_path: Path
+) -> None:
+    """A test-set file has no gold labels: accuracy and macro-F1 are undefined, said in words."""
+    pytest.importorskip("conflicteval.conflictscore")
+    claims = _jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"evidence": "", "id": "", "claim": "", "label": ""},
+            {"id": 1, "claim": "Alpha Team was founded in 1901."},
+        ],
+    )
+    argv = ["feverous", "verify", "--claims", str(claims), "--db", str(wiki_db_path)]
+    _run([*argv, "--labeler", "lexical"])
+    out = capsys.readouterr().out
+    assert "label_accuracy: undefined (no claim with a gold label to score)" in out
+    assert "macro_f1: undefined" in out and "0.0000" not in out
+    _run([*argv, "--labeler", "lexical", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n"] == 0 and summary["label_accuracy"] is None

@@ -154,6 +154,8 @@ def _verify(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         for key, value in summary.items():
+            if value is None:  # a share of no claim: undefined, never 0
+                value = "undefined (no claim with a gold label to score)"
             print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
     status = finish(result.batch, "claims", run_dir=out) if result.batch is not None else 0
