@@ -534,3 +534,37 @@ def test_cli_main_claim_option(tmp_path: Path, capsys: Any) -> None:
         main([*args, "--main-claim", "last"])
     assert exc.value.code == 2
     assert "--main-claim" in capsys.readouterr().err
+
+
+def test_an_edited_documents_file_recomputes_only_its_questions_on_resume(tmp_path: Path) -> None:
+    """Each record is tied to the question, answers and documents it was made from: after the
+    documents of question 2 change, a resumed run recomputes question 2 (both formats) and
+    resumes the other four records without a call."""
+    from conflicteval.conflictscore import WholeResponse
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        if "by choosing either (A) or (B)" in prompt:
+            return "(A)"
+        return "TRUTHFUL: True" if prompt.startswith("You are an expert") else "An answer."
+
+    model = get_model("scripted", replies=reply)
+    scorer = ConflictScorer(WholeResponse(), _DocRuleLabeler())
+    qs = load_truthfulqa(_write_csv(tmp_path / "TruthfulQA.csv"))
+    docs_path = _write_docs(tmp_path / "docs.jsonl")
+    ckpt = tmp_path / "regen.jsonl"
+    first = run_regeneration(qs, load_retrieved_documents(docs_path, qs), model, scorer,
+                             checkpoint=ckpt)  # fmt: skip
+    assert first.batch.counts["ok"] == 6
+    original = docs_path.read_text(encoding="utf-8")
+    edited = original.replace(DOCS[2][1], "Nothing about walls.")
+    assert edited != original
+    docs_path.write_text(edited, encoding="utf-8")
+    sent = len(model.provider.requests)
+    again = run_regeneration(qs, load_retrieved_documents(docs_path, qs), model, scorer,
+                             checkpoint=ckpt)  # fmt: skip
+    assert (again.batch.resumed, again.batch.changed) == (4, 2)
+    asked = [r.messages[-1]["content"] for r in model.provider.requests[sent:]]
+    assert any(QUESTIONS[2]["Question"] in p for p in asked)
+    assert not any(QUESTIONS[i]["Question"] in p for p in asked for i in (0, 1))
+    assert "2 recomputed because their inputs changed" in again.batch.summary()

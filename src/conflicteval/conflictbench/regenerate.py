@@ -108,6 +108,7 @@ __all__ = [
     "parse_choice",
     "parse_verdict",
     "plan_regeneration",
+    "regen_inputs",
     "run_choice",
     "run_free",
     "run_regeneration",
@@ -208,6 +209,16 @@ def _identity(
     }
 
 
+def regen_inputs(task: RegenTask) -> dict[str, Any]:
+    """What one task's record is made from: its format, the question with its answers (the
+    options and the judge's references), and the documents it is shown.
+
+    A record made from other inputs (an edited TruthfulQA file or documents file) is computed
+    again on resume, and the run's summary says how many were.
+    """
+    return {"mode": task.mode, "question": task.question, "documents": task.documents}
+
+
 async def arun_regeneration(
     questions: Sequence[TruthfulQAQuestion],
     documents: Mapping[int, Sequence[Document]],
@@ -254,7 +265,8 @@ async def arun_regeneration(
         return await run_choice(task, model, scorer, seed=seed)
 
     identity = _identity(model, judge_model, scorer, seed, max_docs, main_claim)
-    batch = await Stage("regeneration", checkpoint, identity=identity).run(
+    stage = Stage("regeneration", checkpoint, identity=identity, inputs=regen_inputs)
+    batch = await stage.run(
         work,
         tasks,
         RunOptions.of(run, concurrency=8),
