@@ -111,6 +111,23 @@ def test_a_checkpointed_run_resumes_without_calls_and_refuses_another_labeler(
         run_labeler_bench(_gold(), TableLabeler({}), checkpoint=ckpt)
 
 
+def test_an_edited_document_is_labelled_again_on_resume(tmp_path: Path) -> None:
+    """A record is tied to the claim and documents it labelled: after one document of q2
+    changes, a resumed run labels q2 again and resumes q1 and q3 without a call."""
+    ckpt = tmp_path / "checkpoint.jsonl"
+    answers = {**ANSWERS, "q2 d1 edited": "CONTRADICTS"}
+    run_labeler_bench(_gold(), TableLabeler(answers), checkpoint=ckpt)
+    gold = _gold()
+    q2 = gold.items[1]
+    edited = (q2.documents[0], Document(id="2:1", text="q2 d1 edited"))
+    gold.items[1] = GoldItem(id=q2.id, claim=q2.claim, documents=edited, gold=q2.gold)
+    labeler = TableLabeler(answers)
+    result = run_labeler_bench(gold, labeler, checkpoint=ckpt)
+    assert labeler.calls == 1
+    assert result.batch is not None and (result.batch.resumed, result.batch.changed) == (2, 1)
+    assert (result.metrics.n, result.metrics.failed) == (8, 0)  # the failed pair is gone
+
+
 def test_lexical_labeler_on_the_ramdocs_sample(shared_data: Path) -> None:
     from conflicteval.conflictscore import LexicalLabeler
 

@@ -161,6 +161,31 @@ def test_llm_claim_writer_through_model_layer(tmp_path: Path, macnoise_json: Pat
     assert model2.provider.requests == []
 
 
+def test_an_edited_item_gets_its_claim_written_again_on_resume(
+    tmp_path: Path, macnoise_json: Path
+) -> None:
+    """A written claim is tied to its request (question, answer): after one item's answer
+    changes, a resumed build writes that claim again and keeps the others without a call."""
+    import asyncio
+
+    from conflicteval.conflictbench.builder import write_claims
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        answer = messages[-1]["content"].split("Answer: ")[-1].splitlines()[0]
+        return f"The answer is {answer}."
+
+    items = build_conflictbench([("macnoise", macnoise_json, {"level": "35"})], seed=0).items
+    ckpt = tmp_path / "claims.jsonl"
+    model = get_model("scripted", replies=reply)
+    asyncio.run(write_claims(items, LLMClaimWriter(model), checkpoint=ckpt))
+    assert len(model.provider.requests) == len(items) >= 2
+    edited = [items[0].model_copy(update={"answer": "Someone Else"}), *items[1:]]
+    again = get_model("scripted", replies=reply)
+    out, failed, _ = asyncio.run(write_claims(edited, LLMClaimWriter(again), checkpoint=ckpt))
+    assert len(again.provider.requests) == 1 and failed == []
+    assert out[0].claim == "The answer is Someone Else."
+
+
 def test_claim_writer_failure_is_counted_and_template_kept(macnoise_json: Path) -> None:
     model = get_model("scripted", replies=["   \n"])
     result = build_conflictbench(

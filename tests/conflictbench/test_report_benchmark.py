@@ -194,6 +194,15 @@ def test_reports_end_to_end_table3(openai_server: Any, tmp_path: Path, scripted:
     assert openai_server.completions()[before:] == []  # the entity call is cached too
     assert [r.model_dump() for r in again.rows] == [r.model_dump() for r in run.rows]
 
+    # a report is tied to the documents it was written from: after item b's third document
+    # changes, its six reports are written again and item a's six are resumed
+    items = _items()
+    docs = [*items[1].documents[:2], BenchDocument(id="d3", text="Cats scroll.", gold="IRRELEVANT")]
+    items[1] = items[1].model_copy(update={"documents": docs})
+    edited = run_reports(items, models, scorer, entity_model=judge, checkpoint=ckpt)
+    assert (edited.batch.resumed, edited.batch.changed) == (6, 6)
+    assert "6 recomputed because their inputs changed" in edited.summary()
+
 
 def test_summarize_reports_counts_undefined_and_unscored() -> None:
     rows = summarize_reports(

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from conflicteval.runner import RunKeywords
 
-__all__ = ["arun_labeler_bench", "bench_identity", "run_labeler_bench"]
+__all__ = ["arun_labeler_bench", "bench_identity", "gold_inputs", "run_labeler_bench"]
 
 
 async def label_gold_item(item: GoldItem, labeler: Any) -> dict[str, Any]:
@@ -46,6 +46,13 @@ async def label_gold_item(item: GoldItem, labeler: Any) -> dict[str, Any]:
     if labels and all(lab is None for lab in labels) and any("model error" in e for e in errors):
         raise ModelError(f"every pair failed: {'; '.join(sorted(set(errors)))[:500]}")
     return {"labels": labels, "errors": errors, "calls": int(getattr(result, "calls", 0))}
+
+
+def gold_inputs(item: GoldItem) -> dict[str, Any]:
+    """What one gold item's record is made from: the claim and its documents (ids, titles,
+    text). The gold relations are not: the record keeps labels only, and they are compared
+    with the gold set read now."""
+    return {"claim": item.claim, "documents": list(item.documents)}
 
 
 def bench_identity(gold: GoldSet, labeler: Any) -> dict[str, Any]:
@@ -79,7 +86,12 @@ async def arun_labeler_bench(
     gold_set = gold if isinstance(gold, GoldSet) else load_gold(gold, data, db=db, limit=limit)
     if not gold_set.items:
         raise ValueError(f"the {gold_set.name} gold set has no items: nothing to measure")
-    stage = Stage(f"bench {gold_set.name}", checkpoint, identity=bench_identity(gold_set, labeler))
+    stage = Stage(
+        f"bench {gold_set.name}",
+        checkpoint,
+        identity=bench_identity(gold_set, labeler),
+        inputs=gold_inputs,
+    )
     batch = await stage.run(
         functools.partial(label_gold_item, labeler=labeler),
         gold_set.items,

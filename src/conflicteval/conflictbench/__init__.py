@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         write_items,
     )
     from conflicteval.conflictbench.loader import LOADERS, load
+    from conflicteval.conflictbench.main_entity import main_entity_heuristic
     from conflicteval.conflictbench.metrics import (
         PAPER_TABLE2,
         DetectionMetrics,
@@ -68,7 +69,6 @@ if TYPE_CHECKING:
     from conflicteval.conflictbench.report_benchmark import (
         ReportRun,
         arun_reports,
-        main_entity_heuristic,
         run_reports,
         select_report_items,
         table3,
@@ -103,10 +103,8 @@ __all__ = _lazy.exports(
             "metrics_from_predictions predict_conflict predict_response_conflict table2",
         ),
         ".regenerate": "RegenerationRun arun_regeneration run_regeneration",
-        ".report_benchmark": (
-            "ReportRun arun_reports main_entity_heuristic",
-            "run_reports select_report_items table3",
-        ),
+        ".main_entity": "main_entity_heuristic",
+        ".report_benchmark": "ReportRun arun_reports run_reports select_report_items table3",
         ".sources": (
             "convert_conflictingqa_pickle load_ambigdocs load_conflictingqa load_contraqa",
             "load_macnoise",

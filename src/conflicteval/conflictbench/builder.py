@@ -35,7 +35,7 @@ from here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,6 +71,7 @@ __all__ = [
     "abuild_conflictbench",
     "assemble",
     "build_conflictbench",
+    "claim_inputs",
     "draw_other_documents",
     "load_sources",
     "table1",
@@ -150,6 +151,12 @@ def table1(counts: Mapping[str, tuple[int, int]]) -> str:
     return "\n".join(rows)
 
 
+def claim_inputs(item: BenchItem) -> dict[str, Any]:
+    """What one written claim is made from: the writer's request (source, question, answer,
+    subject, hint) and nothing else; an item whose request changed is written again."""
+    return asdict(claim_request(item))
+
+
 async def write_claims(
     items: list[BenchItem],
     writer: ClaimWriter,
@@ -173,7 +180,8 @@ async def write_claims(
         return {"claim": await writer.write(claim_request(item))}
 
     identity = {"task": "conflictbench-claims", "writer": describe(writer)}
-    result = await Stage("writing claims", checkpoint, identity=identity).run(
+    stage = Stage("writing claims", checkpoint, identity=identity, inputs=claim_inputs)
+    result = await stage.run(
         work,
         items,
         RunOptions.of(run, concurrency=8),

@@ -22,7 +22,6 @@ separated by blank lines (the paper does not print its format).
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -33,7 +32,11 @@ from pydantic import BaseModel
 from conflicteval.conflictbench._markdown import figures_table
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.items import BenchItem
-from conflicteval.errors import ModelError
+from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier import path)
+    ENTITY_PROMPT,
+    find_main_entities,
+    main_entity_heuristic,
+)
 from conflicteval.runner import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
 
@@ -67,40 +70,6 @@ PAPER_TABLE3: dict[str, tuple[float, float]] = {
 
 REPORT_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 800}
 """Decoding of report writing: greedy, reports of at most 800 tokens (the paper prints neither)."""
-
-ENTITY_PROMPT = "conflictbench_main_entity"
-
-_AUX = re.compile(
-    r"^(is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|"
-    r"what|who|which|when|where|why|how)\s+",
-    re.IGNORECASE,
-)
-_ARTICLE = re.compile(r"^(a|an|the)\s+", re.IGNORECASE)
-_CUT = re.compile(
-    r"\s+(a|an|the|good|bad|better|worse|really|truly|actually|have|has|had|cause|causes|"
-    r"help|helps|make|makes|need|needs|work|works|exist|exists|affect|affects|improve|"
-    r"improves|increase|increases|reduce|reduces|get|gets|lead|leads|understand|use|uses|"
-    r"mean|means|contain|contains|go|goes|take|takes|know|knows|see|sees)\b",
-    re.IGNORECASE,
-)
-
-
-def main_entity_heuristic(question: str) -> str:
-    """Offline guess at a question's main entity.
-
-    Drops a leading auxiliary or wh-word, a leading article and the final
-    ``?``, then keeps the words before the first article, evaluative word or
-    common verb ("Is infinite scrolling a good web design technique?" →
-    "infinite scrolling"; "Does the moon have an atmosphere?" → "moon").
-    Falls back to the whole remaining question. Pass ``entity_model`` to
-    :func:`arun_reports`, or set ``meta["main_entity"]``, for better entities.
-    """
-    text = question.strip().rstrip("?").strip()
-    text = _AUX.sub("", text, count=1)
-    text = _ARTICLE.sub("", text, count=1)
-    match = _CUT.search(text)
-    head = text[: match.start()].strip() if match and match.start() > 0 else text
-    return head or question.strip()
 
 
 def format_documents(documents: Sequence[Document]) -> str:
@@ -161,44 +130,10 @@ class ReportTask(BaseModel):
     main_entity: str
 
 
-async def find_main_entities(
-    items: Sequence[BenchItem], model: Any | None = None, *, max_tokens: int = 20
-) -> tuple[dict[str, str], list[str]]:
-    """Main entity of each item: ``meta["main_entity"]``, else the model, else the heuristic.
-
-    Returns:
-        ``({item id: entity}, ids whose model call failed and fell back to the heuristic)``.
-    """
-    import asyncio
-
-    out: dict[str, str] = {}
-    failed: list[str] = []
-
-    async def one(item: BenchItem) -> None:
-        given = item.meta.get("main_entity")
-        if isinstance(given, str) and given.strip():
-            out[item.id] = given.strip()
-            return
-        if model is None:
-            out[item.id] = main_entity_heuristic(item.question)
-            return
-        prompt = render(load_prompt(ENTITY_PROMPT), question=item.question)
-        try:
-            reply = await model.generate(
-                [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens
-            )
-            entity = reply.text.strip().splitlines()[0].strip().strip('"').rstrip(".").strip()
-            if reply.truncated:  # half a name is no name: the heuristic instead
-                entity = ""
-        except (ModelError, IndexError):
-            entity = ""
-        if not entity:
-            failed.append(item.id)
-            entity = main_entity_heuristic(item.question)
-        out[item.id] = entity
-
-    await asyncio.gather(*(one(it) for it in items))
-    return out, sorted(failed)
+def report_inputs(task: ReportTask) -> dict[str, Any]:
+    """What one report's record is made from: the model and setting, the item (question,
+    answer, documents) and the main entity the prompt names."""
+    return task.model_dump(exclude={"id"})
 
 
 def _score_fields(score: Any) -> dict[str, Any]:
@@ -470,6 +405,7 @@ async def arun_reports(
             "max_tokens": max_tokens,
             "prompts": {k: text_version(load_prompt(v)) for k, v in REPORT_PROMPTS.items()},
         },
+        inputs=report_inputs,
     )
     batch = await stage.run(
         work,

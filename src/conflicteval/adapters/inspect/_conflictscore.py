@@ -24,11 +24,11 @@ from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import collect
 
 from conflicteval.conflictbench.items import BenchItem, read_items
+from conflicteval.conflictbench.main_entity import main_entity_heuristic
 from conflicteval.conflictbench.metrics import metrics_from_predictions, predict_response_conflict
 from conflicteval.conflictbench.report_benchmark import (
     REPORT_PROMPTS,
     REPORT_SETTINGS,
-    main_entity_heuristic,
     report_prompt,
 )
 from conflicteval.conflictscore.aggregate import aggregate
