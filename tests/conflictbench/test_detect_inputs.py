@@ -108,3 +108,26 @@ def test_report_with_items_refuses_a_record_it_cannot_tie_to_them(tmp_path: Path
     fewer.write_text("".join(items.read_text(encoding="utf-8").splitlines(True)[:2]))
     with pytest.raises(ValueError, match="record 'x:2' is of no item in"):
         outcomes_from_checkpoint(ckpt, read_items(str(fewer)))
+
+
+def test_report_names_the_items_a_run_has_not_reached_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run stopped early: the table covers the items with records, and says how many of the
+    file's items it leaves out, never silently fewer."""
+    items = _items(tmp_path / "bench.jsonl")
+    out = tmp_path / "det"
+    argv = ["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]
+    assert main(argv) in (0, 1)
+    report = ["conflictbench", "report", "--run", str(out), "--items", str(items)]
+    capsys.readouterr()
+    assert main(report) == 0
+    assert "no record" not in capsys.readouterr().err
+    ckpt = out / "checkpoint.jsonl"
+    lines = ckpt.read_text(encoding="utf-8").splitlines(True)
+    kept = [ln for ln in lines if '"id": "x:1"' not in ln and '"id":"x:1"' not in ln]
+    assert len(kept) == len(lines) - 1
+    ckpt.write_text("".join(kept), encoding="utf-8")  # x:1 never finished
+    assert main(report) == 1
+    err = capsys.readouterr().err
+    assert "1 of 3 items" in err and "have no record" in err and "detect' again" in err

@@ -210,11 +210,21 @@ def _report(args: argparse.Namespace) -> int:
     if not Path(ckpt).is_file():
         raise UsageError(f"no checkpoint at {ckpt}")
     items = read_items(args.items) if args.items else None
-    metrics = detection_metrics(outcomes_from_checkpoint(ckpt, items))
+    outcomes = outcomes_from_checkpoint(ckpt, items)
+    metrics = detection_metrics(outcomes)
     if args.json:
         print(json.dumps({k: m.model_dump() for k, m in metrics.items()}, indent=2))
     else:
         print(table2(metrics, paper=args.paper))
+    missing = len(items) - len(outcomes) if items is not None else 0
+    if missing:  # a run not finished: the table covers fewer items than the file, said so
+        print(
+            f"note: {missing} of {len(items or [])} items in {args.items} have no record in "
+            f"{ckpt}, so the table leaves them out; run 'conflictbench detect' again to "
+            "finish the run",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
