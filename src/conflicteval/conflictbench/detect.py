@@ -77,7 +77,7 @@ async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]
     }
 
 
-def _detect_inputs(item: BenchItem) -> dict[str, Any]:
+def detect_inputs(item: BenchItem) -> dict[str, Any]:
     """What one item's record is made from: the claim, the documents the labeler sees
     (ids, titles, text) and the source and gold labels the record copies."""
     return {
@@ -184,7 +184,7 @@ async def adetect(
         "conflict detection",
         checkpoint,
         identity={"task": "conflictbench-detect", "labeler": describe(labeler)},
-        inputs=_detect_inputs,
+        inputs=detect_inputs,
     )
     batch = await stage.run(
         work,
@@ -240,7 +240,7 @@ def outcomes_from_checkpoint(
                 "--adopt-checkpoint, or with --restart"
             )
         if item is not None:
-            if rec.inputs != input_fingerprint(_detect_inputs(item)):
+            if rec.inputs != input_fingerprint(detect_inputs(item)):
                 raise ValueError(
                     f"{path}: record {rec.id!r} was made from other contents than the item "
                     "now has (claim, documents or gold labels edited since); run "

@@ -60,7 +60,7 @@ def _lazy_score_item(index: int, value: Any) -> ScoreItem:
     return item
 
 
-def _score_inputs(item: ScoreItem) -> dict[str, Any]:
+def response_inputs(item: ScoreItem) -> dict[str, Any]:
     """What one item's score is made from: the response and its documents (ids, titles, text)."""
     return {"response": item.response, "documents": item.documents}
 
@@ -211,7 +211,7 @@ class ConflictScorer:
             desc,
             checkpoint,
             identity={"task": "conflictscore", **self.identity()},
-            inputs=_score_inputs,
+            inputs=response_inputs,
             keep_records=keep_records,
         )
         batch = await stage.run(

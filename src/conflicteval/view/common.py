@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from conflicteval.runner import Record, read_checkpoint, read_identity
 from conflicteval.types import Usage
@@ -18,8 +18,8 @@ __all__ = [
     "add_usage",
     "bench_items_by_id",
     "counts_of",
+    "current_sources",
     "data_provenance",
-    "edited_note",
     "failure_reasons",
     "flatten",
     "headline",
@@ -27,7 +27,6 @@ __all__ = [
     "input_file",
     "interval",
     "items_by_id",
-    "made_from",
     "models_in",
     "open_run",
     "read_json",
@@ -36,6 +35,8 @@ __all__ = [
     "run_provenance",
     "tally",
 ]
+
+T = TypeVar("T")
 
 LABEL_LETTER = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
 
@@ -264,29 +265,48 @@ def items_by_id(
         return {}
 
 
-def made_from(rec: Record, inputs: Callable[[], Any]) -> bool:
-    """Whether ``rec`` was made from the inputs ``inputs()`` gives (its fingerprint matches).
+def current_sources(
+    run: RunView,
+    records: Iterable[Record],
+    sources: Mapping[str, T],
+    inputs: Callable[[T], Any],
+    *,
+    what: str,
+    shown: str,
+) -> dict[str, T]:
+    """The sources (input rows, items) by id that each record was made from.
 
-    A record without a fingerprint, or an input that cannot be read as one, does not match:
-    texts read from an input file edited after the run are not shown beside its record.
+    A record's source is kept when ``inputs(source)`` has the fingerprint the record carries.
+    One made from other contents (the ``what`` file edited since the run), or carrying no
+    fingerprint, or whose source cannot be read as inputs, is left out, so new texts are
+    not shown beside old labels; a note on ``run`` counts them and says what is ``shown``
+    instead.
     """
     from conflicteval.identity import input_fingerprint
 
-    if rec.inputs is None:
-        return False
-    try:
-        return rec.inputs == input_fingerprint(inputs())
-    except (TypeError, ValueError):
-        return False
+    def made_from(rec: Record, source: T) -> bool:
+        if rec.inputs is None:
+            return False
+        try:
+            return rec.inputs == input_fingerprint(inputs(source))
+        except (TypeError, ValueError):
+            return False
 
-
-def edited_note(run: RunView, n: int, what: str, shown: str) -> None:
-    """Note that ``n`` records were made from other contents than ``what`` now holds."""
-    if n:
+    current: dict[str, T] = {}
+    edited = 0
+    for rec in records:
+        if rec.id not in sources:
+            continue
+        if made_from(rec, sources[rec.id]):
+            current[rec.id] = sources[rec.id]
+        else:
+            edited += 1
+    if edited:
         run.notes.append(
-            f"{n} record{'s' if n != 1 else ''} made from other contents than the {what} now "
-            f"holds (edited since the run): {shown}"
+            f"{edited} record{'s' if edited != 1 else ''} made from other contents than the "
+            f"{what} now holds (edited since the run): {shown}"
         )
+    return current
 
 
 def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:

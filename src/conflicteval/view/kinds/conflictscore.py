@@ -12,10 +12,9 @@ from typing import Any
 
 from ..common import (
     LABEL_LETTER,
-    edited_note,
+    current_sources,
     headline,
     input_file,
-    made_from,
     open_run,
     read_json,
     record_item,
@@ -75,26 +74,20 @@ def _current_rows(
 ) -> dict[str, dict[str, Any]]:
     """The input rows each record was made from: a row edited since its record (response or
     documents) is left out, so new texts are not shown beside old labels."""
-    from functools import partial
-
     from conflicteval.conflictscore.score_results import ScoreItem
-    from conflicteval.conflictscore.scorer import _score_inputs
+    from conflicteval.conflictscore.scorer import response_inputs
 
     def inputs_of(row: dict[str, Any]) -> dict[str, Any]:
-        return _score_inputs(ScoreItem.coerce(row))
+        return response_inputs(ScoreItem.coerce(row))
 
-    current = {
-        r.id: rows[r.id]
-        for r in records
-        if r.id in rows and made_from(r, partial(inputs_of, rows[r.id]))
-    }
-    edited_note(
+    return current_sources(
         run,
-        sum(1 for r in records if r.id in rows) - len(current),
-        "input file",
-        "their documents are shown by id only",
+        records,
+        rows,
+        inputs_of,
+        what="input file",
+        shown="their documents are shown by id only",
     )
-    return current
 
 
 def _documents(row: dict[str, Any] | None, ids: list[str]) -> list[dict[str, Any]]:

@@ -13,9 +13,8 @@ from typing import Any
 from ..common import (
     LABEL_LETTER,
     bench_items_by_id,
-    edited_note,
+    current_sources,
     headline,
-    made_from,
     models_in,
     open_run,
     read_json,
@@ -82,22 +81,17 @@ def _read(path: Path) -> RunView:
     metrics = read_json(path / "metrics.json") or {}
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
-    from functools import partial
-
-    from conflicteval.conflictbench.detect import _detect_inputs
+    from conflicteval.conflictbench.detect import detect_inputs
 
     bench = bench_items_by_id(run, path, "claims not shown")
     # an item's claim and documents are shown only beside labels made from them
-    current = {
-        r.id: bench[r.id]
-        for r in records
-        if r.id in bench and made_from(r, partial(_detect_inputs, bench[r.id]))
-    }
-    edited_note(
+    current = current_sources(
         run,
-        sum(1 for r in records if r.id in bench) - len(current),
-        "items file",
-        "their claims and documents are not shown",
+        records,
+        bench,
+        detect_inputs,
+        what="items file",
+        shown="their claims and documents are not shown",
     )
     run.items = [_item(r, current.get(r.id)) for r in records]
     run.facets = ["source", "gold", "predicted", "outcome"]
