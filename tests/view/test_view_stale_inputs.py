@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conflicteval.view import load_run
 
 from .runs import detect_run, score_run
@@ -42,3 +44,21 @@ def test_score_view_does_not_join_an_input_row_edited_since(tmp_path: Path) -> N
     assert first["documents"][1]["text"] == "(document text not in the run directory)"
     assert second["documents"][0]["text"] == "The bridge opened in 1932."
     assert any("1 record" in n and "edited since" in n for n in rv.notes)
+
+
+def test_score_view_of_a_run_without_summary_gives_the_same_means_and_intervals(
+    tmp_path: Path,
+) -> None:
+    """A run stopped before its end has no summary.json: the viewer's means keep the intervals
+    ``score`` gives them, and a note says where they come from."""
+    run = score_run(tmp_path, n=6)
+    full = {h.name: h for h in load_run(run).headlines}
+    (run / "summary.json").unlink()
+    rv = load_run(run)
+    again = {h.name: h for h in rv.headlines}
+    for name in ("mean CS-C", "mean CS-R"):
+        assert full[name].low is not None and full[name].high is not None
+        assert (again[name].value, again[name].low, again[name].high) == pytest.approx(
+            (full[name].value, full[name].low, full[name].high)
+        )
+    assert any("no summary.json" in n for n in rv.notes)

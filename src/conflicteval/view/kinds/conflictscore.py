@@ -180,10 +180,8 @@ def _read(path: Path) -> RunView:
     results = [r.result for r in records if r.status == "ok" and isinstance(r.result, dict)]
     cs_c = [float(x["cs_c"]) for x in results if x.get("cs_c") is not None]
     cs_r = [float(x["cs_r"]) for x in results if x.get("cs_r") is not None]
-    if "mean_cs_c" not in summary and cs_c:
-        summary["mean_cs_c"] = sum(cs_c) / len(cs_c)
-    if "mean_cs_r" not in summary and cs_r:
-        summary["mean_cs_r"] = sum(cs_r) / len(cs_r)
+    if "mean_cs_c" not in summary and (cs_c or cs_r):
+        _means_of_an_unfinished_run(run, summary, cs_c, cs_r)
     run.headlines = [
         headline("mean CS-C", summary, "mean_cs_c", n=len(cs_c)),
         headline("mean CS-R", summary, "mean_cs_r", n=len(cs_r)),
@@ -213,6 +211,23 @@ def _read(path: Path) -> RunView:
             f"{undefined[1] or 0} (no scored claim / no claim with evidence): left out of the means"
         )
     return run
+
+
+def _means_of_an_unfinished_run(
+    run: RunView, summary: dict[str, Any], cs_c: list[float], cs_r: list[float]
+) -> None:
+    """No ``summary.json`` (the run stopped before its end): the means of the records the
+    checkpoint holds, with the same bootstrap intervals ``score`` gives, and a note saying so."""
+    from conflicteval.stats import bootstrap_ci
+
+    for key, values in (("mean_cs_c", cs_c), ("mean_cs_r", cs_r)):
+        if values:
+            summary[key] = sum(values) / len(values)
+            summary[key + "_ci"] = list(bootstrap_ci(values))
+    run.notes.append(
+        "no summary.json (the run did not finish): the means are of the records in its "
+        "checkpoint; run the same command again to finish it"
+    )
 
 
 KIND = RunKind(
