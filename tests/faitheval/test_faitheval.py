@@ -190,11 +190,16 @@ def test_cli_run_and_report(
         # aggregation: a lone agent has no history, so its round-2 prompt is its round-1
         # prompt, answered from the response cache
         assert len(srv.completions()) == calls
+        capsys.readouterr()
+        assert main(["faitheval", "report", "--run", str(out), "--json"]) == 0
+        rep = json.loads(capsys.readouterr().out)
+        assert rep["task"] == "inconsistent" and rep["method"] == method
+        assert rep["accuracy_strict"]["value"] == strict
+        assert rep["published"]["figures"]["Llama3.3-70B-Inst"] in (27.30, 43.10)
+        assert main(["faitheval", "report", "--run", str(out)]) == 0
+        text = capsys.readouterr().out
+        assert "accuracy (non-strict):" in text and "note:" not in text
+        assert main([*args, *model, "--limit", "1"]) == 0  # a smaller run, same directory
     capsys.readouterr()
-    assert main(["faitheval", "report", "--run", str(out), "--json"]) == 0
-    rep = json.loads(capsys.readouterr().out)
-    assert rep["task"] == "inconsistent" and rep["method"] == method
-    assert rep["accuracy_strict"]["value"] == strict
-    assert rep["published"]["figures"]["Llama3.3-70B-Inst"] in (27.30, 43.10)
     assert main(["faitheval", "report", "--run", str(out)]) == 0
-    assert "accuracy (non-strict):" in capsys.readouterr().out
+    assert "note: the answers file holds 2 questions; the last run" in capsys.readouterr().out

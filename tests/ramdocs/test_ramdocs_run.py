@@ -88,6 +88,22 @@ def test_an_edited_item_is_answered_again_and_only_that_item(
     assert len(replies.prompts) == 3 and replies.prompts[-1] == edited[1].rag_prompt
 
 
+def test_a_report_says_when_it_counts_more_questions_than_the_last_run_asked(
+    tmp_path: Path, data: Path, madam_replies: Any
+) -> None:
+    """An earlier, larger run into the same directory: its answers are counted, and said so."""
+    from conflicteval.ramdocs.report import format_ramdocs
+
+    model = get_model("scripted", replies=madam_replies())
+    items = questions(load_ramdocs(data))
+    asyncio.run(run_method(items, "rag", model, tmp_path / "run", progress=False))
+    assert ramdocs_report(tmp_path / "run")["note"] is None
+    asyncio.run(run_method(items[:1], "rag", model, tmp_path / "run", progress=False))
+    rep = ramdocs_report(tmp_path / "run")
+    assert rep["questions"] == 2 and rep["note"] is not None
+    assert "holds 2 questions; the last run into this directory asked 1" in format_ramdocs(rep)
+
+
 def test_baselines_send_one_prompt_each(tmp_path: Path, data: Path, madam_replies: Any) -> None:
     replies = madam_replies()
     model = get_model("scripted", replies=replies)

@@ -21,6 +21,7 @@ from conflicteval.ramdocs.report import (
     benchmark_run,
     fmt_metric,
     fmt_published,
+    last_run_note,
     percent_ci,
 )
 from conflicteval.ramdocs.report import run_records as run_records
@@ -62,6 +63,7 @@ def faitheval_report(run: str | os.PathLike[str]) -> dict[str, Any]:
         **info,
         "rule": RULE,
         "questions": len(records),
+        "note": last_run_note(info, len(records)),
         "scored": len(items),
         "failed": failed,
         "accuracy_strict": percent_ci([float(i["strict"]) for i in items]),
@@ -79,14 +81,14 @@ def faitheval_report(run: str | os.PathLike[str]) -> dict[str, Any]:
 def format_faitheval(rep: dict[str, Any]) -> str:
     """The text form of :func:`faitheval_report`."""
     failed = ", ".join(f"{n} {k}" for k, n in rep["failed"].items()) or "none"
-    return "\n".join(
-        [
-            f"FaithEval {rep['task']} · method {rep['method']} · model {rep['model']} · "
-            f"{rep['questions']} questions",
-            f"rule: {rep['rule']}",
-            f"accuracy (strict): {fmt_metric(rep['accuracy_strict'])}",
-            f"accuracy (non-strict): {fmt_metric(rep['accuracy_non_strict'])}; "
-            f"not scored: {failed}",
-            fmt_published(rep),
-        ]
-    )
+    lines = [
+        f"FaithEval {rep['task']} · method {rep['method']} · model {rep['model']} · "
+        f"{rep['questions']} questions",
+        f"rule: {rep['rule']}",
+        f"accuracy (strict): {fmt_metric(rep['accuracy_strict'])}",
+        f"accuracy (non-strict): {fmt_metric(rep['accuracy_non_strict'])}; not scored: {failed}",
+        fmt_published(rep),
+    ]
+    if rep.get("note"):
+        lines.append(f"note: {rep['note']}")
+    return "\n".join(lines)

@@ -57,6 +57,18 @@ def benchmark_run(
     return info
 
 
+def last_run_note(info: dict[str, Any], n_records: int) -> str | None:
+    """A note when the answers file holds more questions than the run's last command asked
+    (an earlier, larger run into the same directory): the report counts them all."""
+    asked = info.get("items")
+    if isinstance(asked, int) and n_records > asked:
+        return (
+            f"the answers file holds {n_records} questions; the last run into this directory "
+            f"asked {asked}, and the report counts all {n_records}"
+        )
+    return None
+
+
 def answered(
     records: Iterable[Record], failed: dict[str, int]
 ) -> Iterator[tuple[Record, dict[str, Any]]]:
@@ -114,6 +126,7 @@ def ramdocs_report(run: str | os.PathLike[str]) -> dict[str, Any]:
         **info,
         "rule": EM_RULE,
         "questions": len(records),
+        "note": last_run_note(info, len(records)),
         "scored": len(scores),
         "unreadable": sum(1 for i in items if i.get("unreadable")),
         "failed": failed,
@@ -155,6 +168,8 @@ def format_ramdocs(rep: dict[str, Any]) -> str:
         f"{rep['unreadable']} unreadable (scored 0); not scored: {failed}",
         fmt_published(rep),
     ]
+    if rep.get("note"):
+        lines.append(f"note: {rep['note']}")
     return "\n".join(lines)
 
 
