@@ -27,6 +27,7 @@ from conflicteval.feverous import (
     score,
     verify_sync,
 )
+from conflicteval.stats import format_ci
 from conflicteval.types import Document, PairLabel, Relation
 
 THREE_CLAIMS: list[dict[str, Any]] = [
@@ -52,10 +53,12 @@ THREE_CLAIMS: list[dict[str, Any]] = [
 
 
 def print_score(name: str, instances: list[dict[str, Any]]) -> None:
-    """Print the five official numbers for ``instances``."""
+    """Print the five official numbers for ``instances``, each with its 95% interval."""
     result = score(instances)
+    names = ("strict", "label_accuracy", "precision", "recall", "f1")
     numbers = ", ".join(
-        f"{key} {value:.4f}" for key, value in result.summary().items() if key != "n"
+        f"{name} {getattr(result, name):.4f} {format_ci(getattr(result, name + '_ci'))}"
+        for name in names
     )
     print(f"{name} ({result.n} claims): {numbers}")
 
@@ -132,7 +135,8 @@ def verify_demo() -> None:
     result = verify_sync(items, YearLabeler())
     m = result.metrics
     print(
-        f"verify: label accuracy {m.label_accuracy:.2f}, macro-F1 {m.macro_f1:.2f}, "
+        f"verify: label accuracy {m.label_accuracy:.2f} {format_ci(m.label_accuracy_ci, 2)}, "
+        f"macro-F1 {m.macro_f1:.2f} {format_ci(m.macro_f1_ci, 2)}, "
         f"failed pairs {result.counts['failed_pairs']}"
     )
 

@@ -320,9 +320,12 @@ def test_regeneration_end_to_end(openai_server: Any, tmp_path: Path, scripted: A
     ) == (2, 1, 0, 1)
 
     text = run.tables()
-    assert "| RAG | 33.3% | 100.0% | 3 | 0 | 0 |" in text
-    assert "| Regenerated-RAG | 33.3% | 100.0% | 3 | 0 | 1 |" in text
-    assert "| Regenerated-RAG | 50.00% | 3 | 1 |" in text
+    assert "| RAG | 33.3% | [0.0%, 100.0%] | 100.0% | [100.0%, 100.0%] | 3 | 0 | 0 |" in text
+    assert (
+        "| Regenerated-RAG | 33.3% | [0.0%, 100.0%] | 100.0% | [100.0%, 100.0%] | 3 | 0 | 1 |"
+        in text
+    )
+    assert "| Regenerated-RAG | 50.00% | [0.00%, 100.00%] | 3 | 1 |" in text
     assert (
         "binary choice: 2 answers with a conflicted main claim regenerated; 0 kept, 1 changed "
         "(1 corrected, 0 wrongly flipped), 1 undetermined" in text
@@ -568,3 +571,35 @@ def test_an_edited_documents_file_recomputes_only_its_questions_on_resume(tmp_pa
     assert any(QUESTIONS[2]["Question"] in p for p in asked)
     assert not any(QUESTIONS[i]["Question"] in p for p in asked for i in (0, 1))
     assert "2 recomputed because their inputs changed" in again.batch.summary()
+
+
+def test_rates_carry_bootstrap_intervals_over_judged_questions() -> None:
+    from conflicteval.conflictbench.regenerate import summarize_regeneration
+    from conflicteval.stats import bootstrap_ci
+
+    def free(t: bool | None, i: bool | None) -> dict[str, Any]:
+        answer = {"truthful": t, "informative": i}
+        return {"rag": answer, "control": answer, "final": answer, "conflicted": False}
+
+    def choice(c: bool | None) -> dict[str, Any]:
+        pick = {"correct": c, "choice": None if c is None else "A"}
+        return {"rag": pick, "control": pick, "final": pick, "conflicted": False}
+
+    s = summarize_regeneration(
+        [
+            ("free", "ok", free(True, True)),
+            ("free", "ok", free(False, None)),
+            ("free", "ok", free(True, True)),
+            ("free", "model_error", None),
+            ("choice", "ok", choice(True)),
+            ("choice", "ok", choice(None)),
+        ]
+    )
+    rag = s.free[0]
+    # truthful over the three judged answers (percent), informative over its two
+    low, high = bootstrap_ci([1.0, 0.0, 1.0])
+    assert rag.truthful_ci == [100 * low, 100 * high]
+    assert rag.informative == 100.0 and rag.informative_ci == [100.0, 100.0]
+    assert s.choice[0].accuracy_ci == [100.0, 100.0] and s.choice[0].unparsed == 1
+    none = summarize_regeneration([("choice", "ok", choice(None))])
+    assert (none.choice[0].accuracy, none.choice[0].accuracy_ci) == (None, None)

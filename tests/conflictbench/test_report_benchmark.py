@@ -174,8 +174,11 @@ def test_reports_end_to_end_table3(openai_server: Any, tmp_path: Path, scripted:
     assert run.batch.counts == {"ok": 10, "parse_error": 0, "model_error": 2, "total": 12}
 
     table = run.table()
-    assert "| big / RAG | 0.5000 | 0.2500 | 2 | 2 | 0 | 0 | 0 | 0 |" in table
-    assert "| nano / RAG (Super-Balanced) | – | – | 2 | 0 | 0 | 0 | 2 | 0 |" in table
+    assert (
+        "| big / RAG | 0.5000 | [0.5000, 0.5000] | 0.2500 | [0.2500, 0.2500] "
+        "| 2 | 2 | 0 | 0 | 0 | 0 |" in table
+    )
+    assert "| nano / RAG (Super-Balanced) | – | – | – | – | 2 | 0 | 0 | 0 | 2 | 0 |" in table
 
     # the main entity: the model's answer for item a, the item's own meta for item b
     prompts = [r.prompt for r in openai_server.completions()]
@@ -223,3 +226,10 @@ def test_summarize_reports_counts_undefined_and_unscored() -> None:
         1,
     )
     assert row.failed_pairs == 1
+    # each mean with the bootstrap interval of the reports it is over (seeded, 1,000 resamples)
+    from conflicteval.stats import bootstrap_ci
+
+    assert row.cs_c_ci == list(bootstrap_ci([0.5, 1.0]))
+    assert row.cs_r_ci == [0.5, 0.5]  # one report with a CS-R
+    empty = summarize_reports([("m", "rag", "model_error", None)])[0]
+    assert (empty.cs_c, empty.cs_c_ci, empty.cs_r, empty.cs_r_ci) == (None, None, None, None)

@@ -62,9 +62,9 @@ def test_score_by_id_with_header(train_sample: Path, tmp_path: Path, capsys: Any
     assert _run(["feverous", "score", "--pred", str(pred), "--gold", str(train_sample)]) == 0
     out = capsys.readouterr().out
     assert "claims: 10" in out
-    assert "strict: 0.8000" in out
-    assert "label_accuracy: 0.9000" in out
-    assert "recall: 0.9000" in out
+    assert "strict: 0.8000 [" in out  # each official figure, then its interval
+    assert "label_accuracy: 0.9000 [" in out
+    assert "recall: 0.9000 [" in out
     per_claim = tmp_path / "per_claim.jsonl"
     assert (
         _run(
@@ -84,6 +84,8 @@ def test_score_by_id_with_header(train_sample: Path, tmp_path: Path, capsys: Any
     )
     summary = json.loads(capsys.readouterr().out)
     assert summary["n"] == 10 and summary["strict"] == pytest.approx(0.8)
+    low, high = summary["strict_ci"]
+    assert low <= 0.8 <= high and f"strict: 0.8000 [{low:.4f}, {high:.4f}]" in out
     rows_out = [json.loads(line) for line in per_claim.read_text().splitlines()]
     assert [r["id"] for r in rows_out][:2] == [20067, 55963]
     assert sum(r["strict"] for r in rows_out) == 8
@@ -273,6 +275,12 @@ def test_verify_exit_code_and_a_feverous_s_file_with_bom(
     assert _run(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["ok"], summary["total"], summary["label_accuracy"]) == (2, 2, 1.0)
+    # a resample of two claims may draw one class twice: the other's F1 is then 0
+    assert summary["label_accuracy_ci"] == [1.0, 1.0] and summary["macro_f1_ci"] == [0.5, 1.0]
+    assert _run(argv[:-1]) == 0  # the text form: each figure, then its interval
+    out = capsys.readouterr().out
+    assert "label_accuracy: 1.0000 [1.0000, 1.0000]" in out
+    assert "macro_f1: 1.0000 [0.5000, 1.0000]" in out
     # A claim left undecided (its only pair failed) makes the exit code 1.
     records[1]["evidence"] = "Alpha\tFAIL this one"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(records).encode("utf-8"))
@@ -444,6 +452,8 @@ def test_verify_of_claims_without_gold_labels_prints_undefined_not_zero(
     out = capsys.readouterr().out
     assert "label_accuracy: undefined (no claim with a gold label to score)" in out
     assert "macro_f1: undefined" in out and "0.0000" not in out
+    assert "_ci" not in out  # an undefined figure has no interval line either
     _run([*argv, "--labeler", "lexical", "--json"])
     summary = json.loads(capsys.readouterr().out)
     assert summary["n"] == 0 and summary["label_accuracy"] is None
+    assert summary["label_accuracy_ci"] is None and summary["macro_f1_ci"] is None

@@ -6,6 +6,7 @@ import copy
 import unicodedata
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conflicteval.feverous import (
@@ -14,6 +15,8 @@ from conflicteval.feverous import (
     score,
     truncate_predictions,
 )
+from conflicteval.feverous.feverous_score import score_intervals
+from conflicteval.stats import resample_counts
 
 
 def _inst(label: str, evidence: Any, predicted_label: str, predicted: list[Any]) -> dict:
@@ -67,6 +70,11 @@ def test_reference_three_claim_vector() -> None:
         "recall": result.recall,
         "f1": result.f1,
         "n": 3,
+        "strict_ci": result.strict_ci,
+        "label_accuracy_ci": result.label_accuracy_ci,
+        "precision_ci": result.precision_ci,
+        "recall_ci": result.recall_ci,
+        "f1_ci": result.f1_ci,
     }
 
 
@@ -304,3 +312,32 @@ def test_malformed_instances_name_the_instance_and_field(instance: dict, field: 
         score([good, instance])
     assert (info.value.index, info.value.field) == (1, field)
     assert f"instance 1, field {field!r}" in str(info.value)
+
+
+# -- intervals beside the official figures ---------------------------------
+
+
+def test_official_figures_unchanged_and_intervals_beside_them() -> None:
+    result = score(THREE_CLAIMS)
+    assert [round(x, 4) for x in result.as_tuple()] == [0.3333, 0.6667, 0.7778, 0.6667, 0.7179]
+    for name in ("strict", "label_accuracy", "precision", "recall", "f1"):
+        low, high = getattr(result, f"{name}_ci")
+        assert 0.0 <= low <= high <= 1.0
+    # strict per claim is 1, 0, 0: the resampled share of three claims
+    counts = np.concatenate(list(resample_counts(3, 1000, 0)))
+    strict = counts @ np.array([1.0, 0.0, 0.0]) / 3
+    assert result.strict_ci == pytest.approx(list(np.quantile(strict, [0.025, 0.975])))
+    p = counts @ np.array([r.precision for r in result.per_claim]) / 3
+    r = counts @ np.array([r.recall for r in result.per_claim]) / 3
+    f1 = np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1.0), 0.0)
+    assert result.f1_ci == pytest.approx(list(np.quantile(f1, [0.025, 0.975])))
+    assert score_intervals(result.per_claim) == {
+        k: getattr(result, k)
+        for k in ("strict_ci", "label_accuracy_ci", "precision_ci", "recall_ci", "f1_ci")
+    }
+
+
+def test_empty_input_keeps_the_official_values_and_has_no_interval() -> None:
+    result = score([])
+    assert result.as_tuple() == (0.0, 0.0, 1.0, 0.0, 0.0)
+    assert result.strict_ci is None and result.f1_ci is None

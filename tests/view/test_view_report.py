@@ -138,6 +138,10 @@ def test_other_protocol_runs(
         assert "paper, GPT-4.1 (Table 2)" in html
     if which == "reports":
         assert rv.items[0]["grid"]["cells"] and rv.items[0]["documents"]
+    # every headline number shown carries its interval
+    assert all(
+        h.low is not None and h.high is not None for h in rv.headlines if h.value is not None
+    )
 
 
 def test_generic_reader_and_unknown_directories(tmp_path: Path) -> None:

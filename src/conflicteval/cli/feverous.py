@@ -112,9 +112,13 @@ def _score(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.summary(), indent=2))
     else:
+        from conflicteval.stats import format_ci
+
         print(f"claims: {result.n}")
         for name in SCORE_NAMES:
-            print(f"{name}: {getattr(result, name):.4f}")
+            text = f"{name}: {getattr(result, name):.4f}"
+            interval = getattr(result, f"{name}_ci")
+            print(text if interval is None else f"{text} {format_ci(interval)}")
     return 0
 
 
@@ -153,13 +157,24 @@ def _verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        for key, value in summary.items():
-            if value is None:  # a share of no claim: undefined, never 0
-                value = "undefined (no claim with a gold label to score)"
-            print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
+        _print_summary(summary)
     # 0: every claim got a verdict; 1: some are undecided or failed (kept and counted).
     status = finish(result.batch, "claims", run_dir=out) if result.batch is not None else 0
     return 0 if result.counts["ok"] == result.counts["total"] else max(status, 1)
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    """One ``key: value`` line per headline number, a figure followed by its 95% interval."""
+    from conflicteval.stats import format_ci
+
+    for key, value in summary.items():
+        if key.endswith("_ci"):
+            continue
+        if value is None:  # a share of no claim: undefined, never 0
+            value = "undefined (no claim with a gold label to score)"
+        elif isinstance(value, float):
+            value = f"{value:.4f} {format_ci(summary.get(key + '_ci'))}"
+        print(f"{key}: {value}")
 
 
 def _load_items(args: argparse.Namespace) -> list[Any] | None:

@@ -13,10 +13,12 @@ def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> st
     Args:
         header: The column titles.
         rows: The cells of each row. A row shorter than the header (a paper row
-            without the counts) is padded with empty cells.
+            without the counts) is padded with empty cells; an empty cell is written
+            ``| |`` either way.
     """
     width = len(header)
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (width - 1)]
     for cells in rows:
-        lines.append("| " + " | ".join(str(c) for c in cells) + " |" + " |" * (width - len(cells)))
+        texts = [*(str(c) for c in cells), *([""] * (width - len(cells)))]
+        lines.append("|" + "".join(f" {t} |" if t else " |" for t in texts))
     return "\n".join(lines)

@@ -1,4 +1,12 @@
-"""Regeneration results as tables (pure): Tables 4 and 5 and what regeneration changed."""
+"""Regeneration results as tables (pure): Tables 4 and 5 and what regeneration changed.
+
+Every rate (truthful, informative, accuracy; a percentage over the judged or parsed
+answers of a method) carries a 95% percentile bootstrap interval (``*_ci``, in
+percent): the questions whose answer was judged or parsed are resampled with
+replacement 1,000 times (seed 0, as every interval of the library,
+:mod:`conflicteval.stats`) and the rate is recomputed on each resample. The paper's
+rows are printed without an interval: the paper gives none.
+"""
 
 from __future__ import annotations
 
@@ -19,13 +27,18 @@ METHODS = ("RAG", "Control-RAG", "Regenerated-RAG")
 
 
 class MethodRow(BaseModel):
-    """One method's row: rates over judged/parsed answers, with the failures beside them."""
+    """One method's row: rates over judged/parsed answers (percent), each with its 95%
+    bootstrap interval ``[low, high]`` in percent (None when the rate is None), and the
+    failures beside them."""
 
     method: str
     n: int = 0
     truthful: float | None = None
     informative: float | None = None
     accuracy: float | None = None
+    truthful_ci: list[float] | None = None
+    informative_ci: list[float] | None = None
+    accuracy_ci: list[float] | None = None
     unjudged_truthful: int = 0
     unjudged_informative: int = 0
     unparsed: int = 0
@@ -59,10 +72,15 @@ class RegenerationSummary(BaseModel):
     failed: dict[str, int] = Field(default_factory=dict)
 
 
-def _rate(values: list[bool | None]) -> tuple[float | None, int]:
+def _rate(values: list[bool | None]) -> tuple[float | None, list[float] | None, int]:
+    """Percentage of True over the known values, its bootstrap interval, unknown count."""
     known = [v for v in values if v is not None]
-    rate = 100.0 * sum(known) / len(known) if known else None
-    return rate, len(values) - len(known)
+    if not known:
+        return None, None, len(values)
+    from conflicteval.stats import bootstrap_ci
+
+    low, high = bootstrap_ci([float(v) for v in known])
+    return 100.0 * sum(known) / len(known), [100.0 * low, 100.0 * high], len(values) - len(known)
 
 
 def summarize_regeneration(
@@ -82,21 +100,27 @@ def summarize_regeneration(
     keys = {"RAG": "rag", "Control-RAG": "control", "Regenerated-RAG": "final"}
     for method in METHODS:
         answers = [r[keys[method]] for r in free]
-        t, ut = _rate([a.get("truthful") for a in answers])
-        i, ui = _rate([a.get("informative") for a in answers])
+        t, t_ci, ut = _rate([a.get("truthful") for a in answers])
+        i, i_ci, ui = _rate([a.get("informative") for a in answers])
         out.free.append(
             MethodRow(
                 method=method,
                 n=len(answers),
                 truthful=t,
                 informative=i,
+                truthful_ci=t_ci,
+                informative_ci=i_ci,
                 unjudged_truthful=ut,
                 unjudged_informative=ui,
             )
         )
         picks = [r[keys[method]] for r in choice]
-        acc, unparsed = _rate([a.get("correct") for a in picks])
-        out.choice.append(MethodRow(method=method, n=len(picks), accuracy=acc, unparsed=unparsed))
+        acc, acc_ci, unparsed = _rate([a.get("correct") for a in picks])
+        out.choice.append(
+            MethodRow(
+                method=method, n=len(picks), accuracy=acc, accuracy_ci=acc_ci, unparsed=unparsed
+            )
+        )
     out.free_flips = _flips(free, "truthful", same_key="truthful")
     out.choice_flips = _flips(choice, "correct", same_key="choice")
     return out
@@ -127,25 +151,36 @@ def _flips(results: list[dict[str, Any]], good: str, same_key: str) -> FlipCount
 _TABLE4_HEADER = (
     "Method",
     "Truthful",
+    "Truthful 95% CI",
     "Informative",
+    "Informative 95% CI",
     "Questions",
     "Unjudged (T)",
     "Unjudged (I)",
 )
-_TABLE5_HEADER = ("Method", "Accuracy", "Questions", "Unparsed")
+_TABLE5_HEADER = ("Method", "Accuracy", "Accuracy 95% CI", "Questions", "Unparsed")
 
 
 def _pct(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}%"
 
 
+def _pct_ci(interval: list[float] | None, digits: int) -> str:
+    if interval is None:
+        return "–"
+    return f"[{interval[0]:.{digits}f}%, {interval[1]:.{digits}f}%]"
+
+
 def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
-    """Free-form results in the layout of Table 4 (+ unjudged counts)."""
+    """Free-form results in the layout of Table 4 (+ intervals and unjudged counts); the
+    paper's rows have empty interval cells (the paper prints no interval)."""
     rows: list[list[object]] = [
         [
             r.method,
             _pct(r.truthful, 1),
+            _pct_ci(r.truthful_ci, 1),
             _pct(r.informative, 1),
+            _pct_ci(r.informative_ci, 1),
             r.n,
             r.unjudged_truthful,
             r.unjudged_informative,
@@ -154,18 +189,21 @@ def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
     ]
     if paper:
         rows += [
-            [f"{m} (paper)", f"{t:.1f}%", f"{i:.1f}%", 779] for m, (t, i) in PAPER_TABLE4.items()
+            [f"{m} (paper)", f"{t:.1f}%", "", f"{i:.1f}%", "", 779]
+            for m, (t, i) in PAPER_TABLE4.items()
         ]
     return figures_table(_TABLE4_HEADER, rows)
 
 
 def table5(summary: RegenerationSummary, *, paper: bool = False) -> str:
-    """Binary-choice results in the layout of Table 5 (+ unparsed counts)."""
+    """Binary-choice results in the layout of Table 5 (+ intervals and unparsed counts); the
+    paper's rows have an empty interval cell (the paper prints no interval)."""
     rows: list[list[object]] = [
-        [r.method, _pct(r.accuracy, 2), r.n, r.unparsed] for r in summary.choice
+        [r.method, _pct(r.accuracy, 2), _pct_ci(r.accuracy_ci, 2), r.n, r.unparsed]
+        for r in summary.choice
     ]
     if paper:
-        rows += [[f"{m} (paper)", f"{acc:.2f}%", 779] for m, acc in PAPER_TABLE5.items()]
+        rows += [[f"{m} (paper)", f"{acc:.2f}%", "", 779] for m, acc in PAPER_TABLE5.items()]
     return figures_table(_TABLE5_HEADER, rows)
 
 

@@ -11,8 +11,9 @@ items, as in the paper), each model and each prompt setting:
 3. score the report with a :class:`~conflicteval.conflictscore.ConflictScorer`.
 
 Per model × setting the table reports the mean per-report CS-C and CS-R, over
-the reports where each is defined, next to how many reports were generated,
-scored, undefined and failed. Every report is one item of
+the reports where each is defined, each with a 95% percentile bootstrap interval
+(those reports resampled 1,000 times, seed 0), next to how many reports were
+generated, scored, undefined and failed. Every report is one item of
 :func:`conflicteval.runner.run_batch` (checkpointed, resumable).
 
 Documents are shown to the model as ``Document <n>: <title>`` then the text,
@@ -182,6 +183,8 @@ class ReportRow(BaseModel):
     Attributes:
         model / setting: The row's model name and setting.
         cs_c / cs_r: Mean per-report CS-C / CS-R over the reports where each is defined.
+        cs_c_ci / cs_r_ci: Their 95% percentile bootstrap intervals ``[low, high]``
+            (the same reports resampled; None when the mean is None).
         reports: Tasks in the row.
         scored: Reports with a CS-C (decomposed and labelled).
         cs_r_undefined: Scored reports whose CS-R is undefined (no claim had evidence).
@@ -194,6 +197,8 @@ class ReportRow(BaseModel):
     setting: str
     cs_c: float | None = None
     cs_r: float | None = None
+    cs_c_ci: list[float] | None = None
+    cs_r_ci: list[float] | None = None
     reports: int = 0
     scored: int = 0
     cs_r_undefined: int = 0
@@ -215,14 +220,14 @@ def summarize_reports(
         Rows in first-seen model order, settings in RAG / Balanced / Super-Balanced order.
     """
     rows: dict[tuple[str, str], ReportRow] = {}
-    sums: dict[tuple[str, str], list[float]] = {}
+    values: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
     models: list[str] = []
     for model, setting, status, result in records:
         key = (model, setting)
         if model not in models:
             models.append(model)
         row = rows.setdefault(key, ReportRow(model=model, setting=setting))
-        acc = sums.setdefault(key, [0.0, 0.0, 0.0])  # sum cs_c, sum cs_r, n cs_r
+        cs_c, cs_r = values.setdefault(key, ([], []))
         row.reports += 1
         if status != "ok" or result is None:
             row.failed += 1
@@ -232,12 +237,11 @@ def summarize_reports(
             row.score_errors += 1
             continue
         row.scored += 1
-        acc[0] += float(result["cs_c"])
+        cs_c.append(float(result["cs_c"]))
         if result.get("cs_r") is None:
             row.cs_r_undefined += 1
         else:
-            acc[1] += float(result["cs_r"])
-            acc[2] += 1
+            cs_r.append(float(result["cs_r"]))
     order = list(REPORT_PROMPTS)
     out = []
     for model in models:
@@ -246,21 +250,40 @@ def summarize_reports(
             key=lambda s: order.index(s) if s in order else len(order),
         ):
             row = rows[(model, setting)]
-            acc = sums[(model, setting)]
-            row.cs_c = acc[0] / row.scored if row.scored else None
-            row.cs_r = acc[1] / acc[2] if acc[2] else None
+            cs_c, cs_r = values[(model, setting)]
+            row.cs_c, row.cs_c_ci = mean_ci(cs_c)
+            row.cs_r, row.cs_r_ci = mean_ci(cs_r)
             out.append(row)
     return out
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float | None, list[float] | None]:
+    """The mean of ``values`` and its 95% percentile bootstrap interval (values resampled
+    1,000 times, seed 0); ``(None, None)`` for no values: a mean of nothing is refused."""
+    if not values:
+        return None, None
+    from conflicteval.stats import bootstrap_ci
+
+    return sum(values) / len(values), list(bootstrap_ci(values))
 
 
 def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
+def _ci(interval: Sequence[float] | None, digits: int = 4, unit: str = "") -> str:
+    """``[low, high]`` (``–`` when there is no interval)."""
+    if interval is None:
+        return "–"
+    return f"[{interval[0]:.{digits}f}{unit}, {interval[1]:.{digits}f}{unit}]"
+
+
 _TABLE3_HEADER = (
     "Model / Setting",
     "CS-C",
+    "CS-C 95% CI",
     "CS-R",
+    "CS-R 95% CI",
     "Reports",
     "Scored",
     "CS-R undefined",
@@ -271,12 +294,15 @@ _TABLE3_HEADER = (
 
 
 def table3(rows: Sequence[ReportRow], *, paper: bool = False) -> str:
-    """Markdown table in the layout of Table 3 (plus counts); ``paper`` appends its rows."""
+    """Markdown table in the layout of Table 3 (plus intervals and counts); ``paper``
+    appends its rows, whose interval cells stay empty (the paper prints no interval)."""
     cells: list[list[object]] = [
         [
             f"{r.model} / {SETTING_LABELS.get(r.setting, r.setting)}",
             _f(r.cs_c),
+            _ci(r.cs_c_ci),
             _f(r.cs_r),
+            _ci(r.cs_r_ci),
             r.reports,
             r.scored,
             r.cs_r_undefined,
@@ -288,7 +314,7 @@ def table3(rows: Sequence[ReportRow], *, paper: bool = False) -> str:
     ]
     if paper:
         cells += [
-            [f"{label} (paper)", f"{csc:.4f}", f"{csr:.4f}", 100]
+            [f"{label} (paper)", f"{csc:.4f}", "", f"{csr:.4f}", "", 100]
             for label, (csc, csr) in PAPER_TABLE3.items()
         ]
     return figures_table(_TABLE3_HEADER, cells)

@@ -3,13 +3,22 @@
 Pure functions of gold and predicted labels. A prediction of ``None`` is a
 failed claim: it matches no gold label (so it lowers accuracy and the recall
 of its gold class) and is in no predicted class.
+
+``label_accuracy`` and ``macro_f1`` carry a 95% percentile bootstrap interval
+(``*_ci``): the claims are resampled with replacement 1,000 times (seed 0, as every
+interval of the library, :mod:`conflicteval.stats`), a failed claim staying a wrong
+answer in every resample, and both figures are recomputed on each resample. A figure
+that is undefined (no claim) has no interval (None).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from pydantic import BaseModel
+
+from conflicteval.stats import bootstrap_sums, percentile_ci
 
 from .claims import LABELS, Label
 
@@ -34,6 +43,8 @@ class LabelMetrics(BaseModel):
         macro_f1_3class: Mean F1 over the three FEVEROUS labels (None when ``n`` is 0).
         f1: F1 of each of the three labels.
         confusion: ``confusion[gold][predicted]`` counts; failed claims under ``"FAILED"``.
+        label_accuracy_ci / macro_f1_ci: 95% percentile bootstrap intervals
+            ``[low, high]`` over the claims (None when the figure is None).
     """
 
     n: int
@@ -44,6 +55,8 @@ class LabelMetrics(BaseModel):
     macro_f1_3class: float | None
     f1: dict[str, float]
     confusion: dict[str, dict[str, int]]
+    label_accuracy_ci: list[float] | None = None
+    macro_f1_ci: list[float] | None = None
 
 
 def f1_for(gold: Sequence[str], predicted: Sequence[str | None], cls: str) -> float:
@@ -88,4 +101,30 @@ def label_metrics(gold: Sequence[Label], predicted: Sequence[Label | None]) -> L
         macro_f1_3class=sum(f1.values()) / len(f1) if n else None,
         f1=f1,
         confusion=confusion,
+        **_intervals(gold, predicted),
     )
+
+
+def _intervals(
+    gold: Sequence[str], predicted: Sequence[str | None]
+) -> dict[str, list[float] | None]:
+    """Bootstrap intervals of label accuracy and the two-class macro-F1 (claims resampled)."""
+    if not gold:
+        return {"label_accuracy_ci": None, "macro_f1_ci": None}
+    # One row per claim: correct, then TP, FP, FN of each of the two classes.
+    rows = [
+        [float(g == p)]
+        + [float(x) for c in TWO_CLASS for x in (p == c and g == c, p == c != g, g == c != p)]
+        for g, p in zip(gold, predicted, strict=True)
+    ]
+    sums = bootstrap_sums(rows)
+    accuracy = sums[:, 0] / len(gold)
+    f1s = []
+    for k in range(len(TWO_CLASS)):
+        tp, fp, fn = sums[:, 1 + 3 * k], sums[:, 2 + 3 * k], sums[:, 3 + 3 * k]
+        denominator = 2 * tp + fp + fn
+        f1s.append(np.divide(2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0))
+    return {
+        "label_accuracy_ci": percentile_ci(accuracy),
+        "macro_f1_ci": percentile_ci(np.mean(f1s, axis=0)),
+    }

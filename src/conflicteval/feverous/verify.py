@@ -137,16 +137,21 @@ class VerifyResult(BaseModel):
     """The runner's result (failure reasons, resumed items); not serialised."""
 
     def summary(self) -> dict[str, Any]:
-        """The headline numbers as a plain dict."""
+        """The headline numbers as a plain dict, each figure with its ``<name>_ci``
+        (95% percentile bootstrap interval over the claims; None when the figure is None)."""
         out: dict[str, Any] = {
             "n": self.metrics.n,
             "label_accuracy": self.metrics.label_accuracy,
+            "label_accuracy_ci": self.metrics.label_accuracy_ci,
             "macro_f1": self.metrics.macro_f1,
+            "macro_f1_ci": self.metrics.macro_f1_ci,
             **{k: v for k, v in self.counts.items()},
         }
         if self.feverous is not None:
             out["feverous_score"] = self.feverous.strict
+            out["feverous_score_ci"] = self.feverous.strict_ci
             out["evidence_recall"] = self.feverous.recall
+            out["evidence_recall_ci"] = self.feverous.recall_ci
         return out
 
 
