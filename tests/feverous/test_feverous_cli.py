@@ -51,6 +51,22 @@ def _oracle(gold: list[dict], with_ids: bool = True) -> list[dict]:
 # -- score --------------------------------------------------------------------
 
 
+def test_score_shows_the_published_baseline_with_paper(
+    train_sample: Path, tmp_path: Path, capsys: Any
+) -> None:
+    pred = _jsonl(tmp_path / "pred.jsonl", _oracle(_gold(train_sample)))
+    argv = ["feverous", "score", "--pred", str(pred), "--gold", str(train_sample)]
+    assert _run(argv) == 0
+    assert "published" not in capsys.readouterr().out
+    assert _run([*argv, "--paper"]) == 0
+    out = capsys.readouterr().out
+    assert "official evaluate.py (7,890 claims): strict 0.1951, label_accuracy 0.5868" in out
+    assert "paper Table 3: dev score 0.19, evidence recall 0.29; test score 0.18" in out
+    assert _run([*argv, "--paper", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["published"]["dev_baseline"]["f1"] == 0.1684
+
+
 def test_score_by_id_with_header(train_sample: Path, tmp_path: Path, capsys: Any) -> None:
     gold = _gold(train_sample)
     rows = _oracle(gold)

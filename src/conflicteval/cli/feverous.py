@@ -18,6 +18,7 @@ from conflicteval.cli.options import (
     add_limit,
     add_model_options,
     add_out,
+    add_paper,
     add_run_options,
     positive_int,
 )
@@ -53,6 +54,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     )
     sc.add_argument("--max-cells", type=positive_int, default=25, help="cell budget (default 25)")
     sc.add_argument("--per-claim", default=None, help="also write per-claim scores (JSON lines)")
+    add_paper(sc)
     add_json(sc)
     sc.set_defaults(func=_score)
 
@@ -110,7 +112,12 @@ def _score(args: argparse.Namespace) -> int:
 
         write_json_lines(args.per_claim, result.per_claim)
     if args.json:
-        print(json.dumps(result.summary(), indent=2))
+        summary = result.summary()
+        if args.paper:
+            from conflicteval.feverous.published import DEV_BASELINE, PAPER_TABLE3
+
+            summary["published"] = {"dev_baseline": DEV_BASELINE, "paper_table3": PAPER_TABLE3}
+        print(json.dumps(summary, indent=2))
     else:
         from conflicteval.stats import format_ci
 
@@ -119,7 +126,24 @@ def _score(args: argparse.Namespace) -> int:
             text = f"{name}: {getattr(result, name):.4f}"
             interval = getattr(result, f"{name}_ci")
             print(text if interval is None else f"{text} {format_ci(interval)}")
+        if args.paper:
+            print(_published_lines())
     return 0
+
+
+def _published_lines() -> str:
+    """The published baseline figures, for ``feverous score --paper``."""
+    from conflicteval.feverous.published import DEV_BASELINE, PAPER_TABLE3
+
+    official = ", ".join(f"{name} {DEV_BASELINE[name]:.4f}" for name in SCORE_NAMES)
+    table3 = "; ".join(
+        f"{split} score {row['feverous_score']:.2f}, evidence recall {row['evidence_recall']:.2f}"
+        for split, row in PAPER_TABLE3.items()
+    )
+    return (
+        f"published full baseline, dev set, official evaluate.py ({DEV_BASELINE['claims']:,} "
+        f"claims): {official}\npublished full baseline, paper Table 3: {table3}"
+    )
 
 
 def _verify(args: argparse.Namespace) -> int:
