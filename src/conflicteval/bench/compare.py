@@ -9,7 +9,6 @@ macro-F1 is called larger than its interval when the 95 % interval excludes 0.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +19,25 @@ __all__ = ["paired_differences", "read_records"]
 
 
 def read_records(directory: Path) -> dict[str, dict[str, Any]] | None:
-    """The per-item records of a bench output directory (None when it has none)."""
+    """The per-item records of a bench output directory (None when it has none).
+
+    Raises:
+        DataError: A line is not a record ``bench labeler`` writes (names the file,
+            line and field).
+    """
+    from conflicteval.jsonio import get_list, iter_json_lines, require_mapping
+    from conflicteval.readers import id_text
+
     path = directory / "records.jsonl"
     if not path.is_file():
         return None
     out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            if row.get("status") != "pending":
-                out[str(row["id"])] = row
+    for lineno, value in iter_json_lines(path):
+        row = require_mapping(path, lineno, value)
+        if row.get("status") != "pending":
+            get_list(path, lineno, row, "gold")
+            get_list(path, lineno, row, "labels")
+            out[id_text(path, lineno, "id", row.get("id"))] = row
     return out
 
 
@@ -84,7 +92,18 @@ def read_result(path: str | Path) -> dict[str, Any]:
     data = load_json(p)
     if not isinstance(data, dict) or "macro_f1" not in data or "gold" not in data:
         raise DataError(p, None, "macro_f1", "not a bench result (bench.json)")
+    for name in ("accuracy", "macro_f1", "cost_usd"):
+        if data.get(name) is not None and not _is_number(data[name]):
+            raise DataError(p, None, name, f"expected a number, got {type(data[name]).__name__}")
+    for name in ("accuracy_ci", "macro_f1_ci"):
+        ci = data.get(name)
+        if ci and not (isinstance(ci, list) and len(ci) == 2 and all(map(_is_number, ci))):
+            raise DataError(p, None, name, "expected an interval [low, high] of two numbers")
     return data
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _ci_text(value: Any, ci: Any) -> str:

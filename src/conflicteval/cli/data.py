@@ -137,6 +137,8 @@ def record_data_source(run_dir: str | Path, source: Any) -> Path:
         files = existing.get("files", []) if isinstance(existing, dict) else []
     except (OSError, ValueError):
         files = []
+    # a record edited out of shape is rewritten, as an unreadable one is
+    files = [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
     entry = source.to_dict()
     files = [f for f in files if f.get("path") != entry["path"]] + [entry]
     atomic_write_text(path, json.dumps({"files": files}, indent=2) + "\n")

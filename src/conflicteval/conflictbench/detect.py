@@ -24,6 +24,7 @@ from conflicteval.conflictbench.metrics import (
     table2,
 )
 from conflicteval.errors import ModelError, ParseFailure
+from conflicteval.record_errors import reading_record
 from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
 from conflicteval.types import Document, Usage
 
@@ -191,9 +192,10 @@ async def adetect(
         item_list,
         RunOptions.of(run, concurrency=8),
     )
-    outcomes = [
-        outcome_from_record(rec, it) for rec, it in zip(batch.records, item_list, strict=True)
-    ]
+    outcomes = []
+    for rec, it in zip(batch.records, item_list, strict=True):
+        with reading_record(checkpoint, rec.id):
+            outcomes.append(outcome_from_record(rec, it))
     return DetectionRun(outcomes=outcomes, batch=batch, labeler=getattr(labeler, "name", ""))
 
 
@@ -251,5 +253,6 @@ def outcomes_from_checkpoint(
                 f"{path}: record {rec.id!r} failed ({rec.status}); pass the items file "
                 "so failed items are counted"
             )
-        out.append(outcome_from_record(rec, item))
+        with reading_record(path, rec.id):
+            out.append(outcome_from_record(rec, item))
     return out

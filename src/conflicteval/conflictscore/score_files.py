@@ -10,6 +10,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from conflicteval.record_errors import reading_record
+
 __all__ = ["write_score_files"]
 
 
@@ -21,7 +23,7 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
     from conflicteval.runner import write_json_lines
 
     tally = _ScoreTally()
-    write_json_lines(out / "scores.jsonl", map(tally.add, _score_rows(result)))
+    write_json_lines(out / "scores.jsonl", _score_rows(result, tally, out / "checkpoint.jsonl"))
     cs_c, cs_r = tally.cs_c, tally.cs_r
     summary: dict[str, Any] = {
         "counts": result.counts,
@@ -48,23 +50,35 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
     return summary, len(cs_c), len(cs_r)
 
 
-def _score_rows(result: Any) -> Iterator[dict[str, Any]]:
-    """One scores.jsonl row per record, in input order (records read one at a time)."""
+def _score_rows(result: Any, tally: _ScoreTally, checkpoint: Path) -> Iterator[dict[str, Any]]:
+    """One scores.jsonl row per record, in input order (records read one at a time), each
+    added to ``tally``; a record not of the layout written (edited by hand) is a DataError."""
     for rec in result.records:
-        res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
-        agg = res.get("aggregate") or {}
-        yield {
-            "id": rec.id,
-            "status": rec.status,
-            "cs_c": res.get("cs_c"),
-            "cs_r": res.get("cs_r"),
-            "n_claims": agg.get("n_claims"),
-            "n_conflicted": agg.get("n_conflicted"),
-            "n_no_evidence": agg.get("n_no_evidence"),
-            "n_failed_pairs": agg.get("n_failed_pairs"),
-            "calls": res.get("calls"),
-            "error": rec.error,
-        }
+        with reading_record(checkpoint, rec.id):
+            yield tally.add(_score_row(rec))
+
+
+def _score_row(rec: Any) -> dict[str, Any]:
+    res = rec.result if rec.status == "ok" and isinstance(rec.result, dict) else {}
+    agg = res.get("aggregate") or {}
+    if not isinstance(agg, dict):
+        raise TypeError(f"aggregate is {type(agg).__name__}, not an object")
+    for name in ("cs_c", "cs_r"):
+        value = res.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise TypeError(f"{name} is {type(value).__name__}, not a number")
+    return {
+        "id": rec.id,
+        "status": rec.status,
+        "cs_c": res.get("cs_c"),
+        "cs_r": res.get("cs_r"),
+        "n_claims": agg.get("n_claims"),
+        "n_conflicted": agg.get("n_conflicted"),
+        "n_no_evidence": agg.get("n_no_evidence"),
+        "n_failed_pairs": agg.get("n_failed_pairs"),
+        "calls": res.get("calls"),
+        "error": rec.error,
+    }
 
 
 class _ScoreTally:

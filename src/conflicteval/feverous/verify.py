@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
+from conflicteval.record_errors import reading_record
 from conflicteval.runner import BatchResult, Record, RunOptions, Stage
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage, row_labels
 
@@ -258,7 +259,7 @@ async def verify(
         items,
         RunOptions.of(run, concurrency=16),
     )
-    return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells)
+    return _collect(items, batch, relation_to_label, mode, max_sentences, max_cells, checkpoint)
 
 
 def verify_sync(items: Sequence[VerifyItem], labeler: Labeler, **options: Any) -> VerifyResult:
@@ -282,11 +283,12 @@ def _collect(
     mode: Mode,
     max_sentences: int | None,
     max_cells: int | None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> VerifyResult:
-    records = [
-        _record(item, rec, relation_to_label)
-        for item, rec in zip(items, batch.records, strict=True)
-    ]
+    records = []
+    for item, rec in zip(items, batch.records, strict=True):
+        with reading_record(checkpoint, rec.id):
+            records.append(_record(item, rec, relation_to_label))
     counts = {"ok": 0, "undecided": 0, "parse_error": 0, "model_error": 0}
     for r in records:
         counts[r.status] = counts.get(r.status, 0) + 1  # "pending" under batch export

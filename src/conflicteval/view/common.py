@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from conflicteval.record_errors import reading_record
 from conflicteval.runner import Record, read_checkpoint, read_identity
 from conflicteval.types import Usage
 
@@ -27,6 +28,7 @@ __all__ = [
     "input_file",
     "interval",
     "items_by_id",
+    "items_of",
     "models_in",
     "open_run",
     "read_json",
@@ -46,6 +48,26 @@ def read_records(path: Path) -> list[Record]:
     if not path.exists():
         return []
     return list(read_checkpoint(path).values())
+
+
+def items_of(
+    path: Path, records: Iterable[T], make: Callable[[T], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``make(record)`` for every record read from ``path``, in order.
+
+    A record whose content is not what conflicteval wrote there (a file edited by hand)
+    is a :class:`~conflicteval.errors.DataError` naming ``path``, the record's id (or
+    its line, for ``(line, row)`` pairs) and the field where the error says it.
+    """
+    out = []
+    for rec in records:
+        if isinstance(rec, tuple):
+            row = rec[0]
+        else:
+            row = rec.get("id") if isinstance(rec, dict) else getattr(rec, "id", None)
+        with reading_record(path, row):
+            out.append(make(rec))
+    return out
 
 
 def record_item(rec: Record, error: str | None, **fields: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.record_errors import reading_record
 
 from .model import RunView
 
@@ -91,6 +92,9 @@ def load_run(path: str | Path, kind: str | None = None) -> RunView:
 
     Raises:
         ConflictEvalError: Unknown kind, or an unreadable run.
+        DataError: A file of the run does not hold what conflicteval wrote there
+            (edited by hand): names the file and record where the kind's reader
+            knows them, else the run directory.
     """
     p = Path(path)
     if kind is None:
@@ -100,4 +104,5 @@ def load_run(path: str | Path, kind: str | None = None) -> RunView:
         if kind not in by_name:
             raise ConflictEvalError(f"unknown run kind {kind!r}; known: {', '.join(by_name)}")
         chosen = by_name[kind]
-    return chosen.read(p)
+    with reading_record(p):  # the last resort; kinds name the file and record themselves
+        return chosen.read(p)

@@ -21,6 +21,7 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.identity import describe
 from conflicteval.models import Model, get_model
 from conflicteval.models.answerers import writes_outputs
+from conflicteval.record_errors import reading_record
 from conflicteval.runner import (
     BatchResult,
     RunOptions,
@@ -303,13 +304,14 @@ def read_generations(run: str | Path) -> list[GenerationRow]:
         if isinstance(rec.result, dict):
             data.update(rec.result)
         data.pop("id", None)
-        rows.append(
-            GenerationRow(
-                id=rid,
-                status=rec.status,
-                error=rec.error,
-                usage=rec.usage,
-                **{k: v for k, v in data.items() if k in GenerationRow.model_fields},
+        with reading_record(path, rid):
+            rows.append(
+                GenerationRow(
+                    id=rid,
+                    status=rec.status,
+                    error=rec.error,
+                    usage=rec.usage,
+                    **{k: v for k, v in data.items() if k in GenerationRow.model_fields},
+                )
             )
-        )
     return rows

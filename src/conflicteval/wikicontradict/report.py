@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from conflicteval.errors import require
+from conflicteval.record_errors import reading_record
 from conflicteval.runner import read_checkpoint
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.generate import read_generations
@@ -441,18 +442,19 @@ def build_report(run: str | Path, judgements: str | Path | None = None) -> WikiC
             failure = "ungraded"
         elif graded[g.id].status != "ok":
             failure = "judge"
-        else:
-            label = graded[g.id].result["label"]
-        rows.append(
-            LabelledRow(
-                model=g.model,
-                template=g.template,
-                instance_id=g.instance_id,
-                contradiction_type=g.contradiction_type,
-                label=label,
-                failure=failure,
+        with reading_record(jpath, g.id):
+            if failure is None:
+                label = graded[g.id].result["label"]
+            rows.append(
+                LabelledRow(
+                    model=g.model,
+                    template=g.template,
+                    instance_id=g.instance_id,
+                    contradiction_type=g.contradiction_type,
+                    label=label,
+                    failure=failure,
+                )
             )
-        )
     return report_from_rows(
         rows,
         judge=", ".join(dict.fromkeys(judges)),

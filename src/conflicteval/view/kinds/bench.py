@@ -8,11 +8,10 @@ pairs failed).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..common import failure_reasons, flatten, headline, read_json
+from ..common import failure_reasons, flatten, headline, items_of, read_json
 from ..model import Chart, RunView
 from ..registry import RunKind, has_files
 from ..svg import confusion_svg
@@ -21,14 +20,9 @@ _SHORT = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    with (path / "records.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                row = json.loads(line)
-                if isinstance(row, dict):
-                    rows.append(row)
-    return rows
+    from conflicteval.jsonio import iter_json_lines
+
+    return [row for _, row in iter_json_lines(path / "records.jsonl") if isinstance(row, dict)]
 
 
 def _outcome(row: dict[str, Any]) -> str:
@@ -76,7 +70,7 @@ def _read(path: Path) -> RunView:
         ("model", str(model or "none (offline)")),
     ] + [(f"identity.{k}", v) for k, v in flatten(data.get("labeler_identity") or {})]
     rows = _records(path)
-    run.items = [_item(r) for r in rows]
+    run.items = items_of(path / "records.jsonl", rows, _item)
     run.facets = ["outcome", "source"]
     counts = {k: int(v) for k, v in (data.get("counts") or {}).items() if isinstance(v, int)}
     counts.setdefault("total", len(rows))

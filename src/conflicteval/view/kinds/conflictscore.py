@@ -15,6 +15,7 @@ from ..common import (
     current_sources,
     headline,
     input_file,
+    items_of,
     open_run,
     read_json,
     record_item,
@@ -175,7 +176,9 @@ def _read(path: Path) -> RunView:
     model = next((v for k, v in run.provenance if k.endswith(".model") and "/" in v), "")
     tally(run, records, model or "offline")
     rows = _current_rows(run, records, _input_rows(run, path))
-    run.items = [score_item(r, rows.get(r.id)) for r in records]
+    run.items = items_of(
+        path / "checkpoint.jsonl", records, lambda r: score_item(r, rows.get(r.id))
+    )
     run.facets = ["conflicted", "failed pairs"]
     results = [r.result for r in records if r.status == "ok" and isinstance(r.result, dict)]
     cs_c = [float(x["cs_c"]) for x in results if x.get("cs_c") is not None]

@@ -15,6 +15,7 @@ from ..common import (
     bench_items_by_id,
     current_sources,
     headline,
+    items_of,
     models_in,
     open_run,
     read_json,
@@ -93,7 +94,7 @@ def _read(path: Path) -> RunView:
         what="items file",
         shown="their claims and documents are not shown",
     )
-    run.items = [_item(r, current.get(r.id)) for r in records]
+    run.items = items_of(path / "checkpoint.jsonl", records, lambda r: _item(r, current.get(r.id)))
     run.facets = ["source", "gold", "predicted", "outcome"]
     models = models_in(run.provenance)
     tally(run, records, models[0] if models else "offline")

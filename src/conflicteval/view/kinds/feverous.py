@@ -15,6 +15,7 @@ from conflicteval.jsonio import iter_json_lines
 from ..common import (
     LABEL_LETTER,
     headline,
+    items_of,
     models_in,
     open_run,
     read_json,
@@ -60,7 +61,8 @@ def _read(path: Path) -> RunView:
     metrics_file = read_json(path / "metrics.json") or {}
     metrics = metrics_file.get("metrics") or {}
     run.dataset = "FEVEROUS"
-    run.items = [_item(row) for _, row in iter_json_lines(path / "records.jsonl")]
+    records_file = path / "records.jsonl"
+    run.items = items_of(records_file, iter_json_lines(records_file), lambda pair: _item(pair[1]))
     run.facets = ["gold", "predicted", "outcome"]
     models = models_in(run.provenance)
     tally(run, records, models[0] if models else "offline")

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..common import (
     flatten,
+    items_of,
     models_in,
     open_run,
     record_item,
@@ -42,7 +43,7 @@ def _read(path: Path) -> RunView:
     run, records = open_run("run", "Run", path)
     models = models_in(run.provenance)
     tally(run, records, models[0] if len(models) == 1 else "unpriced")
-    run.items = [generic_item(r) for r in records]
+    run.items = items_of(path / "checkpoint.jsonl", records, generic_item)
     run.notes.append("a run of a kind without its own reader: items are shown as plain fields")
     return run
 

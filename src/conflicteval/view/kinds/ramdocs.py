@@ -16,6 +16,7 @@ from typing import Any
 from ..common import (
     flatten,
     headline,
+    items_of,
     open_run,
     read_json,
     record_item,
@@ -88,7 +89,7 @@ def _read(path: Path) -> RunView:
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)
     scored = {str(i.get("id")): i for i in report.get("items") or []}
-    run.items = [_item(r, scored.get(r.id)) for r in records]
+    run.items = items_of(path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id)))
     run.facets = ["outcome"]
     model = str(info.get("model") or "unpriced")
     tally(run, records, model)

@@ -19,6 +19,7 @@ from ..common import (
     failure_reasons,
     headline,
     input_file,
+    items_of,
     models_in,
     open_run,
     read_json,
@@ -76,7 +77,7 @@ def _read(path: Path) -> RunView:
     source = input_file(path)
     run.dataset = source.name if source is not None else "ConflictBench"
     bench = bench_items_by_id(run, path, "documents not shown")
-    run.items = [_item(r, bench) for r in records]
+    run.items = items_of(path / "checkpoint.jsonl", records, lambda r: _item(r, bench))
     run.facets = ["model", "setting"]
     run.counts = counts_of(records)
     run.failures = failure_reasons((i["id"], i["error"]) for i in run.items if i["error"])

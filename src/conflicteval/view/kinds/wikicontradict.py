@@ -19,6 +19,7 @@ from ..common import (
     failure_reasons,
     identity_provenance,
     items_by_id,
+    items_of,
     read_records,
     usage_view,
 )
@@ -144,7 +145,11 @@ def _read(path: Path) -> RunView:
     # as the report: a grade made for a response since regenerated is not shown
     judged = current_grades({r.id: r for r in read_records(path / "judgements.jsonl")}, gens)
     instances = _instances(run, path)
-    run.items = [_item(g, judged.get(g.id), instances.get(g.instance_id)) for g in gens]
+    run.items = items_of(
+        path / "generations.jsonl",
+        gens,
+        lambda g: _item(g, judged.get(g.id), instances.get(g.instance_id)),
+    )
     run.facets = ["model", "template", "verdict", "type"]
     one_model = len({g.model for g in gens}) == 1
     if one_model:  # runs of different models compare item by item: template and instance
