@@ -167,3 +167,24 @@ def test_example_script_runs_against_the_local_test_server(wc_csv: Path, tmp_pat
     assert proc.returncode == 0, proc.stderr
     assert "### Template 5" in proc.stdout and "0 generation failures" in proc.stdout
     assert (out / "report.md").exists() and (out / "report.json").exists()
+
+
+@pytest.mark.parametrize("layout", ["compact", "table5", "table2"])
+def test_a_model_without_rows_for_a_template_shows_an_empty_cell(layout: str) -> None:
+    """Model b answered template 5 only: template 2's table shows it with n 0 and dashes."""
+    rows = [
+        LabelledRow(model="a", template="2", instance_id="1", contradiction_type="explicit",
+                    label="correct"),
+        LabelledRow(model="a", template="5", instance_id="1", contradiction_type="explicit",
+                    label="correct"),
+        LabelledRow(model="b", template="5", instance_id="1", contradiction_type="explicit",
+                    label="incorrect"),
+    ]  # fmt: skip
+    text = report_from_rows(rows, judge="j").to_markdown(layout=layout)
+    t2 = text.split("### Template 2", 1)[1].split("### Template 5", 1)[0]
+    expected = {
+        "compact": "| b | all | – | – | – | – | 0 |",
+        "table5": "| b |" + " – |" * 12 + " 0/0/0 |",
+        "table2": "| n | 1 | 1 | 0 | 0 | 0 | 0 |",
+    }
+    assert expected[layout] in t2.splitlines()

@@ -153,6 +153,13 @@ class WikiContradictReport(BaseModel):
                 return c
         raise KeyError((model, template, subset))
 
+    def _shown(self, model: str, template: str, subset: Subset) -> ReportCell:
+        """The cell to show: a model with no row for this template shows an empty cell (n 0)."""
+        try:
+            return self.cell(model, template, subset)
+        except KeyError:
+            return ReportCell(model=model, template=template, subset=subset)
+
     @property
     def models(self) -> list[str]:
         """Models in order of appearance."""
@@ -214,7 +221,7 @@ class WikiContradictReport(BaseModel):
         lines = ["| " + " | ".join(head) + " |", "| --- | --- |" + " ---: |" * (len(head) - 2)]
         for model in self.models:
             for k, subset in enumerate(SUBSETS):
-                c = self.cell(model, template, subset)
+                c = self._shown(model, template, subset)
                 cells = [_fmt(c, v, template) for v in VERDICTS] + [_fmt(c, "failed", template)]
                 # the model is named on its first row only: narrower, and still unambiguous
                 name = _shorten(model, 40) if k == 0 else ""
@@ -231,7 +238,7 @@ class WikiContradictReport(BaseModel):
             row = [model]
             ns = []
             for subset in SUBSETS:
-                c = self.cell(model, template, subset)
+                c = self._shown(model, template, subset)
                 row += [_fmt(c, v, template) for v in VERDICTS] + [_fmt(c, "failed", template)]
                 ns.append(str(c.n))
             row.append("/".join(ns))
@@ -245,12 +252,12 @@ class WikiContradictReport(BaseModel):
         for value in values:
             name = _SHORT.get(value, "failed")
             row = [name] + [
-                _fmt(self.cell(m, template, s), value, template)
+                _fmt(self._shown(m, template, s), value, template)
                 for m in self.models
                 for s in SUBSETS
             ]
             lines.append("| " + " | ".join(row) + " |")
-        ns = ["n"] + [str(self.cell(m, template, s).n) for m in self.models for s in SUBSETS]
+        ns = ["n"] + [str(self._shown(m, template, s).n) for m in self.models for s in SUBSETS]
         lines.append("| " + " | ".join(ns) + " |")
         return "\n".join(lines)
 
