@@ -312,3 +312,17 @@ def test_conflictscore_counts_an_answer_without_documents(tmp_path: Path) -> Non
     assert cs["counts"]["total"] == 2 and cs["counts"]["no_documents"] == 1
     assert "1 of 2 responses scored" in format_conflict(cs)
     assert "1 without documents" in format_conflict(cs)
+
+
+@pytest.mark.parametrize("field", ["method", "benchmark", "model"])
+def test_a_run_description_edited_into_another_shape_is_one_line(
+    tmp_path: Path, data: Path, madam_replies: Any, field: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = get_model("scripted", replies=madam_replies())
+    asyncio.run(run_method(questions(load_ramdocs(data)), "rag", model, tmp_path / "r"))
+    info = json.loads((tmp_path / "r" / "run.json").read_text(encoding="utf-8"))
+    info[field] = ["rag"]
+    (tmp_path / "r" / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    assert main(["ramdocs", "report", "--run", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "run.json" in err and field in err

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from conflicteval._atomic import atomic_write_text
 from conflicteval._sync import run_sync
-from conflicteval.errors import ConflictEvalError
+from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
 from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, SETTINGS, Question, answer
@@ -152,4 +152,7 @@ def read_run(run: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConflictEvalError(f"{path}: unreadable run description: {exc}") from exc
     if not isinstance(data, dict) or "method" not in data or "benchmark" not in data:
         raise ConflictEvalError(f"{path}: not a run description (no 'method' or 'benchmark')")
+    for field in ("benchmark", "method", "model"):
+        if field in data and not isinstance(data[field], str):
+            raise DataError(path, None, field, "not text (was the file edited by hand?)")
     return data
