@@ -473,3 +473,18 @@ def test_verify_of_claims_without_gold_labels_prints_undefined_not_zero(
     summary = json.loads(capsys.readouterr().out)
     assert summary["n"] == 0 and summary["label_accuracy"] is None
     assert summary["label_accuracy_ci"] is None and summary["macro_f1_ci"] is None
+
+
+def test_score_refuses_an_empty_prediction_or_gold_file(
+    train_sample: Path, tmp_path: Path, capsys: Any
+) -> None:
+    """Zeros computed from no claim would read as a real score: one line naming the file."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    assert _run(["feverous", "score", "--pred", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert "empty.jsonl" in err and "no predictions" in err and "strict" not in err
+    pred = _jsonl(tmp_path / "pred.jsonl", _oracle(_gold(train_sample)))
+    assert _run(["feverous", "score", "--pred", str(pred), "--gold", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert "empty.jsonl" in err and "no gold claims" in err

@@ -87,10 +87,12 @@ def score_files(
         max_cells: Cell budget.
 
     Raises:
-        DataError: A file is malformed, a prediction has no gold claim, or a
-            gold claim has no prediction.
+        DataError: A file is malformed or holds no claim, a prediction has no gold
+            claim, or a gold claim has no prediction.
     """
     predictions = load_predictions(pred_path)
+    if not predictions:  # the official figures of nothing would read as a real score
+        raise DataError(pred_path, None, None, "no predictions (an empty file): nothing to score")
     # Gold files are checked by the claim loader, so what is left to fail
     # here is always in the prediction file.
     if gold_path is None:
@@ -120,6 +122,8 @@ def _join(
     gold_path: str | PathLike[str],
 ) -> list[dict[str, Any]]:
     gold = list(iter_claims(gold_path))
+    if not gold:
+        raise DataError(gold_path, None, None, "no gold claims (an empty file): nothing to score")
     for claim in gold:
         if claim.label is None:
             raise DataError(gold_path, claim.line, "label", "gold claim has no label")
