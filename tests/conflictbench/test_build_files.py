@@ -126,3 +126,17 @@ def test_failed_pickle_conversion_leaves_no_file(tmp_path: Path) -> None:
         convert_conflictingqa_pickle(pkl, out, allow_pickle=True)
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.pkl"]
+
+
+def test_convert_of_a_source_file_without_items_is_refused(tmp_path: Path, capsys: Any) -> None:
+    """Zero items would only fail later (detect refuses an empty items file): one line now,
+    naming the source file, and an earlier output is kept."""
+    empty = write_json(tmp_path / "NQ_eval.json", [])
+    out = tmp_path / "items.jsonl"
+    out.write_text("earlier\n", encoding="utf-8")
+    args = ["conflictbench", "convert", "macnoise", str(empty), "--variant", "nq"]
+    args += ["--out", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "NQ_eval.json" in err and "no item read" in err
+    assert out.read_text(encoding="utf-8") == "earlier\n"

@@ -25,6 +25,7 @@ labeler and scorer made in ``instruments`` and output files written in ``run_fil
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Callable
@@ -126,8 +127,13 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"wrote {n} rows to {args.out}")
         return 0
     path = _source_path(args.source, args.path, args)
-    items = load(args.source, path, **source_options(args.source, args))
-    n = write_items(items, args.out)
+    items = iter(load(args.source, path, **source_options(args.source, args)))
+    first = next(items, None)
+    if first is None:  # an empty items file would only fail later, further from its cause
+        from conflicteval.errors import DataError
+
+        raise DataError(path, None, None, "no item read (with these options): nothing written")
+    n = write_items(itertools.chain([first], items), args.out)
     print(f"wrote {n} items to {args.out}")
     return 0
 
