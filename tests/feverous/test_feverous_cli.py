@@ -488,3 +488,18 @@ def test_score_refuses_an_empty_prediction_or_gold_file(
     assert _run(["feverous", "score", "--pred", str(pred), "--gold", str(empty)]) == 2
     err = capsys.readouterr().err
     assert "empty.jsonl" in err and "no gold claims" in err
+
+
+def test_verify_names_an_empty_claim_file_and_a_json_file_that_is_no_array(
+    tmp_path: Path, capsys: Any
+) -> None:
+    empty = tmp_path / "claims.json"
+    empty.write_text("\n", encoding="utf-8")
+    assert _run(["feverous", "verify", "--claims", str(empty), "--labeler", "lexical"]) == 2
+    err = capsys.readouterr().err
+    assert "claims.json" in err and "no claims (an empty file)" in err
+    obj = tmp_path / "object.json"
+    obj.write_text('{"id": 1}\n', encoding="utf-8")
+    assert _run(["feverous", "verify", "--claims", str(obj), "--labeler", "lexical"]) == 2
+    err = capsys.readouterr().err
+    assert "object.json is not a FEVEROUS-S JSON array" in err and "--db" in err

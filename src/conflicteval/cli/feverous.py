@@ -147,15 +147,19 @@ def _published_lines() -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from conflicteval.errors import DataError
     from conflicteval.feverous.verify import verify_sync
 
-    items = _load_items(args)
-    if items is None:
-        raise UsageError("--db is needed to resolve the evidence of a FEVEROUS .jsonl claim file")
+    path, items = _load_items(args)
+    if items is None:  # not a FEVEROUS-S array: JSON lines, or nothing
+        if not any(line.strip() for line in _first_lines(path)):
+            raise DataError(path, None, None, "no claims (an empty file): nothing to verify")
+        raise UsageError(
+            f"{path} is not a FEVEROUS-S JSON array; a FEVEROUS JSON-lines claim file needs "
+            "--db to resolve its evidence"
+        )
     if not items:  # label accuracy of nothing would read as a run that went well
-        from conflicteval.errors import DataError
-
-        raise DataError(args.claims, None, None, "no claims (an empty file): nothing to verify")
+        raise DataError(path, None, None, "no claims (an empty file): nothing to verify")
     labeler = _make_labeler(args)
     from conflicteval.models.answerers import writes_outputs
 
@@ -201,12 +205,22 @@ def _print_summary(summary: dict[str, Any]) -> None:
         print(f"{key}: {value}")
 
 
-def _load_items(args: argparse.Namespace) -> list[Any] | None:
-    """Verification items from the claim file; None when a .jsonl file comes without --db."""
+def _first_lines(path: Path, n: int = 5) -> list[str]:
+    """The first lines of a claim file as the readers see them (BOM dropped, .gz opened)."""
+    import itertools
+
+    from conflicteval.readers import iter_lines
+
+    return [line for _, line in itertools.islice(iter_lines(path), n)]
+
+
+def _load_items(args: argparse.Namespace) -> tuple[Path, list[Any] | None]:
+    """The claim file and its verification items; None when a .jsonl file comes without --db."""
     from conflicteval.feverous.items import verification_items
 
-    return verification_items(
-        resolve_data_arg(args, "feverous-dev", dest="claims").path,
+    path = resolve_data_arg(args, "feverous-dev", dest="claims").path
+    return Path(path), verification_items(
+        path,
         db=args.db,
         evidence=args.evidence,
         strip_links=not args.keep_links,
