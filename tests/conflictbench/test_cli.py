@@ -284,3 +284,20 @@ def test_reports_and_regenerate_commands(
     assert "failed items: free 0, choice 0" in out and out.count("this run:") == 1
     summary = json.loads((tmp_path / "rg" / "summary.json").read_text(encoding="utf-8"))
     assert summary["choice"][0]["n"] == 1
+
+
+@pytest.mark.parametrize("command", [["conflictbench", "detect"], ["reports"]])
+def test_an_empty_items_file_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """Figures of no item would read as a run that went well (and "no item qualifies" would
+    point at the options): the empty file is named instead."""
+    empty = tmp_path / "bench.jsonl"
+    empty.write_text("", encoding="utf-8")
+    argv = [*command, "--items", str(empty), "--out", str(tmp_path / "out")]
+    if command == ["reports"]:
+        argv += ["--model", "openai/m", "--scorer-model", "openai/m"]
+        argv += ["--base-url", "http://127.0.0.1:9/v1"]  # never called
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bench.jsonl" in err[0] and "no items (an empty file)" in err[0]

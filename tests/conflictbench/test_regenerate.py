@@ -240,6 +240,11 @@ def test_truthfulqa_errors_name_file_line_field(tmp_path: Path) -> None:
     with pytest.raises(DataError) as err2:
         load_retrieved_documents(bad, qs)
     assert err2.value.row == 1 and err2.value.field == "question"
+    header_only = tmp_path / "header.csv"
+    header_only.write_text(",".join(COLUMNS) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match="no questions") as err3:
+        load_truthfulqa(header_only)
+    assert "header.csv" in str(err3.value)
 
 
 def test_parsers() -> None:

@@ -319,3 +319,7 @@ def test_revised_passages_from_csv_columns_and_from_a_file(tmp_path: Path) -> No
     with pytest.raises(DataError) as info:
         load_revisions(bad)
     assert (info.value.row, info.value.field) == (1, "revised_passage_2")
+    header_only = _write(tmp_path, "id,revised_passage_1,revised_passage_2\n", "none.csv")
+    with pytest.raises(DataError, match="no revised passages") as info:
+        load_revisions(header_only)
+    assert "none.csv" in str(info.value)

@@ -248,8 +248,13 @@ def _reports(args: argparse.Namespace) -> int:
         name, sep, spec = value.partition("=")
         spec = spec if sep else name
         models[name] = model_from_args(args, spec)
+    every = read_items(args.items)
+    if not every:
+        from conflicteval.errors import DataError
+
+        raise DataError(args.items, None, None, "no items (an empty file): nothing to report on")
     items = select_report_items(
-        read_items(args.items),
+        every,
         n=args.n or None,
         seed=args.seed,
         source=None if args.source == "any" else args.source,

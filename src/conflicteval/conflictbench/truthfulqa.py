@@ -125,7 +125,8 @@ def load_truthfulqa(path: str | PathLike[str] | None = None) -> list[TruthfulQAQ
 
     Raises:
         DataError: for a missing column, an empty required field, a row longer
-            or shorter than the header, or a question given twice (file, line, field).
+            or shorter than the header, a question given twice (file, line, field), or
+            no question at all.
     """
     if path is None:
         from conflicteval.data import fetch
@@ -160,6 +161,8 @@ def load_truthfulqa(path: str | PathLike[str] | None = None) -> list[TruthfulQAQ
                 source=(row.get("Source") or "").strip(),
             )
         )
+    if not out:  # a header and no row: nothing to ask, said where it is
+        raise DataError(p, None, None, "no questions (the file has a header and no row)")
     return out
 
 

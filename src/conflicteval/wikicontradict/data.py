@@ -151,7 +151,7 @@ def load_revisions(path: PathArg) -> dict[str, tuple[str, str]]:
         Mapping from instance id to ``(revised_passage_1, revised_passage_2)``.
 
     Raises:
-        DataError: On a missing or empty field, or unreadable content.
+        DataError: On a missing or empty field, unreadable content, or no row.
     """
     p = Path(path)
     rows = _read_table(p)
@@ -167,6 +167,8 @@ def load_revisions(path: PathArg) -> dict[str, tuple[str, str]]:
         r1 = fields.required_text(row.get("revised_passage_1"), p, n, "revised_passage_1")
         r2 = fields.required_text(row.get("revised_passage_2"), p, n, "revised_passage_2")
         out[ident] = (r1, r2)
+    if not out:  # templates 5.3/5.4 would silently have no revised passage to show
+        raise DataError(p, None, None, "no revised passages (an empty file or a header only)")
     return out
 
 
