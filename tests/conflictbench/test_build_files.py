@@ -140,3 +140,45 @@ def test_convert_of_a_source_file_without_items_is_refused(tmp_path: Path, capsy
     err = capsys.readouterr().err
     assert "NQ_eval.json" in err and "no item read" in err
     assert out.read_text(encoding="utf-8") == "earlier\n"
+
+
+CLAIM_EDITS = {
+    "result-null": lambda rec: rec.update(result=None),
+    "result-a-list": lambda rec: rec.update(result=[1]),
+    "result-text": lambda rec: rec.update(result="x"),
+    "claim-missing": lambda rec: rec["result"].pop("claim"),
+    "claim-null": lambda rec: rec["result"].update(claim=None),
+    "claim-a-list": lambda rec: rec["result"].update(claim=[1]),
+    "claim-a-number": lambda rec: rec["result"].update(claim=5),
+    "claim-blank": lambda rec: rec["result"].update(claim="  "),
+}
+
+
+@pytest.mark.parametrize("edit", list(CLAIM_EDITS))
+def test_build_with_a_hand_edited_claim_checkpoint_names_file_record_and_field(
+    tmp_path: Path, capsys: Any, edit: str
+) -> None:
+    from conflicteval.testing import OpenAICompatServer
+
+    from .conftest import write_cqa_jsonl
+
+    cqa = write_cqa_jsonl(tmp_path / "cqa.jsonl")
+    ckpt = tmp_path / "claims.ckpt.jsonl"
+    with OpenAICompatServer(replies=lambda body: "The answer is yes.") as srv:
+        args = ["conflictbench", "build", "--source", f"conflictingqa={cqa}", "--checkpoint"]
+        args += [str(ckpt), "--model", "openai/t", "--base-url", srv.base_url]
+        assert main([*args, "--out", str(tmp_path / "a.jsonl")]) == 0
+        lines = ckpt.read_text(encoding="utf-8").splitlines()
+        rec = json.loads(lines[0])
+        CLAIM_EDITS[edit](rec)
+        ckpt.write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n", encoding="utf-8")
+        capsys.readouterr()
+        out = tmp_path / "b.jsonl"
+        code = main([*args, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and f"{ckpt}, row {rec['id']}" in errors[0], err
+    if edit.startswith("claim"):
+        assert "field 'result.claim'" in errors[0] or "field 'claim'" in errors[0]
+    assert not out.exists()

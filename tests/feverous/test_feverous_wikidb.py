@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import unicodedata
 from pathlib import Path
@@ -236,3 +237,32 @@ def test_wikipage_without_order_uses_key_order() -> None:
     assert page.order == ["sentence_0", "section_0", "sentence_1"]
     assert page.context("sentence_1") == ["title", "section_0"]
     assert "sentence_1" in page and "sentence_7" not in page
+
+
+@pytest.mark.parametrize(
+    "table",
+    ["wiki(a, b)", "wiki(id TEXT PRIMARY KEY)", "wiki(data TEXT)", "wiki(title TEXT, json TEXT)"],
+)
+def test_a_wiki_table_without_id_and_data_is_named_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str
+) -> None:
+    from conflicteval.cli import main
+
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"CREATE TABLE {table}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match="no table 'wiki\\(id, data\\)'") as info:
+        WikiDB(path)
+    assert info.value.path == str(path) and info.value.field == "wiki"
+    evidence = [{"content": ["P_sentence_0"]}]
+    claim = {"id": 1, "claim": "c", "label": "SUPPORTS", "evidence": evidence}
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(json.dumps(claim) + "\n", encoding="utf-8")
+    argv = ["feverous", "verify", "--claims", str(claims), "--db", str(path)]
+    code = main([*argv, "--labeler", "lexical", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and f"{path}, field 'wiki'" in errors[0], err

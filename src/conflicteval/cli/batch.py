@@ -275,6 +275,8 @@ def _import(args: argparse.Namespace) -> int:
     from conflicteval.executors.batchfile import find_manifests, import_results
 
     for f in args.results:
+        if Path(f).is_dir():
+            raise ConflictEvalError(f"{f}: a directory, not a result file")
         if not Path(f).is_file():
             raise ConflictEvalError(f"{f}: no such result file")
     manifests = args.export or find_manifests(args.results)

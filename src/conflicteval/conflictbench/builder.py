@@ -55,6 +55,8 @@ from conflicteval.conflictbench.items import (
     write_items,
 )
 from conflicteval.conflictbench.loader import load
+from conflicteval.errors import DataError
+from conflicteval.record_errors import reading_record
 from conflicteval.types import Usage
 
 if TYPE_CHECKING:
@@ -190,9 +192,11 @@ async def write_claims(
     failed: list[str] = []
     for item, rec in zip(items, result.records, strict=True):
         if rec.status == "ok":
-            out.append(
-                item.model_copy(update={"claim": rec.result["claim"], "claim_method": writer.name})
-            )
+            with reading_record(checkpoint, rec.id):
+                claim = rec.result["claim"]
+            if not isinstance(claim, str) or not claim.strip():
+                raise DataError(checkpoint, rec.id, "result.claim", "missing or not a claim text")
+            out.append(item.model_copy(update={"claim": claim, "claim_method": writer.name}))
         else:
             failed.append(item.id)
             out.append(item.model_copy(update={"meta": {**item.meta, "claim_error": rec.error}}))

@@ -75,6 +75,11 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     else:
         status = response.get("status_code", 200)
         body = response.get("body")
+        if isinstance(status, bool) or not isinstance(status, int):
+            shown = json.dumps(status)[:20]
+            return ParsedResult(
+                custom_id, reason=f"malformed response: status_code is not a number ({shown})"
+            )
         if status != 200:
             detail = body.get("error") if isinstance(body, dict) else body
             return ParsedResult(custom_id, reason=f"HTTP {status}: {_reason_of_error(detail)}")

@@ -134,20 +134,38 @@ def iter_manifest(path: str | os.PathLike[str]) -> Iterator[ManifestEntry]:
         if not raw.strip():
             continue
         try:
-            row = json.loads(raw.decode("utf-8"))
-            entry = ManifestEntry(
-                str(row["custom_id"]),
-                str(row["model"]),
-                str(row["file"]),
-                int(row["round"]),
-                str(row.get("request_model") or ""),
-            )
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+            entry = _entry(raw, p, lineno)
+        except DataError:
             if not complete:
                 log.warning("%s: line %d is torn (no final newline); ignoring it", p, lineno)
                 continue
-            raise DataError(p, lineno, None, f"not a manifest entry: {exc}") from exc
+            raise
         yield entry
+
+
+def _entry(raw: bytes, path: Path, lineno: int) -> ManifestEntry:
+    """One manifest line as an entry; a DataError naming the file, line and field if it is none.
+
+    ``custom_id``, ``model`` and ``file`` must be non-empty text, ``round`` a whole number
+    from 1, ``request_model`` text when present: the export writes nothing else.
+    """
+    try:
+        row = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deep
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:80]
+        raise DataError(path, lineno, None, f"not a manifest entry: {reason}") from None
+    if not isinstance(row, dict):
+        raise DataError(path, lineno, None, "not a manifest entry: a line must be a JSON object")
+    for name in ("custom_id", "model", "file"):
+        if not isinstance(row.get(name), str) or not row[name]:
+            raise DataError(path, lineno, name, "missing or not a non-empty string")
+    number = row.get("round")
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise DataError(path, lineno, "round", "missing or not a whole number from 1")
+    sent = row.get("request_model")
+    if sent is not None and not isinstance(sent, str):
+        raise DataError(path, lineno, "request_model", "not a string")
+    return ManifestEntry(row["custom_id"], row["model"], row["file"], number, sent or "")
 
 
 def copy_manifest(path: Path, out: IO[str]) -> None:

@@ -47,6 +47,7 @@ class ExportedRequests:
     def _load(self, manifests: Iterable[str | os.PathLike[str]]) -> None:
         """Read the manifests entry by entry (a later entry for an id wins)."""
         numbers: dict[tuple[str, str], int] = {}
+        read: list[str] = []
 
         def rows() -> Iterator[tuple[str, int]]:
             for m in manifests:
@@ -55,6 +56,9 @@ class ExportedRequests:
                     mp = manifest_path(mp)
                 if not mp.exists():
                     raise ConflictEvalError(f"{mp}: no such manifest (the export writes it)")
+                if not mp.is_file():
+                    raise ConflictEvalError(f"{mp}: not a manifest file (a directory?)")
+                read.append(str(mp))
                 for e in iter_manifest(mp):
                     pair = (e.model, e.sent_model)
                     number = numbers.get(pair)
@@ -65,7 +69,10 @@ class ExportedRequests:
 
         self.db.executemany("INSERT OR REPLACE INTO req (id, pair) VALUES (?, ?)", rows())
         if self.db.execute("SELECT 1 FROM req LIMIT 1").fetchone() is None:
-            raise ConflictEvalError("the manifests list no exported request")
+            raise ConflictEvalError(
+                f"{', '.join(read) or 'the manifests'}: no exported request listed (an empty "
+                "or hand-edited manifest?)"
+            )
 
     def get(self, custom_id: str) -> tuple[str, str, int] | None:
         """``(model, the model name sent, state)`` of an exported request; None: not one."""

@@ -25,78 +25,32 @@ content (the metadata it sends) and adopts it instead.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from conflicteval._atomic import atomic_write_text
 from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
+from conflicteval.executors.batchstate import BatchJob, BatchState
 from conflicteval.exitcodes import EXIT_PENDING
 from conflicteval.models.call import CHAT_URL
 
+__all__ = [
+    "BatchJob",
+    "BatchRunner",
+    "BatchState",
+    "export_lock",
+    "make_client",
+    "status_lines",
+]
+
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 COMPLETION_WINDOW = "24h"
-
-
-@dataclass
-class BatchJob:
-    """One submitted request file."""
-
-    file: str
-    round: int
-    model: str = ""
-    requests: int = 0
-    input_file_id: str | None = None
-    id: str | None = None
-    status: str = "new"
-    completed: int = 0
-    failed: int = 0
-    output_file_id: str | None = None
-    error_file_id: str | None = None
-    imported: bool = False
-    imported_replies: int = 0
-    errors: list[str] = field(default_factory=list)
-    sha256: str = ""
-    """sha256 of the request file's bytes (sent as metadata, to find the batch again)."""
-
-
-@dataclass
-class BatchState:
-    """``batch run``'s state: every batch it created, for resuming and ``batch status``."""
-
-    export: str
-    jobs: list[BatchJob] = field(default_factory=list)
-
-    @classmethod
-    def load(cls, export: Path) -> BatchState:
-        """Read the state beside ``export`` (a fresh state when there is none)."""
-        path = batchfile.state_path(export)
-        if not path.exists():
-            return cls(export=str(export))
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(export=data["export"], jobs=[BatchJob(**j) for j in data["jobs"]])
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-            raise ConflictEvalError(f"{path}: not a batch state file: {exc}") from exc
-
-    def save(self, export: Path) -> None:
-        """Write the state atomically."""
-        atomic_write_text(  # fsynced: a killed run must find every batch it created
-            batchfile.state_path(export),
-            json.dumps({"export": self.export, "jobs": [asdict(j) for j in self.jobs]}, indent=1),
-        )
-
-    def active(self) -> list[BatchJob]:
-        """Jobs whose results are not imported yet."""
-        return [j for j in self.jobs if not j.imported]
 
 
 def make_client(base_url: str | None = None, api_key: str | None = None) -> Any:

@@ -53,7 +53,8 @@ class WikiDB:
 
     Raises:
         FileNotFoundError: The file does not exist.
-        DataError: The file has no ``wiki`` table.
+        DataError: The file is no SQLite database, or has no ``wiki`` table with
+            ``id`` and ``data`` columns.
 
     Use as a context manager, or call :meth:`close`.
     """
@@ -71,9 +72,13 @@ class WikiDB:
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise DataError(self.path, None, None, f"not an SQLite database ({exc})") from None
-        if found is None:
+        columns = set()
+        if found is not None:
+            columns = {str(row[1]) for row in self._conn.execute("PRAGMA table_info(wiki)")}
+        if not {"id", "data"} <= columns:
             self._conn.close()
-            raise DataError(self.path, None, "wiki", "no table 'wiki(id, data)'")
+            has = f" (it has columns {', '.join(sorted(columns))})" if columns else ""
+            raise DataError(self.path, None, "wiki", f"no table 'wiki(id, data)'{has}")
         self._cache: OrderedDict[str, WikiPage | None] = OrderedDict()
         self._cache_size = cache_size
 
