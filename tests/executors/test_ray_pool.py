@@ -76,3 +76,22 @@ def test_the_pool_start_is_timed_apart_and_the_records_are_the_local_ones(
     assert set(executor.timings) == {"connect", "actors", "items"}
     assert executor.timings["connect"] < 1.0  # Ray was already running
     assert executor.timings["actors"] > 0 and executor.timings["items"] > 0
+
+
+@pytest.mark.slow
+@needs_ray
+def test_batches_of_one_from_the_start_warn_of_no_lost_item(
+    ray_session: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Few items per actor make the first pass one item per batch already: every item comes
+    back, so no "did not come back" warning (it used to be logged before any batch was sent)."""
+    from conflicteval.executors.ray import RayExecutor
+
+    async def work(item: dict[str, Any]) -> int:
+        return len(item["id"])
+
+    items = [{"id": f"w{k}"} for k in range(3)]
+    with caplog.at_level("WARNING", logger="conflicteval"):
+        result = run_batch_sync(work, items, concurrency=4, executor=RayExecutor(actors=1))
+    assert result.counts["ok"] == 3
+    assert not [r for r in caplog.records if "did not come back" in r.getMessage()]

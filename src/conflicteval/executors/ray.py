@@ -283,11 +283,11 @@ class RayExecutor:
         t0 = time.perf_counter()
         returned: set[str] = set()
         try:
-            for batch_size in (size, 1):
+            for again, batch_size in enumerate((size, 1)):
                 todo = [row for row in rows if row[0] not in returned]
                 if not todo:
                     return
-                if batch_size == 1:
+                if again:  # the second pass (the first may already be one per batch)
                     log.warning(
                         "%d item(s) did not come back from the actor pool; running them "
                         "again one per batch",
