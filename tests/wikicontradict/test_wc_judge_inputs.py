@@ -91,3 +91,14 @@ def test_judge_restart_from_the_command_line_replaces_another_judges_grades(
         for line in (run / "judgements.jsonl").read_text().splitlines()
     }
     assert judges == {"openai/judge"}
+
+
+def test_judge_of_an_empty_generations_file_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Grading nothing would write an empty judgements file and exit 0, as if the run were done."""
+    (tmp_path / "generations.jsonl").write_text("", encoding="utf-8")
+    assert main(["wikicontradict", "judge", "--run", str(tmp_path), "--model", "lexical"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "generations.jsonl" in err[0] and "no generations" in err[0]
+    assert not (tmp_path / "judgements.jsonl").exists()

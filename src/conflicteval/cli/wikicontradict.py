@@ -330,7 +330,18 @@ def _judge(args: argparse.Namespace) -> int:
     )
     judge = Judge(judge_model)
     output = Path(args.out) if args.out else Path(args.run) / JUDGEMENTS_FILE
-    rows = [r for r in read_generations(args.run) if r.status == "ok"]
+    generations = read_generations(args.run)
+    if not generations:  # grades of nothing would read as a finished run
+        from conflicteval.errors import DataError
+        from conflicteval.wikicontradict.generate import GENERATIONS_FILE
+
+        raise DataError(
+            Path(args.run) / GENERATIONS_FILE,
+            None,
+            None,
+            "no generations (an empty file): run 'wikicontradict generate' first",
+        )
+    rows = [r for r in generations if r.status == "ok"]
     if any(r.template in ("5.2", "5.4") for r in rows) and judge.model is not None:
         _err(
             "note: the judge prompt grades answers; templates 5.2/5.4 ask whether the context "
