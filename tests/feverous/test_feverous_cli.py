@@ -503,3 +503,27 @@ def test_verify_names_an_empty_claim_file_and_a_json_file_that_is_no_array(
     assert _run(["feverous", "verify", "--claims", str(obj), "--labeler", "lexical"]) == 2
     err = capsys.readouterr().err
     assert "object.json is not a FEVEROUS-S JSON array" in err and "--db" in err
+
+
+def test_verify_fails_a_claim_whose_evidence_is_not_in_the_database(
+    tmp_path: Path, capsys: Any, wiki_db_path: Path
+) -> None:
+    """No evidence text because the database lacks every id: the claim fails with the reason,
+    never a NOT ENOUGH INFO label made from nothing."""
+    pytest.importorskip("conflicteval.conflictscore")
+    claims = _jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {
+                "id": 1,
+                "claim": "Beta Club was founded in 1901.",
+                "label": "SUPPORTS",
+                "evidence": [{"content": ["Beta Club_sentence_1"], "context": {}}],
+            },
+        ],
+    )
+    argv = ["feverous", "verify", "--claims", str(claims), "--db", str(wiki_db_path)]
+    assert _run([*argv, "--labeler", "lexical", "--json"]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["ok"] == 0 and summary["model_error"] == 1
+    assert summary["label_accuracy"] == 0.0  # counted, and wrong

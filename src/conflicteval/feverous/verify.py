@@ -20,8 +20,9 @@ A failed pair (``PairLabel.label is None``) is counted, never mapped to a
 label: a claim whose relation it leaves open ends ``undecided`` with no
 predicted label, and counts as wrong in accuracy and F1. A claim with no
 evidence text is not sent to the labeler and gets the label mapped from
-IRRELEVANT. Items run through :func:`conflicteval.runner.run_batch`, so a
-checkpoint makes a run resumable.
+IRRELEVANT; one whose evidence ids are all missing from the database fails
+instead (its label would come from nothing). Items run through
+:func:`conflicteval.runner.run_batch`, so a checkpoint makes a run resumable.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
+from conflicteval.errors import ConflictEvalError
 from conflicteval.record_errors import reading_record
 from conflicteval.runner import BatchResult, Record, RunOptions, Stage
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage, row_labels
@@ -269,6 +271,11 @@ def verify_sync(items: Sequence[VerifyItem], labeler: Labeler, **options: Any) -
 
 async def _label_item(item: VerifyItem, labeler: Labeler, mode: Mode) -> dict[str, Any]:
     documents = documents_for(item, mode)
+    if not documents and item.missing:  # its label would come from nothing: a failure
+        raise ConflictEvalError(
+            f"none of the claim's {len(item.missing)} evidence ids is in the database "
+            f"(e.g. {item.missing[0]!r}): nothing to label"
+        )
     if not documents:
         return {"pair_labels": [], "errors": [], "calls": 0}
     result = await labeler.label([item.claim], documents)
