@@ -301,3 +301,34 @@ def test_an_empty_items_file_is_one_line_naming_it(
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bench.jsonl" in err[0] and "no items (an empty file)" in err[0]
+
+
+def test_detect_exits_1_when_an_item_is_undetermined(
+    tmp_path: Path, openai_server: Any, capsys: pytest.CaptureFixture[str], ambig_json: Path
+) -> None:
+    """A pair that failed might have been the conflict: the item is not scored, and the exit
+    code says so (0 means every item was scored)."""
+    bench = tmp_path / "bench.jsonl"
+    build = ["conflictbench", "build", "--source", f"ambigdocs={ambig_json}", "--out", str(bench)]
+    assert main(build) == 0
+    detect = ["conflictbench", "detect", "--items", str(bench), "--model", "openai/m"]
+    detect += ["--base-url", openai_server.base_url, "--quiet", "--no-cache"]
+    answer = '{"answer": "IRRELEVANT", "document_snippet": "x", "reasoning": "y"}'
+    openai_server.set_replies(lambda body: answer)
+    assert main([*detect, "--out", str(tmp_path / "ok")]) == 0
+    bad = read_items(bench)[0].documents[0].text[:60]
+
+    def one_bad_pair(body: dict[str, Any]) -> str:  # one document's pair fails, the rest support
+        asked = " ".join(str(m.get("content")) for m in body["messages"])  # re-asks too
+        return "no label here" if bad in asked else answer.replace("IRRELEVANT", "SUPPORTS")
+
+    openai_server.set_replies(one_bad_pair)
+    capsys.readouterr()
+    assert main([*detect, "--out", str(tmp_path / "undetermined")]) == 1
+    out = capsys.readouterr().out
+    assert "3 items, 3 failed or undetermined" in out and "3 items: 3 ok" in out
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    report = ["conflictbench", "report", "--run", str(tmp_path / "ok"), "--items", str(empty)]
+    assert main(report) == 2
+    assert "no items (an empty file)" in capsys.readouterr().err

@@ -202,7 +202,9 @@ def _detect(args: argparse.Namespace) -> int:
     for line in measured_lines(labeler):  # the instrument's measured accuracy, or how to get it
         print(line)
     print(run.pairs_line())  # the item counts and usage: finish's closing lines, not twice
-    return finish(run.batch, "items", stream=sys.stdout, run_dir=out)
+    status = finish(run.batch, "items", stream=sys.stdout, run_dir=out)
+    # an undetermined item (a failed pair might have been the conflict) was not scored
+    return 1 if status == 0 and run.metrics["overall"].failed_items else status
 
 
 @_handled
@@ -216,6 +218,10 @@ def _report(args: argparse.Namespace) -> int:
     if not Path(ckpt).is_file():
         raise UsageError(f"no checkpoint at {ckpt}")
     items = read_items(args.items) if args.items else None
+    if items is not None and not items:
+        from conflicteval.errors import DataError
+
+        raise DataError(args.items, None, None, "no items (an empty file): nothing to report")
     outcomes = outcomes_from_checkpoint(ckpt, items)
     metrics = detection_metrics(outcomes)
     if args.json:
