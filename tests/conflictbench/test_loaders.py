@@ -407,3 +407,27 @@ def test_duplicate_record_ids_name_file_row_field(
 def test_unknown_source() -> None:
     with pytest.raises(ValueError, match="unknown ConflictBench source"):
         list(load("fever", "x.json"))
+
+
+def test_the_registry_instructions_for_conflictingqa_give_a_file_the_loader_reads(
+    tmp_path: Path, cqa_rows: list[dict[str, Any]], cqa_jsonl: Path
+) -> None:
+    """Run the command the download instructions give, word for word, then load its output."""
+    import re
+    import shlex
+
+    from conflicteval.cli import main
+    from conflicteval.data.registry import REGISTRY
+
+    pd = pytest.importorskip("pandas")
+    pd.DataFrame(cqa_rows).to_pickle(tmp_path / "data.pkl")
+    entry = next(e for e in REGISTRY if e.name == "conflictingqa")
+    command = re.search(r"'conflicteval (conflictbench convert [^']+)'", entry.instructions or "")
+    assert command is not None
+    argv = shlex.split(command.group(1))
+    argv = [str(tmp_path / a) if a in ("data.pkl", "conflictingqa.jsonl") else a for a in argv]
+    assert main(argv) == 0
+    expected = [it.model_dump() for it in load("conflictingqa", cqa_jsonl)]
+    assert [it.model_dump() for it in load("conflictingqa", tmp_path / "conflictingqa.jsonl")] == (
+        expected
+    )

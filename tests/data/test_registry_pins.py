@@ -22,7 +22,7 @@ PINNED = {
     "ambigdocs-dev": "091b50d996fafda7",
     "contraqa-corpus": "edf229c4dcf8cfae",
     "contraqa-queries": "06d7bc7966c9f1ad",
-    "conflictingqa": "b9fa16b896c63db7",
+    "conflictingqa": "dba7946d917f8377",
     "macnoise": "3a24f267cc5381d1",
     "feverous-dev": "993054146f321b5b",
     "feverous-train": "1bb5724a3090d8d5",

@@ -287,7 +287,7 @@ REGISTRY: tuple[DatasetFile, ...] = (
         "1fU52Jg6wVXCr6J03i0bRy7hA02iVbeS_",
         "ConflictingQA is",
         "Download data.pkl, convert it once with 'conflicteval conflictbench convert "
-        "conflictingqa data.pkl --allow-pickle --out conflictingqa.jsonl', then pass that "
+        "conflictingqa data.pkl --rows --allow-pickle --out conflictingqa.jsonl', then pass that "
         "file as the path.",
         name="conflictingqa",
         title="ConflictingQA (pickled pandas DataFrame data.pkl)",
