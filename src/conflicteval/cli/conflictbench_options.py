@@ -84,7 +84,8 @@ def add_build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--sizes",
         choices=("all", "paper"),
         default="all",
-        help="all usable records (split in the paper's proportions) or the paper's Table 1 sizes",
+        help="all usable records (ConflictingQA by its own stances, the other sources in the "
+        "paper's proportions) or the paper's Table 1 sizes",
     )
     build.add_argument("--checkpoint", default=None, help="claim-writing checkpoint (resumable)")
     _source_args(build)

@@ -19,8 +19,9 @@
 * Each source record is used at most once. Records are shuffled (seeded); the
   first ``n_conf`` conflict-capable ones become conflict items, and the next
   ``n_noconf`` of the rest that have a supporting document become no-conflict
-  items. Without explicit ``sizes``, every usable record is used, split in the
-  conflict/no-conflict proportion of the paper's Table 1 for that source.
+  items. Without explicit ``sizes``, every usable record is used: ConflictingQA keeps
+  its own split (two-sided queries are conflict items, one-sided ones no-conflict), the
+  other sources are split in the conflict/no-conflict proportion of the paper's Table 1.
 
 Claims are written by a :class:`~conflicteval.conflictbench.claims.ClaimWriter`
 after the split (so only used records cost calls), through the model layer and
