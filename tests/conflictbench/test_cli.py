@@ -332,3 +332,20 @@ def test_detect_exits_1_when_an_item_is_undetermined(
     report = ["conflictbench", "report", "--run", str(tmp_path / "ok"), "--items", str(empty)]
     assert main(report) == 2
     assert "no items (an empty file)" in capsys.readouterr().err
+
+
+def test_detect_prints_an_interval_for_every_accuracy_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ambig_json: Path
+) -> None:
+    bench = tmp_path / "bench.jsonl"
+    assert main(["conflictbench", "build", "--source", f"ambigdocs={ambig_json}", "--out",
+                 str(bench)]) == 0  # fmt: skip
+    capsys.readouterr()
+    detect = ["conflictbench", "detect", "--items", str(bench), "--out", str(tmp_path / "d")]
+    assert main([*detect, "--quiet"]) in (0, 1)
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if "Prec 95% CI" in line)
+    for column in ("Acc 95% CI", "Acc_conf 95% CI", "Acc_noConf 95% CI", "RelAcc 95% CI"):
+        assert f"| {column} |" in head
+    overall = [line for line in out.splitlines() if line.startswith("| Overall |")][-1]
+    assert overall.count("|") == head.count("|")

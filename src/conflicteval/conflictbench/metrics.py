@@ -330,13 +330,14 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 def table2_intervals(metrics: Mapping[str, DetectionMetrics]) -> str:
     """Markdown table of the 95 % intervals of :func:`table2`'s figures (bootstrap over items)."""
-    head = "| Category | Prec 95% CI | Rec 95% CI | F1 95% CI | Acc 95% CI | RelAcc 95% CI |"
-    rows = [head, "|---|---|---|---|---|---|"]
+    head = (
+        "| Category | Prec 95% CI | Rec 95% CI | F1 95% CI | Acc 95% CI | Acc_conf 95% CI "
+        "| Acc_noConf 95% CI | RelAcc 95% CI |"
+    )
+    rows = [head, "|---|---|---|---|---|---|---|---|"]
     for key, m in metrics.items():
         label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
-        rows.append(
-            f"| {label} | {_fmt_ci(m.precision_ci)} | {_fmt_ci(m.recall_ci)} "
-            f"| {_fmt_ci(m.f1_ci)} | {_fmt_ci(m.accuracy_ci)} "
-            f"| {_fmt_ci(m.relation_accuracy_ci.get('all'))} |"
-        )
+        cis = [m.precision_ci, m.recall_ci, m.f1_ci, m.accuracy_ci, m.acc_conf_ci]
+        cis += [m.acc_noconf_ci, m.relation_accuracy_ci.get("all")]
+        rows.append(f"| {label} | " + " | ".join(_fmt_ci(ci) for ci in cis) + " |")
     return "\n".join(rows)
