@@ -431,3 +431,27 @@ def test_the_registry_instructions_for_conflictingqa_give_a_file_the_loader_read
     assert [it.model_dump() for it in load("conflictingqa", tmp_path / "conflictingqa.jsonl")] == (
         expected
     )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("answer_id", 1.5),
+        ("answer_id", True),
+        ("answer_id", ["a", "b"]),
+        ("title", 3),
+        ("url", {"href": "x"}),
+        ("category", ["health"]),
+    ],
+)
+def test_conflictingqa_ids_and_text_fields_are_refused_not_converted(
+    tmp_path: Path, cqa_rows: list[dict[str, Any]], field: str, value: Any
+) -> None:
+    """An id is a string or an integer and a text field is text: anything else is one error
+    naming the file, row and field (it used to become "1.5", "True", or fall back to the url)."""
+    cqa_rows[1][field] = value
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in cqa_rows), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        list(load("conflictingqa", path))
+    assert (err.value.path, err.value.row, err.value.field) == (str(path), 2, field)

@@ -46,7 +46,7 @@ from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_confl
 from conflicteval.conflictbench.sources._common import normalize_question, short_hash
 from conflicteval.errors import ConflictEvalError, DataError, require
 from conflicteval.jsonio import iter_json_records, require_mapping
-from conflicteval.readers import iter_csv_rows
+from conflicteval.readers import id_text, iter_csv_rows
 from conflicteval.types import Relation
 
 COLUMNS = (
@@ -198,29 +198,32 @@ def load_conflictingqa(
         stance = (stance_raw or "").strip().lower()
         if stance not in STANCES:
             raise DataError(p, row, "stance", f"expected 'yes' or 'no', got {stance_raw!r}")
-        search_type = _text(record.get("search_type"))
-        search_input = _text(record.get("search_engine_input"))
-        url = _text(record.get("url"))
+        search_type = _strict_text(p, row, record, "search_type")
+        search_input = _strict_text(p, row, record, "search_engine_input")
+        url = _strict_text(p, row, record, "url")
+        answer_id = _clean(record.get("answer_id"))
+        if answer_id is not None and not (isinstance(answer_id, str) and not answer_id.strip()):
+            answer_id = id_text(p, row, "answer_id", answer_id)  # a string or integer id
         docs = groups.setdefault(query, [])
-        doc_id = _text(record.get("answer_id")) or url or f"row-{row}"
+        doc_id = answer_id or url or f"row-{row}"
         if any(d.id == doc_id for d in docs):
             doc_id = f"{doc_id}#{len(docs)}"
         docs.append(
             BenchDocument(
                 id=doc_id,
                 text=text,
-                title=_text(record.get("title")),
+                title=_strict_text(p, row, record, "title"),
                 url=url,
                 gold=STANCES[stance],
                 meta={
                     "stance": stance,
                     "search_type": search_type,
                     "search_engine_input": search_input,
-                    "category": _text(record.get("category")),
+                    "category": _strict_text(p, row, record, "category"),
                 },
             )
         )
-        categories.setdefault(query, _text(record.get("category")))
+        categories.setdefault(query, _strict_text(p, row, record, "category"))
         if search_type == "yes_statement" and search_input and query not in hints:
             hints[query] = search_input
     for query, docs in groups.items():
