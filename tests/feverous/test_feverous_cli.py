@@ -527,3 +527,25 @@ def test_verify_fails_a_claim_whose_evidence_is_not_in_the_database(
     summary = json.loads(capsys.readouterr().out)
     assert summary["ok"] == 0 and summary["model_error"] == 1
     assert summary["label_accuracy"] == 0.0  # counted, and wrong
+
+
+def test_verify_counts_claims_labelled_on_part_of_their_evidence(
+    tmp_path: Path, capsys: Any, wiki_db_path: Path
+) -> None:
+    pytest.importorskip("conflicteval.conflictscore")
+    evidence = ["Alpha Team_sentence_1", "Beta Club_sentence_1"]  # the second is not in the db
+    claims = _jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"id": 1, "claim": "Alpha Team was founded in 1901.", "label": "SUPPORTS",
+             "evidence": [{"content": evidence, "context": {}}]},
+            {"id": 2, "claim": "Alpha Team was founded in 1901.", "label": "SUPPORTS",
+             "evidence": [{"content": evidence[:1], "context": {}}]},
+        ],
+    )  # fmt: skip
+    argv = ["feverous", "verify", "--claims", str(claims), "--db", str(wiki_db_path)]
+    _run([*argv, "--labeler", "lexical", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["evidence_missing"] == 1 and summary["total"] == 2
+    _run([*argv, "--labeler", "lexical"])
+    assert "evidence_missing: 1" in capsys.readouterr().out

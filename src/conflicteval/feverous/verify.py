@@ -120,7 +120,9 @@ class VerifyResult(BaseModel):
         metrics: Label accuracy and macro-F1 over the items with a gold label.
         feverous: The FEVEROUS score over the items with gold and predicted
             evidence, or None when no item has predicted evidence.
-        counts: Claims per status, plus ``failed_pairs``, ``pairs`` and ``total``.
+        counts: Claims per status, plus ``failed_pairs``, ``pairs`` and ``total``; and
+            ``evidence_missing``, the claims with evidence ids missing from the database,
+            when there are any.
         usage: Token usage measured by the model layer.
         mode: The evidence mode used.
         mapping: The relation → label mapping used.
@@ -302,6 +304,9 @@ def _collect(
     counts["failed_pairs"] = sum(r.failed_pairs for r in records)
     counts["pairs"] = sum(len(r.pair_labels) for r in records)
     counts["total"] = len(records)
+    missing = sum(1 for item in items if item.missing)
+    if missing:  # labelled on part of their evidence: counted and shown, never silent
+        counts["evidence_missing"] = missing
 
     labeled = [r for r in records if r.label is not None]
     metrics = label_metrics(
