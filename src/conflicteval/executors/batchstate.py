@@ -9,6 +9,7 @@ hand (a job that is not an object, a round that is not a number, an unknown fiel
 from __future__ import annotations
 
 import json
+import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,23 +81,22 @@ class BatchState:
         return [j for j in self.jobs if not j.imported]
 
 
-_JOB_FIELDS: dict[str, tuple[type, ...]] = {
-    "file": (str,),
-    "round": (int,),
-    "model": (str,),
-    "requests": (int,),
-    "input_file_id": (str, type(None)),
-    "id": (str, type(None)),
-    "status": (str,),
-    "completed": (int,),
-    "failed": (int,),
-    "output_file_id": (str, type(None)),
-    "error_file_id": (str, type(None)),
-    "imported": (bool,),
-    "imported_replies": (int,),
-    "errors": (list,),
-    "sha256": (str,),
-}
+def _field_kinds() -> dict[str, tuple[type, ...]]:
+    """The types each field of :class:`BatchJob` may hold, read from its annotations
+    (``str | None`` gives ``(str, NoneType)``, ``list[str]`` gives ``(list,)``)."""
+    kinds: dict[str, tuple[type, ...]] = {}
+    for name, hint in typing.get_type_hints(BatchJob).items():
+        origin = typing.get_origin(hint)
+        if origin is None:
+            kinds[name] = (hint,)
+        elif origin is list:
+            kinds[name] = (list,)
+        else:  # a union such as str | None
+            kinds[name] = typing.get_args(hint)
+    return kinds
+
+
+_JOB_FIELDS = _field_kinds()
 """The type of every field of a :class:`BatchJob` as the state file holds it."""
 
 
