@@ -60,6 +60,7 @@ __all__ = [
     "compare_means",
     "format_ci",
     "mean",
+    "mean_ci",
     "percentile_ci",
     "resample_counts",
 ]
@@ -186,6 +187,14 @@ def bootstrap_ci(
         out.append(_apply(stat, samples))
         done += size
     return _quantiles(np.concatenate(out), level)
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float | None, list[float] | None]:
+    """The mean of ``values`` and its interval (:func:`bootstrap_ci` with the defaults);
+    ``(None, None)`` for no values: a mean of nothing is refused, not 0."""
+    if len(values) == 0:
+        return None, None
+    return sum(values) / len(values), list(bootstrap_ci(values))
 
 
 def _apply(stat: Callable[..., Any], samples: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["figures_table"]
+__all__ = ["figures_table", "interval_cell"]
 
 
 def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -22,3 +22,11 @@ def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> st
         texts = [*(str(c) for c in cells), *([""] * (width - len(cells)))]
         lines.append("|" + "".join(f" {t} |" if t else " |" for t in texts))
     return "\n".join(lines)
+
+
+def interval_cell(interval: Sequence[float] | None, digits: int, unit: str = "") -> str:
+    """An interval as a table cell, ``[low, high]`` with ``unit`` after each end (``–`` when
+    there is none)."""
+    if interval is None:
+        return "–"
+    return f"[{interval[0]:.{digits}f}{unit}, {interval[1]:.{digits}f}{unit}]"

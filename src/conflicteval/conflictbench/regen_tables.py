@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval.conflictbench._markdown import figures_table
+from conflicteval.conflictbench._markdown import figures_table, interval_cell
 
 PAPER_TABLE4 = {"RAG": (78.7, 91.5), "Control-RAG": (81.6, 93.2), "Regenerated-RAG": (82.4, 93.2)}
 """Paper Table 4 (free-form, 779 questions): (truthful %, informative %)."""
@@ -165,12 +165,6 @@ def _pct(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}%"
 
 
-def _pct_ci(interval: list[float] | None, digits: int) -> str:
-    if interval is None:
-        return "–"
-    return f"[{interval[0]:.{digits}f}%, {interval[1]:.{digits}f}%]"
-
-
 def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
     """Free-form results in the layout of Table 4 (+ intervals and unjudged counts); the
     paper's rows have empty interval cells (the paper prints no interval)."""
@@ -178,9 +172,9 @@ def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
         [
             r.method,
             _pct(r.truthful, 1),
-            _pct_ci(r.truthful_ci, 1),
+            interval_cell(r.truthful_ci, 1, "%"),
             _pct(r.informative, 1),
-            _pct_ci(r.informative_ci, 1),
+            interval_cell(r.informative_ci, 1, "%"),
             r.n,
             r.unjudged_truthful,
             r.unjudged_informative,
@@ -199,7 +193,7 @@ def table5(summary: RegenerationSummary, *, paper: bool = False) -> str:
     """Binary-choice results in the layout of Table 5 (+ intervals and unparsed counts); the
     paper's rows have an empty interval cell (the paper prints no interval)."""
     rows: list[list[object]] = [
-        [r.method, _pct(r.accuracy, 2), _pct_ci(r.accuracy_ci, 2), r.n, r.unparsed]
+        [r.method, _pct(r.accuracy, 2), interval_cell(r.accuracy_ci, 2, "%"), r.n, r.unparsed]
         for r in summary.choice
     ]
     if paper:

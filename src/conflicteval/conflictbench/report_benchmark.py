@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from conflicteval.conflictbench._markdown import figures_table
+from conflicteval.conflictbench._markdown import figures_table, interval_cell
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.items import BenchItem
 from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier import path)
@@ -242,6 +242,8 @@ def summarize_reports(
             row.cs_r_undefined += 1
         else:
             cs_r.append(float(result["cs_r"]))
+    from conflicteval.stats import mean_ci
+
     order = list(REPORT_PROMPTS)
     out = []
     for model in models:
@@ -257,25 +259,8 @@ def summarize_reports(
     return out
 
 
-def mean_ci(values: Sequence[float]) -> tuple[float | None, list[float] | None]:
-    """The mean of ``values`` and its 95% percentile bootstrap interval (values resampled
-    1,000 times, seed 0); ``(None, None)`` for no values: a mean of nothing is refused."""
-    if not values:
-        return None, None
-    from conflicteval.stats import bootstrap_ci
-
-    return sum(values) / len(values), list(bootstrap_ci(values))
-
-
 def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
-
-
-def _ci(interval: Sequence[float] | None, digits: int = 4, unit: str = "") -> str:
-    """``[low, high]`` (``–`` when there is no interval)."""
-    if interval is None:
-        return "–"
-    return f"[{interval[0]:.{digits}f}{unit}, {interval[1]:.{digits}f}{unit}]"
 
 
 _TABLE3_HEADER = (
@@ -300,9 +285,9 @@ def table3(rows: Sequence[ReportRow], *, paper: bool = False) -> str:
         [
             f"{r.model} / {SETTING_LABELS.get(r.setting, r.setting)}",
             _f(r.cs_c),
-            _ci(r.cs_c_ci),
+            interval_cell(r.cs_c_ci, 4),
             _f(r.cs_r),
-            _ci(r.cs_r_ci),
+            interval_cell(r.cs_r_ci, 4),
             r.reports,
             r.scored,
             r.cs_r_undefined,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +21,21 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
     summary and how many responses have a CS-C and a CS-R."""
     from conflicteval.pricing import cost_summary
     from conflicteval.runner import write_json_lines
+    from conflicteval.stats import mean_ci
 
     tally = _ScoreTally()
     write_json_lines(out / "scores.jsonl", _score_rows(result, tally, out / "checkpoint.jsonl"))
     cs_c, cs_r = tally.cs_c, tally.cs_r
+    mean_cs_c, cs_c_ci = mean_ci(cs_c)
+    mean_cs_r, cs_r_ci = mean_ci(cs_r)
     summary: dict[str, Any] = {
         "counts": result.counts,
         "resumed": result.resumed,
         "recomputed": result.changed,  # made again because their inputs changed
-        "mean_cs_c": sum(cs_c) / len(cs_c) if cs_c else None,
-        "mean_cs_c_ci": _mean_ci(cs_c),
-        "mean_cs_r": sum(cs_r) / len(cs_r) if cs_r else None,
-        "mean_cs_r_ci": _mean_ci(cs_r),
+        "mean_cs_c": mean_cs_c,
+        "mean_cs_c_ci": cs_c_ci,
+        "mean_cs_r": mean_cs_r,
+        "mean_cs_r_ci": cs_r_ci,
         "cs_c_undefined": tally.cs_c_undefined,
         "cs_r_undefined": tally.cs_r_undefined,
         "failed_pairs": tally.failed_pairs,
@@ -100,12 +103,6 @@ class _ScoreTally:
                 setattr(self, f"{name}_undefined", getattr(self, f"{name}_undefined") + 1)
         self.failed_pairs += row["n_failed_pairs"] or 0
         return row
-
-
-def _mean_ci(values: Sequence[float]) -> list[float] | None:
-    from conflicteval.stats import bootstrap_ci
-
-    return list(bootstrap_ci(values)) if values else None
 
 
 def measured(labeler: Any) -> list[dict[str, Any]]:

@@ -221,12 +221,11 @@ def _means_of_an_unfinished_run(
 ) -> None:
     """No ``summary.json`` (the run stopped before its end): the means of the records the
     checkpoint holds, with the same bootstrap intervals ``score`` gives, and a note saying so."""
-    from conflicteval.stats import bootstrap_ci
+    from conflicteval.stats import mean_ci
 
     for key, values in (("mean_cs_c", cs_c), ("mean_cs_r", cs_r)):
         if values:
-            summary[key] = sum(values) / len(values)
-            summary[key + "_ci"] = list(bootstrap_ci(values))
+            summary[key], summary[key + "_ci"] = mean_ci(values)
     run.notes.append(
         "no summary.json (the run did not finish): the means are of the records in its "
         "checkpoint; run the same command again to finish it"
