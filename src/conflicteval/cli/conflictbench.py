@@ -167,15 +167,23 @@ def _build(args: argparse.Namespace) -> int:
     return 1 if result.claim_failures else 0
 
 
+def _read_some_items(path: str, doing: str) -> list[Any]:
+    """The items of an ``--items`` file; an empty one is one error line naming it (figures of
+    nothing would read as a run that went well)."""
+    from conflicteval.conflictbench import read_items
+    from conflicteval.errors import DataError
+
+    items = read_items(path)
+    if not items:
+        raise DataError(path, None, None, f"no items (an empty file): nothing to {doing}")
+    return items
+
+
 @_handled
 def _detect(args: argparse.Namespace) -> int:
-    from conflicteval.conflictbench import adetect, read_items
+    from conflicteval.conflictbench import adetect
 
-    items = read_items(args.items)
-    if not items:  # metrics of nothing would read as a run that went well
-        from conflicteval.errors import DataError
-
-        raise DataError(args.items, None, None, "no items (an empty file): nothing to detect")
+    items = _read_some_items(args.items, "detect")
     if args.limit is not None:
         items = items[: args.limit]
     model = model_from_args(args) if args.model else None
@@ -209,7 +217,7 @@ def _detect(args: argparse.Namespace) -> int:
 
 @_handled
 def _report(args: argparse.Namespace) -> int:
-    from conflicteval.conflictbench import detection_metrics, outcomes_from_checkpoint, read_items
+    from conflicteval.conflictbench import detection_metrics, outcomes_from_checkpoint
     from conflicteval.conflictbench.metrics import table2
 
     ckpt = args.checkpoint or (str(Path(args.run) / "checkpoint.jsonl") if args.run else None)
@@ -217,11 +225,7 @@ def _report(args: argparse.Namespace) -> int:
         raise UsageError("give --run DIR (the output directory of 'detect') or --checkpoint FILE")
     if not Path(ckpt).is_file():
         raise UsageError(f"no checkpoint at {ckpt}")
-    items = read_items(args.items) if args.items else None
-    if items is not None and not items:
-        from conflicteval.errors import DataError
-
-        raise DataError(args.items, None, None, "no items (an empty file): nothing to report")
+    items = _read_some_items(args.items, "report") if args.items else None
     outcomes = outcomes_from_checkpoint(ckpt, items)
     metrics = detection_metrics(outcomes)
     if args.json:
@@ -245,7 +249,6 @@ def _report(args: argparse.Namespace) -> int:
 
 @_handled
 def _reports(args: argparse.Namespace) -> int:
-    from conflicteval.conflictbench import read_items
     from conflicteval.conflictbench.report_benchmark import arun_reports, select_report_items
 
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
@@ -254,11 +257,7 @@ def _reports(args: argparse.Namespace) -> int:
         name, sep, spec = value.partition("=")
         spec = spec if sep else name
         models[name] = model_from_args(args, spec)
-    every = read_items(args.items)
-    if not every:
-        from conflicteval.errors import DataError
-
-        raise DataError(args.items, None, None, "no items (an empty file): nothing to report on")
+    every = _read_some_items(args.items, "report on")
     items = select_report_items(
         every,
         n=args.n or None,
