@@ -75,7 +75,16 @@ async def detect_item(item: BenchItem, labeler: SupportsLabel) -> dict[str, Any]
         "pred_conflict": predict_conflict(labels),
         "failed_pairs": len(errors),
         "pair_errors": errors,
+        # per document, what the labeler said beside its label (for the report's grid):
+        # [snippet, reasoning, error, raw reply cut to RAW_KEPT characters]
+        "pairs": [
+            [p.snippet, p.reasoning, p.error, p.raw[:RAW_KEPT] if p.raw else None] for p in row
+        ],
     }
+
+
+RAW_KEPT = 4000
+"""Characters of a pair's raw reply kept in a detection record (the rest is cut)."""
 
 
 def detect_inputs(item: BenchItem) -> dict[str, Any]:

@@ -268,9 +268,12 @@ _ITEMS_HTML = """
 <label id='conflicted-box'><input type='checkbox' id='conflicted'> conflicted only</label>
 <span id='facets'></span><button id='clear'>clear filters</button>
 </div>
-<div class='pager'><button id='prev'>&larr; previous</button><button id='next'>next &rarr;</button>
-<span id='count' class='muted'></span></div>
-<table class='items'><thead id='item-head'></thead><tbody id='item-rows'></tbody></table>
+<div class='pager'><button id='first'>&laquo; first</button><button id='prev'>&larr; previous</button>
+<button id='next'>next &rarr;</button><button id='last'>last &raquo;</button>
+<label>page <input type='number' id='goto' min='1' value='1' aria-label='go to page'></label>
+<span id='count' class='muted' aria-live='polite'></span></div>
+<div class='table-wrap'><table class='items'><thead id='item-head'></thead>
+<tbody id='item-rows'></tbody></table></div>
 """
 
 
@@ -279,15 +282,15 @@ def _compare_html(runs: Sequence[RunView]) -> str:
     return (
         "<div class='card'><h2>Headline numbers side by side</h2>"
         + _compare_headlines(runs)
-        + "</div><div class='card'><h2>The same items in each run</h2>"
+        + "</div><div class='card' id='compare-items'><h2>The same items in each run</h2>"
         "<p class='muted'>Each item's short result (verdict, score or status) in every run, "
         "matched across the runs (by id; WikiContradict runs by template and instance); "
         "rows that differ are highlighted.</p>"
         "<div class='toolbar'><label><input type='checkbox' id='diff' checked> differences "
         "only</label><button id='cprev'>&larr; previous</button><button id='cnext'>next "
         "&rarr;</button><span id='ccount' class='muted'></span></div>"
-        f"<table class='compare items'><thead><tr><th>item</th>{head}</tr></thead>"
-        "<tbody id='compare-rows'></tbody></table></div>"
+        f"<div class='table-wrap'><table class='compare items'><thead><tr><th>item</th>{head}"
+        "</tr></thead><tbody id='compare-rows'></tbody></table></div></div>"
     )
 
 
@@ -300,32 +303,41 @@ def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
     )
     title = title or "conflicteval report: " + ", ".join(r.name for r in runs)
     tabs = ["summary", "charts", "items"] + (["compare"] if len(runs) > 1 else [])
+    # ARIA tabs; without JavaScript the nav is hidden and every section that needs no script
+    # (summary, charts, the headline comparison) is shown one after the other
     nav = "".join(
-        f"<button data-tab='{t}' class='{'active' if t == 'summary' else ''}'>{t.title()}</button>"
+        f"<button role='tab' id='tab-{t}' aria-controls='view-{t}' data-tab='{t}' "
+        f"aria-selected='{'true' if t == 'summary' else 'false'}' "
+        f"tabindex='{0 if t == 'summary' else -1}' "
+        f"class='{'active' if t == 'summary' else ''}'>{t.title()}</button>"
         for t in tabs
     )
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    bodies = {
+        "summary": "".join(_summary(r, i) for i, r in enumerate(runs)),
+        "charts": _charts(runs),
+        "items": _ITEMS_HTML,
+        "compare": _compare_html(runs) if len(runs) > 1 else "",
+    }
     sections = [
-        "<section class='view' id='view-summary'>"
-        + "".join(_summary(r, i) for i, r in enumerate(runs))
-        + "</section>",
-        f"<section class='view' id='view-charts' hidden>{_charts(runs)}</section>",
-        f"<section class='view' id='view-items' hidden>{_ITEMS_HTML}</section>",
+        f"<section class='view' id='view-{t}' role='tabpanel' aria-labelledby='tab-{t}'>"
+        f"{bodies[t]}</section>"
+        for t in tabs
     ]
-    if len(runs) > 1:
-        sections.append(
-            f"<section class='view' id='view-compare' hidden>{_compare_html(runs)}</section>"
-        )
     return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<!DOCTYPE html><html lang='en' class='nojs'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{csp}\">"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{_e(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
-        f"<header><h1>{_e(title)}</h1><nav>{nav}</nav>"
+        f"<header><h1>{_e(title)}</h1><nav role='tablist' aria-label='views'>{nav}</nav>"
         f"<span class='sub'>conflicteval {_e(__version__)} \u00b7 {made}</span></header>"
+        "<noscript><p class='nojs-note'>JavaScript is off: the summary, the charts and the "
+        "headline comparison are shown; the item list needs the page's own script.</p>"
+        "</noscript>"
         f"<main>{''.join(sections)}</main>"
-        "<footer>One self-contained file: no server, no network. Click an item to open it; "
-        "click a grid cell for the labeler's snippet and reasoning.</footer>"
+        "<footer>One self-contained file: no server, no network. Click an item (or press Enter "
+        "or Space on it) to open it; click a grid cell (or press Enter or Space on it) for the "
+        "labeler's snippet and reasoning; click a column's name to sort by it.</footer>"
         "<script type='application/json' id='ce-data'>"
         f"{json_for_script(_items_data(runs))}</script>"
         f"<script>{script}</script></body></html>"

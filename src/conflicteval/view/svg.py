@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-__all__ = ["PALETTE", "confusion_svg", "hbar_svg", "histogram_svg", "stacked_hbar_svg"]
+__all__ = [
+    "PALETTE",
+    "confusion_svg",
+    "contrast",
+    "hbar_svg",
+    "histogram_svg",
+    "ink_on",
+    "stacked_hbar_svg",
+]
 
 PALETTE = ("#2f6fb0", "#e0a030", "#c8453c", "#8a8f98", "#4aa36c", "#8a5cc2", "#3fa7b8")
 """Series colours (blue, amber, red, grey, green, purple, teal)."""
@@ -22,8 +30,44 @@ def _t(text: object) -> str:
 
 
 def _fmt(value: float, digits: int = 1) -> str:
+    """An axis tick or a bin edge: trailing zeros dropped (0.25, 0.5, 1)."""
     text = f"{value:.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _fixed(value: float, x_max: float) -> str:
+    """A measured value, with the same number of decimals for every value of one chart: one
+    decimal on a 0-100 scale (percentages), three on a 0-1 scale."""
+    return f"{value:.{1 if x_max > 1 else 3}f}"
+
+
+def _luminance(color: str) -> float:
+    """Relative luminance of a ``#rrggbb`` colour (WCAG 2)."""
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG contrast ratio of two ``#rrggbb`` colours (1 to 21)."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+INK = "#1d2330"
+"""Dark text (on white, 15.6:1)."""
+MUTED = "#5b6270"
+"""Secondary text (on white, 6.1:1)."""
+
+
+def _blend(rgb: tuple[int, int, int], alpha: float) -> str:
+    """``rgb`` at ``alpha`` over white, as ``#rrggbb``."""
+    return "#" + "".join(f"{round(255 - (255 - c) * alpha):02x}" for c in rgb)
+
+
+def ink_on(fill: str) -> str:
+    """White or dark text, whichever reads better on ``fill`` (at least 4.5:1 on the palette)."""
+    return "#fff" if contrast("#ffffff", fill) >= contrast(INK, fill) else INK
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -57,12 +101,34 @@ def _head(width: int, height: int, title: str, subtitle: str) -> list[str]:
     return out
 
 
-def _legend(x: int, y: int, names: Sequence[str], colors: Sequence[str]) -> list[str]:
+def _legend_width(name: object) -> float:
+    """Room one legend entry takes: the swatch, the text (about 6.5 px a character at 11 px)
+    and a gap."""
+    return 22 + 6.5 * len(str(name))
+
+
+def legend_rows(x: int, width: int, names: Sequence[str]) -> int:
+    """How many lines the legend needs to fit between ``x`` and ``width``."""
+    rows, at = 1, float(x)
+    for name in names:
+        if at > x and at + _legend_width(name) > width - 8:
+            rows, at = rows + 1, float(x)
+        at += _legend_width(name)
+    return rows
+
+
+def _legend(
+    x: int, y: int, names: Sequence[str], colors: Sequence[str], width: int = 10_000
+) -> list[str]:
+    """Swatches and names from ``x``, wrapping to a new line (14 px lower) before ``width``."""
     out = []
+    at = float(x)
     for name, color in zip(names, colors, strict=False):
-        out.append(f"<rect x='{x}' y='{y - 9}' width='10' height='10' fill='{color}'/>")
-        out.append(f"<text x='{x + 14}' y='{y}' font-size='11' fill='#1d2330'>{_t(name)}</text>")
-        x += 22 + 7 * len(str(name))
+        if at > x and at + _legend_width(name) > width - 8:
+            at, y = float(x), y + 14
+        out.append(f"<rect x='{at:.0f}' y='{y - 9}' width='10' height='10' fill='{color}'/>")
+        out.append(f"<text x='{at + 14:.0f}' y='{y}' font-size='11' fill='{INK}'>{_t(name)}</text>")
+        at += _legend_width(name)
     return out
 
 
@@ -93,11 +159,11 @@ def stacked_hbar_svg(
     """
     label_w, bar_w, row_h = 240, 440, 18
     gap = 8
-    top = 66
-    height = top + len(rows) * (row_h + 4) + gap * len(gaps_after) + 52
     width = label_w + bar_w + 30
+    top = 66 + 14 * (legend_rows(label_w, width, segments) - 1)
+    height = top + len(rows) * (row_h + 4) + gap * len(gaps_after) + 52
     out = _head(width, height, title, subtitle)
-    out += _legend(label_w, 56, segments, colors)
+    out += _legend(label_w, 56, segments, colors, width)
     y = top
     for i, (label, values) in enumerate(rows):
         out.append(
@@ -115,8 +181,8 @@ def stacked_hbar_svg(
             )
             if w > 26:
                 out.append(
-                    f"<text x='{x + w / 2:.1f}' y='{y + 13}' font-size='10' fill='#fff' "
-                    f"text-anchor='middle'>{_fmt(value, 0)}</text>"
+                    f"<text x='{x + w / 2:.1f}' y='{y + 13}' font-size='10' "
+                    f"fill='{ink_on(color)}' text-anchor='middle'>{_fmt(value, 0)}</text>"
                 )
             x += w
         y += row_h + 4 + (gap if i in gaps_after else 0)
@@ -160,45 +226,75 @@ def hbar_svg(
     x_max: float = 1.0,
     reference: Sequence[float | None] | None = None,
     reference_name: str = "paper",
+    intervals: Sequence[tuple[float, float] | None] | None = None,
 ) -> str:
-    """Horizontal bars with their value (None: drawn as "n/a"), and optional reference ticks.
+    """Horizontal bars with their value (None: drawn as "n/a"), optional reference ticks and
+    optional interval whiskers.
 
-    ``reference`` holds one value per row (e.g. the paper's number), drawn as a dark tick.
+    ``reference`` holds one value per row (e.g. the paper's number), drawn as a dark tick;
+    ``intervals`` one ``(low, high)`` or None per row (e.g. the run's bootstrap interval),
+    drawn as a whisker across the bar. Every measured value is printed with the same number
+    of decimals (one on a 0-100 scale, three on a 0-1 scale).
     """
     label_w, bar_w, row_h = 240, 400, 18
-    top = 52 + (14 if reference else 0)
-    height = top + len(rows) * (row_h + 5) + 50
-    width = label_w + bar_w + 70
-    out = _head(width, height, title, subtitle)
+    whiskers = bool(intervals) and any(iv is not None for iv in intervals or ())
+    keys: list[tuple[str, str]] = []
     if reference:
-        out += _legend(label_w, 56, ["measured", reference_name], [PALETTE[0], "#1d2330"])
+        keys += [("measured", PALETTE[0]), (reference_name, INK)]
+    if whiskers:
+        keys += [("interval of the measured value", MUTED)]
+    width = label_w + bar_w + 70
+    lines = legend_rows(label_w, width, [k for k, _ in keys]) if keys else 0
+    top = 52 + 14 * lines
+    height = top + len(rows) * (row_h + 5) + 50
+    out = _head(width, height, title, subtitle)
+    if keys:
+        out += _legend(label_w, 56, [k for k, _ in keys], [c for _, c in keys], width)
+
+    def at(v: float) -> float:
+        return label_w + bar_w * max(0.0, min(v, x_max)) / x_max
+
     y = top
     for i, (label, value) in enumerate(rows):
         out.append(
             f"<text x='{label_w - 6}' y='{y + 13}' font-size='11' text-anchor='end' "
-            f"fill='#1d2330'>{_t(label)}</text>"
+            f"fill='{INK}'>{_t(label)}</text>"
         )
+        interval = intervals[i] if intervals and i < len(intervals) else None
         if value is None:
             out.append(
-                f"<text x='{label_w + 4}' y='{y + 13}' font-size='11' fill='#8a8f98'>n/a</text>"
+                f"<text x='{label_w + 4}' y='{y + 13}' font-size='11' fill='{MUTED}'>n/a</text>"
             )
         else:
-            w = bar_w * max(0.0, min(value, x_max)) / x_max
+            w = at(value) - label_w
             out.append(
                 f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{row_h}' fill='{PALETTE[0]}'>"
-                f"<title>{_t(label)}: {_fmt(value, 3)}</title></rect>"
+                f"<title>{_t(label)}: {_fixed(value, x_max)}</title></rect>"
             )
+            end = label_w + w
+            if interval is not None:
+                lo, hi = at(interval[0]), at(interval[1])
+                mid = y + row_h / 2
+                out.append(
+                    f"<g class='whisker' stroke='{INK}' stroke-width='1.5'>"
+                    f"<title>{_t(label)}: interval [{_fixed(interval[0], x_max)}, "
+                    f"{_fixed(interval[1], x_max)}]</title>"
+                    f"<line x1='{lo:.1f}' y1='{mid:.1f}' x2='{hi:.1f}' y2='{mid:.1f}'/>"
+                    f"<line x1='{lo:.1f}' y1='{y + 4}' x2='{lo:.1f}' y2='{y + row_h - 4}'/>"
+                    f"<line x1='{hi:.1f}' y1='{y + 4}' x2='{hi:.1f}' y2='{y + row_h - 4}'/></g>"
+                )
+                end = max(end, hi)
             out.append(
-                f"<text x='{label_w + w + 4:.1f}' y='{y + 13}' font-size='10' "
-                f"fill='#1d2330'>{_fmt(value, 3)}</text>"
+                f"<text x='{end + 4:.1f}' y='{y + 13}' font-size='10' "
+                f"fill='{INK}'>{_fixed(value, x_max)}</text>"
             )
         ref = reference[i] if reference and i < len(reference) else None
         if ref is not None:
-            x = label_w + bar_w * max(0.0, min(ref, x_max)) / x_max
+            x = at(ref)
             out.append(
                 f"<line x1='{x:.1f}' y1='{y - 2}' x2='{x:.1f}' y2='{y + row_h + 2}' "
-                f"stroke='#1d2330' stroke-width='3'><title>{_t(reference_name)}: "
-                f"{_fmt(ref, 3)}</title></line>"
+                f"stroke='{INK}' stroke-width='3'><title>{_t(reference_name)}: "
+                f"{_fixed(ref, x_max)}</title></line>"
             )
         y += row_h + 5
     out += _x_axis(label_w, y + 2, bar_w, x_max, x_label)
@@ -224,11 +320,12 @@ def histogram_svg(
     compare; the legend gives each series' n.
     """
     plot_w, plot_h, left = 490, 170, 56
-    top = 62
-    width, height = left + plot_w + 24, top + plot_h + 52
-    out = _head(width, height, title, subtitle)
     names = [f"{name} (n={len(vals)})" for name, vals in series]
-    out += _legend(left, 54, names, PALETTE)
+    width = left + plot_w + 24
+    top = 62 + 14 * (legend_rows(left, width, names) - 1)
+    height = top + plot_h + 52
+    out = _head(width, height, title, subtitle)
+    out += _legend(left, 54, names, PALETTE, width)
     shares: list[list[float]] = []
     for _, vals in series:
         counts = [0] * bins
@@ -293,38 +390,49 @@ def confusion_svg(
     """A confusion matrix as a shaded grid with counts (rows gold, columns predicted;
     ``columns`` when they differ from the rows, e.g. an extra "failed" column)."""
     cell = 64
-    left, top = 150, 80
     cols = list(columns) if columns is not None else list(labels)
     k, m = len(labels), len(cols)
-    width, height = max(420, left + m * cell + 30), top + k * cell + 40
+    # column names wider than a cell are set at an angle, and the grid moves down for them
+    slant = any(6.2 * len(str(name)) > cell - 6 for name in cols)
+    rise = int(max(6.2 * len(str(name)) for name in cols) * 0.6) if slant and cols else 0
+    left, top = 150, 80 + rise
+    width, height = max(420, left + m * cell + 30 + (rise if slant else 0)), top + k * cell + 40
     out = _head(width, height, title, subtitle)
     peak = max([v for row in matrix for v in row] + [1])
     for j, name in enumerate(cols):
-        out.append(
-            f"<text x='{left + j * cell + cell / 2}' y='{top - 8}' font-size='10' "
-            f"text-anchor='middle' fill='#1d2330'>{_t(name)}</text>"
-        )
+        x = left + j * cell + cell / 2
+        if slant:
+            out.append(
+                f"<text transform='translate({x:.0f},{top - 8}) rotate(-35)' font-size='10' "
+                f"text-anchor='start' fill='{INK}'>{_t(name)}</text>"
+            )
+        else:
+            out.append(
+                f"<text x='{x:.0f}' y='{top - 8}' font-size='10' text-anchor='middle' "
+                f"fill='{INK}'>{_t(name)}</text>"
+            )
     out.append(
-        f"<text x='{left + m * cell / 2}' y='{top - 26}' font-size='11' font-weight='600' "
-        f"text-anchor='middle' fill='#1d2330'>{_t(x_label)}</text>"
+        f"<text x='{left + m * cell / 2}' y='{top - 26 - rise}' font-size='11' font-weight='600' "
+        f"text-anchor='middle' fill='{INK}'>{_t(x_label)}</text>"
     )
     for i, name in enumerate(labels):
         y = top + i * cell
         out.append(
             f"<text x='{left - 8}' y='{y + cell / 2 + 4}' font-size='11' text-anchor='end' "
-            f"fill='#1d2330'>{_t(name)}</text>"
+            f"fill='{INK}'>{_t(name)}</text>"
         )
         for j in range(m):
             v = matrix[i][j] if i < len(matrix) and j < len(matrix[i]) else 0
-            alpha = 0.08 + 0.85 * v / peak
-            ink = "#fff" if alpha > 0.5 else "#1d2330"
-            color = "47,111,176" if cols[j] == name else "200,69,60"
+            # agreement blue, disagreement red, shaded by count; an empty cell is untinted,
+            # so a zero off the diagonal does not look like an error
+            base = (47, 111, 176) if cols[j] == name else (200, 69, 60)
+            fill = _blend(base, 0.08 + 0.85 * v / peak) if v else "#f3f4f6"
             out.append(
                 f"<rect x='{left + j * cell}' y='{y}' width='{cell - 2}' height='{cell - 2}' "
-                f"fill='rgba({color},{alpha:.2f})'><title>gold {_t(name)}, predicted "
+                f"fill='{fill}'><title>gold {_t(name)}, predicted "
                 f"{_t(cols[j])}: {v}</title></rect><text x='{left + j * cell + cell / 2 - 1}' "
                 f"y='{y + cell / 2 + 4}' font-size='13' text-anchor='middle' "
-                f"fill='{ink}'>{v}</text>"
+                f"fill='{ink_on(fill)}'>{v}</text>"
             )
     out.append(_y_label(left - 110, top + k * cell / 2, y_label))
     out.append("</g></svg>")

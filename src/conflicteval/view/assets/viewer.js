@@ -13,7 +13,8 @@
   var data = JSON.parse(document.getElementById("ce-data").textContent);
   var texts = data.texts || [];
   var state = { tab: "summary", run: 0, q: "", failed: false, conflicted: false, f: {}, page: 0,
-                item: null, cell: "", diff: true, cpage: 0 };
+                item: null, cell: "", diff: true, cpage: 0, sort: "", desc: false };
+  root.classList.remove("nojs");
 
   function el(tag, attrs, kids) {
     var node = document.createElement(tag);
@@ -48,6 +49,8 @@
       else if (k === "item") state.item = v;
       else if (k === "cell") state.cell = v;
       else if (k === "diff") state.diff = v !== "0";
+      else if (k === "sort") state.sort = v;
+      else if (k === "desc") state.desc = v === "1";
       else if (k.slice(0, 2) === "f.") state.f[k.slice(2)] = v;
     });
   }
@@ -62,6 +65,8 @@
     if (state.item !== null) parts.push("item=" + encodeURIComponent(state.item));
     if (state.item !== null && state.cell) parts.push("cell=" + state.cell);
     if (!state.diff) parts.push("diff=0");
+    if (state.sort) parts.push("sort=" + encodeURIComponent(state.sort));
+    if (state.sort && state.desc) parts.push("desc=1");
     try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* file: URLs in some browsers */ }
   }
 
@@ -71,7 +76,12 @@
     tabs.forEach(function (t) { if (t.getAttribute("data-tab") === name) found = true; });
     if (!found) name = "summary";
     state.tab = name;
-    tabs.forEach(function (t) { t.classList.toggle("active", t.getAttribute("data-tab") === name); });
+    tabs.forEach(function (t) {
+      var on = t.getAttribute("data-tab") === name;
+      t.classList.toggle("active", on);
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.setAttribute("tabindex", on ? "0" : "-1");
+    });
     document.querySelectorAll("section.view").forEach(function (s) { s.hidden = s.id !== "view-" + name; });
   }
 
@@ -79,9 +89,43 @@
   function searchText(it) {
     if (it._s === undefined) {
       it._s = [it.id, it.title, it.question, it.response, it.error, it.value,
-               (it.gold || []).join(" "), it.judge ? it.judge.comment : ""].join("\n").toLowerCase();
+               (it.gold || []).join(" "), it.judge ? it.judge.comment : "",
+               (it.documents || []).map(function (d) { return (d.title || "") + "\n" + docText(d); }).join("\n"),
+               it.grid ? (it.grid.claims || []).join("\n") : ""].join("\n").toLowerCase();
     }
     return it._s;
+  }
+
+  // the item list's columns: id, status, the run's facets, question and response when the
+  // run's items have them, then the short result
+  function columns(r) {
+    var cols = [{ key: "id", name: "id" }, { key: "status", name: "status" }];
+    r.facets.forEach(function (f) { cols.push({ key: "f." + f, name: f }); });
+    if (r.items.some(function (it) { return it.question; })) cols.push({ key: "question", name: "question", snip: true });
+    if (r.items.some(function (it) { return typeof it.response === "string" && it.response; })) cols.push({ key: "response", name: "response", snip: true });
+    cols.push({ key: "value", name: "value" });
+    return cols;
+  }
+  function cellValue(it, key) {
+    var v = key.slice(0, 2) === "f." ? (it.facets || {})[key.slice(2)] : it[key];
+    return v === undefined || v === null ? "" : v;
+  }
+  function snip(text) { text = String(text); return text.length > 120 ? text.slice(0, 117) + "\u2026" : text; }
+  var collator = typeof Intl !== "undefined" ? new Intl.Collator(undefined, { numeric: true, sensitivity: "base" }) : null;
+  function compareValues(a, b) {  // numbers as numbers, text in natural order
+    var x = Number(a), y = Number(b);
+    if (String(a).trim() !== "" && String(b).trim() !== "" && !isNaN(x) && !isNaN(y)) return x - y;
+    a = String(a); b = String(b);
+    return collator ? collator.compare(a, b) : a < b ? -1 : a > b ? 1 : 0;
+  }
+  function sorted(list) {
+    if (!state.sort) return list;
+    var key = state.sort, sign = state.desc ? -1 : 1;
+    return list.map(function (it, i) { return [it, i]; }).sort(function (p, q) {
+      var a = cellValue(p[0], key), b = cellValue(q[0], key);
+      if (a === "" || b === "") return (a === b ? 0 : a === "" ? 1 : -1) || p[1] - q[1];
+      return sign * compareValues(a, b) || p[1] - q[1];
+    }).map(function (p) { return p[0]; });
   }
   function matches(it) {
     if (state.failed && it.status === "ok") return false;
@@ -112,27 +156,49 @@
     $("conflicted-box").hidden = !r.items.some(function (it) { return it.conflicted === true || it.conflicted === false; });
   }
 
-  function drawItems() {
-    var r = run(), shown = r.items.filter(matches);
+  function sortBy(key) {
+    if (state.sort === key) { if (state.desc) { state.sort = ""; state.desc = false; } else state.desc = true; }
+    else { state.sort = key; state.desc = false; }
+    state.page = 0;
+    drawItems();
+    var b = document.querySelector('#item-head button[data-sort="' + key.replace(/["\\]/g, "") + '"]');
+    if (b) b.focus();
+  }
+  function activates(e) { return e.key === "Enter" || e.key === " " || e.key === "Spacebar"; }
+
+  function drawItems(focusId) {
+    var r = run(), shown = sorted(r.items.filter(matches));
     var pages = Math.max(1, Math.ceil(shown.length / PAGE));
     if (state.page >= pages) state.page = pages - 1;
     $("count").textContent = shown.length + " of " + r.items.length + " items" +
       (pages > 1 ? " \u00b7 page " + (state.page + 1) + " of " + pages : "");
+    $("goto").max = String(pages);
+    $("goto").value = String(state.page + 1);
     var body = $("item-rows");
     body.textContent = "";
     var head = $("item-head");
     head.textContent = "";
-    var cols = ["id", "status"].concat(r.facets).concat(["value"]);
-    head.appendChild(el("tr", null, cols.map(function (c) { return el("th", { text: c }); })));
+    var cols = columns(r);
+    head.appendChild(el("tr", null, cols.map(function (c) {
+      var sort = state.sort === c.key ? (state.desc ? "descending" : "ascending") : "none";
+      return el("th", { "aria-sort": sort, scope: "col" }, [el("button", {
+        type: "button", "data-sort": c.key, text: c.name, title: "sort by " + c.name,
+        onclick: function () { sortBy(c.key); } })]);
+    })));
+    var focusRow = null;
     shown.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (it) {
-      var tr = el("tr", { cls: "row " + (it.status === "ok" ? "" : "failed"), "data-id": it.id, tabindex: "0" },
-        [el("td", { cls: "id", text: it.id }),
-         el("td", null, [el("span", { cls: "badge " + it.status, text: it.status })])]
-          .concat(r.facets.map(function (k) { var v = (it.facets || {})[k]; return el("td", { text: v === undefined || v === null ? "" : String(v) }); }))
-          .concat([el("td", { text: it.value === undefined || it.value === null ? "" : String(it.value) })]));
-      var toggle = function () { state.item = state.item === it.id ? null : it.id; state.cell = ""; drawItems(); };
+      var tr = el("tr", { cls: "row " + (it.status === "ok" ? "" : "failed"), "data-id": it.id, tabindex: "0",
+                          "aria-expanded": state.item === it.id ? "true" : "false" },
+        cols.map(function (c) {
+          if (c.key === "id") return el("td", { cls: "id", text: it.id });
+          if (c.key === "status") return el("td", null, [el("span", { cls: "badge " + it.status, text: it.status })]);
+          var v = cellValue(it, c.key);
+          return el("td", { cls: c.snip ? "snip" : "", text: c.snip ? snip(v) : String(v) });
+        }));
+      var toggle = function () { state.item = state.item === it.id ? null : it.id; state.cell = ""; drawItems(it.id); };
       tr.addEventListener("click", toggle);
-      tr.addEventListener("keydown", function (e) { if (e.key === "Enter") toggle(); });
+      tr.addEventListener("keydown", function (e) { if (e.target === tr && activates(e)) { e.preventDefault(); toggle(); } });
+      if (focusId !== undefined && String(focusId) === String(it.id)) focusRow = tr;
       body.appendChild(tr);
       if (state.item === it.id) {
         tr.classList.add("open");
@@ -141,8 +207,9 @@
         if (cell) cell.click();
       }
     });
-    $("prev").disabled = state.page === 0;
-    $("next").disabled = state.page >= pages - 1;
+    $("prev").disabled = $("first").disabled = state.page === 0;
+    $("next").disabled = $("last").disabled = state.page >= pages - 1;
+    if (focusRow) focusRow.focus();
     writeHash();
   }
 
@@ -201,8 +268,10 @@
         var label = c[0], cls = label ? "cell " + label : "cell fail";
         var gold = g.gold && g.gold[i] ? g.gold[i][j] : null;
         if (gold && gold !== label) cls += " miss";
-        var td = el("td", { cls: cls, tabindex: "0", "data-cell": (i + 1) + "." + (j + 1),
-                            title: label ? NAMES[label] : "failed: " + (c[3] || ""), text: label || "!" });
+        var td = el("td", { cls: cls, tabindex: "0", role: "button", "data-cell": (i + 1) + "." + (j + 1),
+                            title: label ? NAMES[label] : "failed: " + (c[3] || ""), text: label || "!",
+                            "aria-label": "claim " + (i + 1) + ", D" + (j + 1) + ": " + (label ? NAMES[label] : "failed") });
+        td.addEventListener("keydown", function (e) { if (activates(e)) { e.preventDefault(); e.stopPropagation(); td.click(); } });
         td.addEventListener("click", function (e) {
           e.stopPropagation();
           table.querySelectorAll("td.sel").forEach(function (x) { x.classList.remove("sel"); });
@@ -249,8 +318,18 @@
 
   function init() {
     readHash();
-    document.querySelectorAll("[data-tab]").forEach(function (t) {
+    var tabList = Array.prototype.slice.call(document.querySelectorAll("[data-tab]"));
+    tabList.forEach(function (t, i) {
       t.addEventListener("click", function () { showTab(t.getAttribute("data-tab")); writeHash(); });
+      t.addEventListener("keydown", function (e) {  // arrow keys move between tabs (ARIA tabs)
+        var step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+        if (!step) return;
+        e.preventDefault();
+        var next = tabList[(i + step + tabList.length) % tabList.length];
+        showTab(next.getAttribute("data-tab"));
+        writeHash();
+        next.focus();
+      });
     });
     var runSel = $("run");
     data.runs.forEach(function (r, i) { runSel.appendChild(el("option", { value: String(i), text: r.name + " (" + r.kind + ")" })); });
@@ -266,7 +345,10 @@
     $("conflicted").addEventListener("change", function () { state.conflicted = $("conflicted").checked; state.page = 0; drawItems(); });
     $("prev").addEventListener("click", function () { state.page--; drawItems(); });
     $("next").addEventListener("click", function () { state.page++; drawItems(); });
-    $("clear").addEventListener("click", function () { state.q = ""; state.failed = false; state.conflicted = false; state.f = {}; state.page = 0; buildFilters(); drawItems(); });
+    $("first").addEventListener("click", function () { state.page = 0; drawItems(); });
+    $("last").addEventListener("click", function () { state.page = 1e9; drawItems(); });
+    $("goto").addEventListener("change", function () { state.page = Math.max(0, (parseInt($("goto").value, 10) || 1) - 1); drawItems(); });
+    $("clear").addEventListener("click", function () { state.q = ""; state.failed = false; state.conflicted = false; state.f = {}; state.sort = ""; state.desc = false; state.page = 0; buildFilters(); drawItems(); });
     if (data.compare) {
       $("diff").checked = state.diff;
       $("diff").addEventListener("change", function () { state.diff = $("diff").checked; state.cpage = 0; drawCompare(); writeHash(); });
@@ -278,7 +360,7 @@
     showTab(state.tab);
     if (state.item !== null && !/(^|&)page=/.test(location.hash)) {
       // a link to an item opens the page of the list that holds it
-      var at = run().items.filter(matches).map(function (it) { return String(it.id); }).indexOf(state.item);
+      var at = sorted(run().items.filter(matches)).map(function (it) { return String(it.id); }).indexOf(state.item);
       if (at >= 0) state.page = Math.floor(at / PAGE);
     }
     drawItems();

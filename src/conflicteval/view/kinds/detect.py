@@ -52,10 +52,19 @@ def _item(rec: Any, bench: Any) -> dict[str, Any]:
         item["documents"] = [{"id": d.id, "title": d.title, "text": d.text} for d in docs]
         golds = res.get("gold") or [d.gold for d in bench.documents]
         cells = []
+        details = res.get("pairs") or []
+        # ``pair_errors`` holds one reason per failed pair, in document order: the k-th
+        # reason belongs to the k-th document without a label
+        failed = [j for j in range(len(docs)) if not (j < len(labels) and labels[j])]
+        reason = dict(zip(failed, errors, strict=False))
         for j, _ in enumerate(docs):
             label = labels[j] if j < len(labels) else None
-            error = None if label else (errors[j] if j < len(errors) else None)
-            cells.append([LABEL_LETTER.get(str(label)) if label else None, None, None, error])
+            detail = details[j] if j < len(details) and isinstance(details[j], list) else []
+            snippet, reasoning, _error, raw = (list(detail) + [None] * 4)[:4]
+            error = None if label else reason.get(j)
+            cells.append(
+                [LABEL_LETTER.get(str(label)) if label else None, snippet, reasoning, error, raw]
+            )
         item["grid"] = {
             "claims": [bench.claim],
             "docs": [d.id for d in docs],
