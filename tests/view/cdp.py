@@ -77,6 +77,7 @@ class Browser:
         os.close(to_child)
         os.close(from_child)
         self._buffer = b""
+        self._events: list[str] = []
         self._next = 0
         self._session: str | None = None
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)
@@ -138,6 +139,16 @@ class Browser:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
+            if "method" in reply:
+                self._events.append(reply["method"])
+
+    def _wait_event(self, method: str) -> None:
+        """Wait for the next ``method`` event (those seen since the last wait count)."""
+        while method not in self._events:
+            reply = self._read_message()
+            if "method" in reply:
+                self._events.append(reply["method"])
+        self._events.clear()
 
     def eval(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (awaited when it is a promise)."""
@@ -150,19 +161,17 @@ class Browser:
         return result["result"].get("value")
 
     def open(self, page: Path, fragment: str = "", script: bool = True) -> None:
-        """Load the page from disk; with ``script`` wait until its script says it is done."""
-        url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
-        self.send("Page.navigate", {"url": url})
-        want = "document.documentElement.getAttribute('data-ready') === '1'"
-        if not script:
-            want = "document.readyState === 'complete'"
-        waited = self.eval(
-            "new Promise(function (ok) { var t0 = Date.now(); (function poll() {"
-            f" if ({want}) ok(true); else if (Date.now() - t0 > {int(HANG * 1000)}) ok(false);"
-            " else setTimeout(poll, 20); })(); })"
-        )
-        if not waited:
-            raise TimeoutError(f"the page was not ready in {HANG:.0f} s: {url}")
+        """Load the page from disk afresh (a new document even when only the fragment
+        differs); with ``script``, check that its script ran to its end."""
+        for url in ("about:blank", page.resolve().as_uri() + (f"#{fragment}" if fragment else "")):
+            self._events.clear()
+            self.send("Page.navigate", {"url": url})
+            self._wait_event("Page.loadEventFired")
+        if script:
+            # the page's inline script sets data-ready as its last step, before the load event
+            ready = self.eval("document.documentElement.getAttribute('data-ready')")
+            errors = self.eval("document.documentElement.getAttribute('data-js-errors')")
+            assert ready == "1" and errors is None, (ready, errors)
 
     def press(self, name: str) -> None:
         """Press and release one key on whatever has the focus."""

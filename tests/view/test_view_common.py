@@ -81,3 +81,53 @@ def test_open_run_reads_records_and_sets_provenance(tmp_path: Path) -> None:
     data = [value for key, value in run.provenance if key == "data"]
     assert data == [str(items)]
     assert run.provenance.index(("task", "demo-task")) < run.provenance.index(("data", str(items)))
+
+
+def test_bars_draw_the_interval_and_print_every_value_with_the_same_decimals() -> None:
+    from conflicteval.view.svg import hbar_svg
+
+    svg = hbar_svg(
+        "t",
+        "n = 3",
+        [("measured", 47.826), ("paper", 34.4), ("none", None)],
+        x_label="%",
+        y_label="model",
+        x_max=100.0,
+        intervals=[(40.0, 55.5), None, None],
+    )
+    assert svg.count("class='whisker'") == 1
+    assert "interval [40.0, 55.5]" in svg and "interval of the measured value" in svg
+    assert ">47.8</text>" in svg and ">34.4</text>" in svg and "47.826" not in svg
+    unit = hbar_svg("t", "n = 1", [("a", 0.5)], x_label="F1", y_label="s", x_max=1.0)
+    assert ">0.500</text>" in unit and "whisker" not in unit
+
+
+def test_a_long_legend_wraps_inside_the_chart() -> None:
+    import re
+
+    from conflicteval.view.svg import stacked_hbar_svg
+
+    names = ["nano / balanced prompt", "nano / conflict-aware prompt", "mini / balanced prompt"]
+    svg = stacked_hbar_svg(
+        "t", "n = 1", [("row", [30.0, 30.0, 40.0])], names, x_label="%", y_label="r"
+    )
+    width = float(re.search(r"viewBox='0 0 (\d+)", svg).group(1))  # type: ignore[union-attr]
+    for x, text in re.findall(
+        r"<text x='(\d+)' y='\d+' font-size='11' fill='#1d2330'>([^<]+)", svg
+    ):
+        if text in names:
+            assert float(x) + 6.5 * len(text) <= width, (x, text)
+
+
+def test_confusion_cells_empty_cells_untinted_and_counts_readable() -> None:
+    import re
+
+    from conflicteval.view.svg import INK, confusion_svg, contrast
+
+    svg = confusion_svg("t", "n = 9", ["SUPPORTS", "CONTRADICTS"], [[5, 0], [1, 3]], columns=None)
+    cells = re.findall(r"fill='(#[0-9a-f]{6})'><title>gold (\w+), predicted (\w+): (\d+)", svg)
+    empty = [c for c in cells if c[3] == "0"]
+    assert empty and all(c[0] == "#f3f4f6" for c in empty)  # a zero is not an error's red
+    assert all(c[0] != "#f3f4f6" for c in cells if c[3] != "0")
+    assert "rotate(-35)" in svg  # CONTRADICTS is wider than a cell: set at an angle
+    assert contrast(INK, "#ffffff") >= 4.5

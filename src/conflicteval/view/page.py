@@ -268,7 +268,8 @@ _ITEMS_HTML = """
 <label id='conflicted-box'><input type='checkbox' id='conflicted'> conflicted only</label>
 <span id='facets'></span><button id='clear'>clear filters</button>
 </div>
-<div class='pager'><button id='first'>&laquo; first</button><button id='prev'>&larr; previous</button>
+<div class='pager'><button id='first'>&laquo; first</button>
+<button id='prev'>&larr; previous</button>
 <button id='next'>next &rarr;</button><button id='last'>last &raquo;</button>
 <label>page <input type='number' id='goto' min='1' value='1' aria-label='go to page'></label>
 <span id='count' class='muted' aria-live='polite'></span></div>

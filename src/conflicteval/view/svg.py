@@ -67,7 +67,7 @@ def _blend(rgb: tuple[int, int, int], alpha: float) -> str:
 
 def ink_on(fill: str) -> str:
     """White or dark text, whichever reads better on ``fill`` (at least 4.5:1 on the palette)."""
-    return "#fff" if contrast("#ffffff", fill) >= contrast(INK, fill) else INK
+    return "#ffffff" if contrast("#ffffff", fill) >= contrast(INK, fill) else INK
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -427,12 +427,17 @@ def confusion_svg(
             # so a zero off the diagonal does not look like an error
             base = (47, 111, 176) if cols[j] == name else (200, 69, 60)
             fill = _blend(base, 0.08 + 0.85 * v / peak) if v else "#f3f4f6"
+            # the count sits on a white label, so it reads at every shade (no shade of a
+            # continuous scale gives 4.5:1 with both white and dark text)
+            label_w = 8 + 8 * len(str(v))
+            cx = left + j * cell + cell / 2 - 1
             out.append(
                 f"<rect x='{left + j * cell}' y='{y}' width='{cell - 2}' height='{cell - 2}' "
                 f"fill='{fill}'><title>gold {_t(name)}, predicted "
-                f"{_t(cols[j])}: {v}</title></rect><text x='{left + j * cell + cell / 2 - 1}' "
-                f"y='{y + cell / 2 + 4}' font-size='13' text-anchor='middle' "
-                f"fill='{ink_on(fill)}'>{v}</text>"
+                f"{_t(cols[j])}: {v}</title></rect>"
+                f"<rect x='{cx - label_w / 2:.1f}' y='{y + cell / 2 - 9}' width='{label_w}' "
+                f"height='18' rx='3' fill='#ffffff'/><text x='{cx:.1f}' y='{y + cell / 2 + 4}' "
+                f"font-size='13' text-anchor='middle' fill='{INK}'>{v}</text>"
             )
     out.append(_y_label(left - 110, top + k * cell / 2, y_label))
     out.append("</g></svg>")

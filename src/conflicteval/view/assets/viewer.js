@@ -101,13 +101,17 @@
   function columns(r) {
     var cols = [{ key: "id", name: "id" }, { key: "status", name: "status" }];
     r.facets.forEach(function (f) { cols.push({ key: "f." + f, name: f }); });
+    var numbers = [];
+    r.items.forEach(function (it) { for (var k in it.numbers || {}) if (numbers.indexOf(k) < 0) numbers.push(k); });
+    numbers.forEach(function (k) { cols.push({ key: "n." + k, name: k, num: true }); });
     if (r.items.some(function (it) { return it.question; })) cols.push({ key: "question", name: "question", snip: true });
     if (r.items.some(function (it) { return typeof it.response === "string" && it.response; })) cols.push({ key: "response", name: "response", snip: true });
     cols.push({ key: "value", name: "value" });
     return cols;
   }
   function cellValue(it, key) {
-    var v = key.slice(0, 2) === "f." ? (it.facets || {})[key.slice(2)] : it[key];
+    var head = key.slice(0, 2);
+    var v = head === "f." ? (it.facets || {})[key.slice(2)] : head === "n." ? (it.numbers || {})[key.slice(2)] : it[key];
     return v === undefined || v === null ? "" : v;
   }
   function snip(text) { text = String(text); return text.length > 120 ? text.slice(0, 117) + "\u2026" : text; }
@@ -193,7 +197,8 @@
           if (c.key === "id") return el("td", { cls: "id", text: it.id });
           if (c.key === "status") return el("td", null, [el("span", { cls: "badge " + it.status, text: it.status })]);
           var v = cellValue(it, c.key);
-          return el("td", { cls: c.snip ? "snip" : "", text: c.snip ? snip(v) : String(v) });
+          if (c.num && typeof v === "number") v = v.toFixed(3);
+          return el("td", { cls: c.snip ? "snip" : c.num ? "num" : "", text: c.snip ? snip(v) : String(v) });
         }));
       var toggle = function () { state.item = state.item === it.id ? null : it.id; state.cell = ""; drawItems(it.id); };
       tr.addEventListener("click", toggle);

@@ -125,6 +125,7 @@ def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
             "failed pairs": "some" if n_failed else "none",
         },
         value="failed" if rec.status != "ok" else f"CS-C {_f(cs_c)} \u00b7 CS-R {_f(cs_r)}",
+        numbers={"CS-C": cs_c, "CS-R": cs_r},  # sortable columns
     )
     if res.get("labels"):
         item["grid"] = grid_of(res)

@@ -138,6 +138,7 @@ def _read(path: Path) -> RunView:
     )
     sources = [k for k in metrics if k != "overall"] + (["overall"] if "overall" in metrics else [])
     rows = [(f"{s} (n={_n(metrics[s])})", metrics[s].get("f1")) for s in sources]
+    intervals = [_interval(metrics[s].get("f1_ci")) for s in sources]
     paper = [PAPER_TABLE2[s][2] if s in PAPER_TABLE2 else None for s in sources]
     run.charts.append(
         Chart(
@@ -150,10 +151,18 @@ def _read(path: Path) -> RunView:
                 y_label="source",
                 reference=paper if any(p is not None for p in paper) else None,
                 reference_name="paper, GPT-4.1 (Table 2)",
+                intervals=intervals,
             ),
         )
     )
     return run
+
+
+def _interval(ci: Any) -> tuple[float, float] | None:
+    """A recorded ``[low, high]`` as a pair (None when absent or not two numbers)."""
+    if isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, int | float) for v in ci):
+        return float(ci[0]), float(ci[1])
+    return None
 
 
 def _n(m: dict[str, Any]) -> int:

@@ -102,12 +102,26 @@ def _read(path: Path) -> RunView:
         first = run.headlines[0]
         rows: list[tuple[str, float | None]] = [(f"measured: {model} (n={first.n})", first.value)]
         rows += [(f"paper: {name}", float(v)) for name, v in figures.items()]
+        intervals: list[tuple[float, float] | None] = [None] * len(rows)
+        if first.low is not None and first.high is not None:
+            intervals[0] = (first.low, first.high)  # the run's own interval; the paper has none
         column = (report.get("published") or {}).get("column", "Table 1")
         sub = f"n = {first.n} questions \u00b7 model {model} \u00b7 {run.dataset}"
         sub += f" \u00b7 paper: {column}"
         title = f"{first.name} (%), measured beside published"
         run.charts.append(
-            Chart(title, hbar_svg(title, sub, rows, x_label="%", y_label="model", x_max=100.0))
+            Chart(
+                title,
+                hbar_svg(
+                    title,
+                    sub,
+                    rows,
+                    x_label="%",
+                    y_label="model",
+                    x_max=100.0,
+                    intervals=intervals,
+                ),
+            )
         )
     return run
 

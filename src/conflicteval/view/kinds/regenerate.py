@@ -79,12 +79,19 @@ def _read(path: Path) -> RunView:
     for mode, table in (("free", "Table 4"), ("choice", "Table 5")):
         rows = [r for r in summary.get(mode) or [] if isinstance(r, dict) and r.get("n")]
         bars: list[tuple[str, float | None]] = []
+        whiskers: list[tuple[float, float] | None] = []
         for row in rows:
             for key in ("truthful", "informative", "accuracy"):
                 if row.get(key) is not None:
                     name = f"{key}, {row['method']} ({mode})"
-                    run.headlines.append(headline(name, row, key, n=row["n"], percent=True))
+                    line = headline(name, row, key, n=row["n"], percent=True)
+                    run.headlines.append(line)
                     bars.append((f"{row['method']} {key} (n={row['n']})", row[key]))
+                    whiskers.append(
+                        (line.low, line.high)
+                        if line.low is not None and line.high is not None
+                        else None
+                    )
         if bars:
             who = ", ".join(models) or "?"
             sub = f"n = {rows[0]['n']} questions \u00b7 model {who} \u00b7 {run.dataset}"
@@ -93,7 +100,13 @@ def _read(path: Path) -> RunView:
                 Chart(
                     title,
                     hbar_svg(
-                        title, sub, bars, x_label="% of questions", y_label="method", x_max=100.0
+                        title,
+                        sub,
+                        bars,
+                        x_label="% of questions",
+                        y_label="method",
+                        x_max=100.0,
+                        intervals=whiskers,
                     ),
                 )
             )

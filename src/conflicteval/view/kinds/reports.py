@@ -46,6 +46,7 @@ def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
         value="failed"
         if not ok
         else f"CS-C {_f(res.get('cs_c'))} \u00b7 CS-R {_f(res.get('cs_r'))}",
+        numbers={"CS-C": res.get("cs_c"), "CS-R": res.get("cs_r")},  # sortable columns
         response=res.get("report"),
         fields=[
             ["CS-C", res.get("cs_c")],
