@@ -242,3 +242,62 @@ def test_a_phone_gets_readable_ids_full_size_charts_and_no_page_overflow(
         assert reach == [True, "auto"]
         assert b.eval("document.documentElement.scrollWidth") <= 390
         b.screenshot(tmp_path / "phone.png")
+
+
+def test_a_madam_rag_item_shows_its_question_document_types_and_every_round(
+    tmp_path: Path, profile: Path, shared_data: Path, openai_server: Any
+) -> None:
+    """``answers.jsonl`` holds no question text: it comes from the data file the answers
+    were made from (checked by their fingerprints), with each document's type."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ramdocs"))
+    from conftest import reply_to  # the scripted MADAM-RAG replies of the RAMDocs tests
+
+    sys.path.pop(0)
+    from conflicteval.cli import main
+    from conflicteval.ramdocs.data import load_ramdocs
+
+    data = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
+    openai_server.set_replies(lambda body: reply_to(str(body["messages"][-1]["content"])))
+    out = tmp_path / "madam"
+    argv = ["ramdocs", "run", "--data", str(data), "--method", "madam", "--limit", "2"]
+    argv += ["--model", "openai/t", "--base-url", openai_server.base_url, "--out", str(out)]
+    assert main([*argv, "--quiet"]) in (0, 1)
+    first = load_ramdocs(data)[0]
+    rounds = json.loads((out / "answers.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    n_rounds = len(rounds["result"]["rounds"])
+    assert n_rounds >= 2
+    page = write_report(out, tmp_path / "madam.html")
+    with Browser(profile) as b:
+        b.open(page, f"tab=items&item={first.id}")
+        text = b.eval("document.querySelector('tr.detail-row').textContent")
+        assert first.question in text
+        assert f"MADAM-RAG debate ({n_rounds} rounds)" in text
+        for k in range(1, n_rounds + 1):
+            assert f"round {k}" in text
+        assert b.eval("document.querySelectorAll('table.debate tr').length") >= n_rounds * (
+            1 + len(first.documents)
+        )
+        assert "aggregator:" in text
+        types = {d.type for d in first.documents}
+        assert all(f"{t} \u00b7 answer:" in text for t in types)
+        # search by the question's words finds the item
+        b.open(page, "tab=items&q=" + "+".join(first.question.split()[:4]))
+        assert first.id in b.eval(ROW_IDS)
+    # a data file edited since the run: its question is no longer shown beside the answers
+    lines = data.read_text(encoding="utf-8").splitlines(keepends=True)
+    edited = tmp_path / "edited.jsonl"
+    record = json.loads(lines[0])
+    record["question"] = "An edited question?"
+    edited.write_text(json.dumps(record) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    meta = json.loads((out / "data.json").read_text(encoding="utf-8"))
+    for f in meta["files"]:
+        f["path"] = str(edited)
+    (out / "data.json").write_text(json.dumps(meta), encoding="utf-8")
+    from conflicteval.view import load_run
+
+    view = load_run(out)
+    item = next(it for it in view.items if it["id"] == first.id)
+    assert item.get("question") is None
+    assert any("made from other contents" in n for n in view.notes)

@@ -247,6 +247,7 @@
       })));
     }
     if (it.response !== undefined && it.response !== null) out.appendChild(block("response", [para(it.response, "response")]));
+    if (it.debate && it.debate.length) out.appendChild(debate(it.debate));
     if (it.grid) out.appendChild(grid(it));
     if (it.fields && it.fields.length) {
       out.appendChild(block("details", [el("table", { cls: "kv" }, it.fields.map(function (f) {
@@ -257,6 +258,24 @@
     }
     if (it.prompt) out.appendChild(el("details", null, [el("summary", { text: "prompt sent" }), para(it.prompt, "raw")]));
     return out;
+  }
+
+  // MADAM-RAG: every round's agents (one per document) and the aggregator's summary
+  function debate(rounds) {
+    var kids = rounds.map(function (r, k) {
+      var head = el("tr", null, ["agent", "answer", "explanation", "response"].map(function (h) { return el("th", { text: h }); }));
+      var rows = r.answers.map(function (a, i) {
+        return el("tr", null, [el("th", { text: "agent " + (i + 1) + " (D" + (i + 1) + ")" }),
+          el("td", { text: a || "(no answer)" }), el("td", { text: r.explanations[i] || "" }),
+          el("td", null, [el("details", null, [el("summary", { text: "whole response" }), para(r.responses[i] || "", "raw")])])]);
+      });
+      return el("div", { cls: "round" }, [el("h4", { text: "round " + (k + 1) }),
+        el("div", { cls: "table-wrap" }, [el("table", { cls: "kv debate" }, [head].concat(rows))]),
+        r.aggregation !== null && r.aggregation !== undefined
+          ? el("div", { cls: "aggregation" }, [el("b", { text: "aggregator: " }), r.aggregation])
+          : el("div", { cls: "muted", text: "not aggregated: the agents' answers did not change, so the debate stopped with the previous round's aggregation" })]);
+    });
+    return block("MADAM-RAG debate (" + rounds.length + " round" + (rounds.length === 1 ? "" : "s") + ")", kids, "debate");
   }
 
   var NAMES = { S: "SUPPORTS", C: "CONTRADICTS", I: "IRRELEVANT" };

@@ -9,13 +9,16 @@ come from the protocol's own report (``conflicteval.ramdocs`` / ``conflicteval.f
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from pathlib import Path
 from typing import Any
 
 from ..common import (
+    current_sources,
     flatten,
     headline,
+    items_by_id,
     items_of,
     open_run,
     read_json,
@@ -51,7 +54,86 @@ def _report(run: RunView, info: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
-def _item(rec: Any, scored: dict[str, Any] | None) -> dict[str, Any]:
+def _sources(benchmark: str, task: Any) -> Any:
+    """How to read the run's data file: a function from its path to its questions as
+    :class:`_Source` (None for an unknown benchmark)."""
+
+    def ramdocs(path: Path) -> list[_Source]:
+        from conflicteval.ramdocs.data import load_ramdocs
+        from conflicteval.ramdocs.items import ram_question
+
+        return [_Source(i.id, i, ram_question(i)) for i in load_ramdocs(path)]
+
+    def ambigdocs(path: Path) -> list[_Source]:
+        from conflicteval.ramdocs.items import ambigdocs_items, ram_question
+
+        return [_Source(i.id, i, ram_question(i)) for i in ambigdocs_items(path)]
+
+    def faitheval(path: Path) -> list[_Source]:
+        from conflicteval.faitheval.data import load_faitheval
+        from conflicteval.faitheval.questions import faitheval_question
+
+        return [
+            _Source(i.id, i, faitheval_question(i)) for i in load_faitheval(str(task), path)
+        ]
+
+    return {"ramdocs": ramdocs, "ambigdocs": ambigdocs, "faitheval": faitheval}.get(benchmark)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Source:
+    """One question of the data file: the loader's item and the :class:`Question` made from
+    it (whose fingerprint a record must carry to be shown beside it)."""
+
+    id: str
+    item: Any
+    question: Any
+
+
+def _debate(rounds: Any) -> list[dict[str, Any]] | None:
+    """MADAM-RAG's rounds as the page draws them: per round each agent's answer,
+    explanation and whole response, and the aggregator's output."""
+    if not isinstance(rounds, list) or not rounds:
+        return None
+    out = []
+    for r in rounds:
+        if not isinstance(r, dict):
+            continue
+
+        def texts(key: str) -> list[str]:
+            values = r.get(key)
+            if not isinstance(values, list):
+                return []
+            return ["" if v is None else str(v) for v in values]
+
+        out.append(
+            {
+                "answers": texts("answers"),
+                "explanations": texts("explanations"),
+                "responses": texts("responses"),
+                "aggregation": None if r.get("aggregation") is None else str(r["aggregation"]),
+            }
+        )
+    return out or None
+
+
+def _documents(res: dict[str, Any], source: _Source | None) -> list[dict[str, Any]]:
+    """The question's documents; with the data file's item, each one's type (correct,
+    misinformation, noise) and the answer it gives, as its title."""
+    docs = res.get("documents") or []
+    kinds = getattr(source.item, "documents", None) if source is not None else None
+    out = []
+    for j, d in enumerate(docs):
+        title = None
+        if kinds is not None and j < len(kinds) and hasattr(kinds[j], "type"):
+            title = f"{kinds[j].type} \u00b7 answer: {kinds[j].answer}"
+        out.append({"id": str(j), "title": title, "text": d if isinstance(d, str) else str(d)})
+    return out
+
+
+def _item(
+    rec: Any, scored: dict[str, Any] | None, source: _Source | None = None
+) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
     scored = scored or {}
     if "em" in scored:
@@ -60,17 +142,15 @@ def _item(rec: Any, scored: dict[str, Any] | None) -> dict[str, Any]:
         outcome = "right" if scored["strict"] else "wrong"
     else:
         outcome = "failed" if rec.status != "ok" else "unscored"
-    docs = res.get("documents") or []
+    question = res.get("question") or (source.question.question if source is not None else None)
     return record_item(
         rec,
         rec.error or scored.get("reason"),
-        question=res.get("question"),
+        question=question,
         gold=[str(a) for a in res.get("gold_answers") or []] or None,
         response=res.get("output"),
-        documents=[
-            {"id": str(j), "title": None, "text": d if isinstance(d, str) else str(d)}
-            for j, d in enumerate(docs)
-        ],
+        documents=_documents(res, source),
+        debate=_debate(res.get("rounds")),
         facets={"outcome": outcome},
         value=outcome,
         fields=[["wrong answers", ", ".join(map(str, res.get("wrong_answers") or []))]]
@@ -89,7 +169,23 @@ def _read(path: Path) -> RunView:
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)
     scored = {str(i.get("id")): i for i in report.get("items") or []}
-    run.items = items_of(path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id)))
+    # the questions' texts and document types come from the data file, shown only beside
+    # answers made from exactly those inputs (the record's fingerprint)
+    reader = _sources(bench, info.get("task"))
+    sources: dict[str, Any] = {}
+    if reader is not None:
+        sources = items_by_id(run, path, reader, "data file", "questions not shown")
+        sources = current_sources(
+            run,
+            records,
+            sources,
+            lambda s: dataclasses.asdict(s.question),
+            what="data file",
+            shown="their questions are not shown",
+        )
+    run.items = items_of(
+        path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id), sources.get(r.id))
+    )
     run.facets = ["outcome"]
     model = str(info.get("model") or "unpriced")
     tally(run, records, model)
