@@ -73,9 +73,7 @@ def _sources(benchmark: str, task: Any) -> Any:
         from conflicteval.faitheval.data import load_faitheval
         from conflicteval.faitheval.questions import faitheval_question
 
-        return [
-            _Source(i.id, i, faitheval_question(i)) for i in load_faitheval(str(task), path)
-        ]
+        return [_Source(i.id, i, faitheval_question(i)) for i in load_faitheval(str(task), path)]
 
     return {"ramdocs": ramdocs, "ambigdocs": ambigdocs, "faitheval": faitheval}.get(benchmark)
 
@@ -90,6 +88,14 @@ class _Source:
     question: Any
 
 
+def _texts(round_: dict[str, Any], key: str) -> list[str]:
+    """A round's list under ``key`` as texts ("" for a missing one)."""
+    values = round_.get(key)
+    if not isinstance(values, list):
+        return []
+    return ["" if v is None else str(v) for v in values]
+
+
 def _debate(rounds: Any) -> list[dict[str, Any]] | None:
     """MADAM-RAG's rounds as the page draws them: per round each agent's answer,
     explanation and whole response, and the aggregator's output."""
@@ -100,17 +106,11 @@ def _debate(rounds: Any) -> list[dict[str, Any]] | None:
         if not isinstance(r, dict):
             continue
 
-        def texts(key: str) -> list[str]:
-            values = r.get(key)
-            if not isinstance(values, list):
-                return []
-            return ["" if v is None else str(v) for v in values]
-
         out.append(
             {
-                "answers": texts("answers"),
-                "explanations": texts("explanations"),
-                "responses": texts("responses"),
+                "answers": _texts(r, "answers"),
+                "explanations": _texts(r, "explanations"),
+                "responses": _texts(r, "responses"),
                 "aggregation": None if r.get("aggregation") is None else str(r["aggregation"]),
             }
         )
@@ -131,9 +131,7 @@ def _documents(res: dict[str, Any], source: _Source | None) -> list[dict[str, An
     return out
 
 
-def _item(
-    rec: Any, scored: dict[str, Any] | None, source: _Source | None = None
-) -> dict[str, Any]:
+def _item(rec: Any, scored: dict[str, Any] | None, source: _Source | None = None) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
     scored = scored or {}
     if "em" in scored:
