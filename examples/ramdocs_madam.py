@@ -114,6 +114,7 @@ async def main() -> None:
     args = parser.parse_args()
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="ramdocs-"))
+    out.mkdir(parents=True, exist_ok=True)
     print(f"runs: {out}")
     if args.model is None and args.data is None:
         data = out / "sample.jsonl"

@@ -31,7 +31,10 @@ EXAMPLES: dict[str, tuple[str | None, str | None]] = {
     "batch_rounds.py": (None, None),
     "harness_metrics.py": (None, None),  # ragas / deepeval parts skip themselves when absent
     "inspect_eval.py": ("inspect_ai", "wikicontradict"),
+    "viewer_screenshots.py": (None, None),
 }
+BROWSER = {"viewer_screenshots.py"}
+"""Examples that need the operating system's Chromium."""
 WC_CSV = "wikicontradict/WikiContradict_dataset_v1_rag_qa.csv"
 
 
@@ -49,6 +52,12 @@ def run_example(
 
 def _requirements(name: str, request: pytest.FixtureRequest) -> None:
     extra, data = EXAMPLES[name]
+    if name in BROWSER and not any(
+        shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+    ):
+        if os.environ.get("CONFLICTEVAL_REQUIRE_BROWSER"):
+            pytest.fail(f"{name} needs Chromium, and CONFLICTEVAL_REQUIRE_BROWSER is set")
+        pytest.skip(f"{name} needs the operating system's Chromium (apt-get install chromium)")
     if extra is not None:
         pytest.importorskip(extra, reason=f"{name} needs the optional extra that has {extra}")
     if data is not None:

@@ -169,7 +169,7 @@ async def madam(
 async def answer(
     method: str, model: Model, item: Question, *, rounds: int = DEFAULT_ROUNDS
 ) -> dict[str, Any]:
-    """Run one method on one item: ``{"output": ..., **trace, **item.meta}``.
+    """Run one method on one item: ``{"output": ..., **trace, "question": ..., **item.meta}``.
 
     Raises:
         ValueError: Unknown method.
@@ -182,7 +182,9 @@ async def answer(
         result = {"output": await call(model, item.no_rag_prompt, _version(item, "no-rag"))}
     else:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    return {**result, **item.meta}
+    # the question's text is kept with its answer, so a report or the viewer shows it
+    # without the data file (the record's input fingerprint already covers it)
+    return {**result, "question": item.question, **item.meta}
 
 
 def _version(item: Question, method: str) -> str:
