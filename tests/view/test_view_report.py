@@ -274,3 +274,35 @@ def test_ramdocs_run(
     assert rv.items[0]["documents"] and HOSTILE in rv.items[0]["response"]
     html = render_report(rv)
     assert HOSTILE not in html and "paper: GPT-4o-mini" in html
+
+
+def test_view_lists_only_failed_or_the_first_items_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import conflicteval.view
+    from conflicteval.cli import main
+
+    run = score_run(tmp_path, n=6)
+    ck = run / "checkpoint.jsonl"
+    lines = ck.read_text(encoding="utf-8").strip("\n").split("\n")
+    lines[4] = '{"id":"r4","status":"model_error","result":null,"error":"model error: HTTP 503"}'
+    ck.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    out = tmp_path / "failed.html"
+    assert main(["view", str(run), "--failed-only", "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert [it["id"] for it in blob(html)["runs"][0]["items"]] == ["r4"]
+    assert "The item list shows 1 of the run&#x27;s 6 items: only the 1 failed items" in html
+    assert "<th>total</th><td>6</td>" in html  # the summary still counts every item
+
+    out = tmp_path / "first.html"
+    monkeypatch.setattr(conflicteval.view, "LARGE_PAGE", 1000)
+    capsys.readouterr()
+    assert main(["view", str(run), "--max-items", "2", "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert [it["id"] for it in blob(html)["runs"][0]["items"]] == ["r0", "r1"]
+    assert "the first 2 of them (--max-items 2)" in html
+    assert "list fewer items with --max-items N or --failed-only" in capsys.readouterr().err
+
+    assert main(["view", str(run), "--max-items", "0", "-o", str(out)]) == 2
+    assert "--max-items must be at least 1" in capsys.readouterr().err

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -51,12 +52,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="score the bundled demo responses offline and write their report",
     )
+    p.add_argument(
+        "--max-items",
+        type=int,
+        default=None,
+        metavar="N",
+        help="list at most N items per run (the summary still counts every item; the page "
+        "says what was left out)",
+    )
+    p.add_argument(
+        "--failed-only",
+        action="store_true",
+        help="list only the failed items (the summary still counts every item)",
+    )
     p.add_argument("--open", action="store_true", help="open the report in the web browser")
     p.set_defaults(func=_view)
 
 
 def _view(args: argparse.Namespace) -> int:
-    from conflicteval.view import load_run, write_report
+    from conflicteval.view import LARGE_PAGE, load_run, select_items, write_report
+
+    if args.max_items is not None and args.max_items < 1:
+        raise UsageError(f"--max-items must be at least 1 (got {args.max_items})")
 
     if args.demo:
         if args.runs:
@@ -73,9 +90,17 @@ def _view(args: argparse.Namespace) -> int:
         if not args.runs:
             raise UsageError("give one or more run directories (or --demo)")
         views = [load_run(r, args.kind) for r in args.runs]
+        for v in views:
+            select_items(v, max_items=args.max_items, failed_only=args.failed_only)
         path = write_report(views, args.out, title=args.title)
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1024:,.0f} KiB); open it in any web browser")
+    if size > LARGE_PAGE:
+        print(
+            f"warning: the page is {size / 2**20:,.0f} MiB, more than browsers handle well "
+            f"({LARGE_PAGE // 2**20} MiB); list fewer items with --max-items N or --failed-only",
+            file=sys.stderr,
+        )
     if args.open:
         import webbrowser
 

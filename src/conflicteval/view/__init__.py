@@ -24,6 +24,7 @@ from .page import render_page
 from .registry import RunKind, detect_kind, known_kinds, load_run
 
 __all__ = [
+    "LARGE_PAGE",
     "Chart",
     "Headline",
     "Report",
@@ -33,12 +34,44 @@ __all__ = [
     "known_kinds",
     "load_run",
     "render_report",
+    "select_items",
     "view",
     "write_report",
 ]
 
 RunLike = RunView | str | Path
 REPORT_FILE = "report.html"
+LARGE_PAGE = 256 * 1024 * 1024
+"""A page larger than this (bytes) is written with a warning: browsers slow down or give up
+on single pages of several hundred MB (``--max-items`` / ``--failed-only`` make it smaller)."""
+
+
+def select_items(run: RunView, *, max_items: int | None = None, failed_only: bool = False) -> None:
+    """Keep only some of ``run``'s items in its page, and say so on the page.
+
+    The summary (counts, headline numbers, failure reasons, money) still covers every item;
+    only the item list (and the item comparison) is cut. ``failed_only`` keeps the items whose
+    status is not ``ok``; ``max_items`` then keeps the first N in the run's order.
+    """
+    total = len(run.items)
+    kept = run.items
+    what = []
+    if failed_only:
+        kept = [it for it in kept if it.get("status") != "ok"]
+        what.append(f"only the {len(kept):,} failed items (--failed-only)")
+    if max_items is not None:
+        if max_items < 1:
+            raise ValueError("max_items must be at least 1")
+        if len(kept) > max_items:
+            what.append(f"the first {max_items:,} of them (--max-items {max_items})")
+            kept = kept[:max_items]
+    if len(kept) < total:
+        run.notes.append(
+            f"The item list shows {len(kept):,} of the run's {total:,} items: "
+            + ", then ".join(what)
+            + ". The summary above counts every item."
+        )
+    run.items = kept
 
 
 def _views(runs: RunLike | Sequence[RunLike]) -> list[RunView]:
