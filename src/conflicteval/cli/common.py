@@ -34,12 +34,27 @@ __all__ = [
     "executor_from_args",
     "exit_status",
     "finish",
+    "limited",
     "model_from_args",
     "model_options",
     "progress_from_args",
     "run_options",
     "scorer_from_args",
 ]
+
+
+def limited(items: list[Any], limit: int | None, what: str) -> list[Any]:
+    """The first ``limit`` of ``items`` (all with None); a limit larger than the data is said
+    in one line, so a run of 30 questions under ``--limit 500`` is not mistaken for 500."""
+    if limit is None:
+        return items
+    if limit > len(items):
+        print(
+            f"note: --limit {limit:,} is more than the {len(items):,} {what} the data holds: "
+            f"all {len(items):,} are used",
+            file=sys.stderr,
+        )
+    return items[:limit]
 
 
 def model_options(

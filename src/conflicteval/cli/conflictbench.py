@@ -34,7 +34,13 @@ from typing import Any
 
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, run_options, scorer_from_args
+from conflicteval.cli.common import (
+    finish,
+    limited,
+    model_from_args,
+    run_options,
+    scorer_from_args,
+)
 from conflicteval.cli.conflictbench_options import (
     add_build,
     add_convert,
@@ -184,8 +190,7 @@ def _detect(args: argparse.Namespace) -> int:
     from conflicteval.conflictbench import adetect
 
     items = _read_some_items(args.items, "detect")
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = limited(items, args.limit, "items")
     model = model_from_args(args) if args.model else None
     kind = args.labeler or ("llm" if model is not None else "lexical")
     labeler = make_labeler(kind, model, args.plain_json)
@@ -306,8 +311,7 @@ def _regenerate(args: argparse.Namespace) -> int:
 
     questions_path = resolve_data_arg(args, "truthfulqa", dest="questions").path
     questions = load_truthfulqa(questions_path)
-    if args.limit is not None:
-        questions = questions[: args.limit]
+    questions = limited(questions, args.limit, "questions")
     modes: Any = ("free", "choice") if args.mode == "both" else (args.mode,)
     if "choice" in modes:
         require_binary_choice(questions, questions_path)

@@ -18,6 +18,7 @@ from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import (
     finish,
+    limited,
     model_from_args,
     progress_from_args,
     run_options,
@@ -104,8 +105,7 @@ def run_questions(
     """Run ``args.method`` over ``items`` into ``args.out``; print the closing lines."""
     from conflicteval.ramdocs.run import ANSWERS_FILE, run_method
 
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = limited(items, args.limit, "questions")
     model = model_from_args(args, max_concurrency=args.concurrency)
     result = run_sync(
         run_method(

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, progress_from_args, run_options
+from conflicteval.cli.common import (
+    finish,
+    limited,
+    model_from_args,
+    progress_from_args,
+    run_options,
+)
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
@@ -296,8 +303,7 @@ def _generate(args: argparse.Namespace) -> int:
     )
 
     instances = _load(args)
-    if args.limit is not None:
-        instances = instances[: args.limit]
+    instances = limited(instances, args.limit, "instances")
     templates = [t.strip() for t in args.templates.split(",") if t.strip()]
     models = [_model(spec, args, args.concurrency) for spec in args.model]
     tset = _template_set(args)
@@ -317,7 +323,16 @@ def _generate(args: argparse.Namespace) -> int:
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
     record_data_source(args.out, args.data_source)
-    return _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE, args.out)
+    status = _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE, args.out)
+    # the answers are not graded yet: name the step that grades them
+    run = shlex.quote(str(args.out))
+    _err(
+        f"next: grade them with the paper's judge prompt: conflicteval wikicontradict judge "
+        f"--run {run} --model SPEC (the paper's judges: Llama-3-70b-instruct, GPT-4; or "
+        f"--model lexical, the offline baseline), then conflicteval wikicontradict report "
+        f"--run {run}"
+    )
+    return status
 
 
 def _judge(args: argparse.Namespace) -> int:
