@@ -15,7 +15,15 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.view import Report, detect_kind, load_run, render_report, view, write_report
 from conflicteval.view.page import json_for_script, script_hash
 
-from .runs import HOSTILE, detect_run, feverous_run, regenerate_run, reports_run, score_run
+from .runs import (
+    HOSTILE,
+    bench_items,
+    detect_run,
+    feverous_run,
+    regenerate_run,
+    reports_run,
+    score_run,
+)
 
 BLOB = re.compile(r"<script type='application/json' id='ce-data'>(.*?)</script>", re.S)
 SCRIPTS = re.compile(r"<script>(.*?)</script>", re.S)
@@ -306,3 +314,28 @@ def test_view_lists_only_failed_or_the_first_items_and_says_so(
 
     assert main(["view", str(run), "--max-items", "0", "-o", str(out)]) == 2
     assert "--max-items must be at least 1" in capsys.readouterr().err
+
+
+def test_regeneration_chart_names_roles_and_draws_the_papers_values(
+    tmp_path: Path, openai_server: Any
+) -> None:
+    rv = load_run(regenerate_run(tmp_path, openai_server))
+    chart = rv.charts[0].svg
+    assert "judge: openai/m" in chart and "answering: openai/m" in chart
+    assert "paper (Table 5, 779 questions)" in chart
+    assert "84.210" not in chart and ">84.2</title>" not in chart  # one decimal on 0-100
+    assert "paper (Table 5, 779 questions): 84.2" in chart  # the RAG row's figure as a tick
+
+
+def test_bench_draws_per_class_precision_recall_and_f1(tmp_path: Path) -> None:
+    from conflicteval.cli import main
+
+    items = bench_items(tmp_path / "gold.jsonl")
+    out = tmp_path / "bench"
+    argv = ["bench", "labeler", "--gold", "conflictbench", "--data", str(items)]
+    assert main([*argv, "--labeler", "lexical", "--out", str(out), "--quiet"]) in (0, 1)
+    rv = load_run(out)
+    chart = next(c.svg for c in rv.charts if c.title == "per-class precision, recall and F1")
+    for label in ("SUPPORTS", "CONTRADICTS", "IRRELEVANT"):
+        assert f"{label} precision" in chart and f"{label} f1" in chart
+    assert "interval [" in chart  # each figure's interval is drawn

@@ -14,7 +14,7 @@ from typing import Any
 from ..common import failure_reasons, flatten, headline, items_of, read_json
 from ..model import Chart, RunView
 from ..registry import RunKind, has_files
-from ..svg import confusion_svg
+from ..svg import confusion_svg, hbar_svg
 
 _SHORT = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
 
@@ -107,6 +107,34 @@ def _read(path: Path) -> RunView:
             Chart(
                 "labeler confusion",
                 confusion_svg("Labeler vs gold relations", sub, classes, matrix, columns=cols),
+            )
+        )
+    per_class = data.get("per_class") or {}
+    bars: list[tuple[str, float | None]] = []
+    whiskers: list[tuple[float, float] | None] = []
+    for label, figures in per_class.items() if isinstance(per_class, dict) else ():
+        if not isinstance(figures, dict):
+            continue
+        support = figures.get("support")
+        for figure in ("precision", "recall", "f1"):
+            line = headline(figure, figures, figure)
+            bars.append((f"{label} {figure} (n={support})", line.value))
+            whiskers.append(
+                (line.low, line.high) if line.low is not None and line.high is not None else None
+            )
+    if bars:
+        sub = f"n = {n} pairs · labeler {who} · gold {gold}"
+        run.charts.append(
+            Chart(
+                "per-class precision, recall and F1",
+                hbar_svg(
+                    "Per-class precision, recall and F1 (n: gold pairs of the class)",
+                    sub,
+                    bars,
+                    x_label="score",
+                    y_label="class",
+                    intervals=whiskers,
+                ),
             )
         )
     run.notes.append(

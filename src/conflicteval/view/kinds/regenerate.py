@@ -68,6 +68,30 @@ def _item(rec: Any) -> dict[str, Any]:
     )
 
 
+def _paper(mode: str, method: str, key: str) -> float | None:
+    """The paper's figure for one bar (Table 4 free-form, Table 5 binary choice), or None."""
+    from conflicteval.conflictbench.regen_tables import PAPER_TABLE4, PAPER_TABLE5
+
+    if mode == "free" and method in PAPER_TABLE4 and key in ("truthful", "informative"):
+        return PAPER_TABLE4[method][0 if key == "truthful" else 1]
+    if mode == "choice" and key == "accuracy":
+        return PAPER_TABLE5.get(method)
+    return None
+
+
+def _roles(run: RunView) -> str:
+    """Each model with the role the run's identity gives it (``answering: openai/x``)."""
+    roles = []
+    for key, value in run.provenance:
+        parts = key.split(".")
+        if parts[-1] == "model" and "/" in value:
+            role = parts[-2] if len(parts) > 1 else "model"
+            role = "answering" if role == "model" else role  # the identity's own model
+            if (role, value) not in roles:
+                roles.append((role, value))
+    return " \u00b7 ".join(f"{r}: {v}" for r, v in roles) or "model ?"
+
+
 def _read(path: Path) -> RunView:
     run, records = open_run("regenerate", "Regeneration run", path)
     summary = read_json(path / "summary.json") or {}
@@ -80,6 +104,7 @@ def _read(path: Path) -> RunView:
         rows = [r for r in summary.get(mode) or [] if isinstance(r, dict) and r.get("n")]
         bars: list[tuple[str, float | None]] = []
         whiskers: list[tuple[float, float] | None] = []
+        paper: list[float | None] = []
         for row in rows:
             for key in ("truthful", "informative", "accuracy"):
                 if row.get(key) is not None:
@@ -87,14 +112,14 @@ def _read(path: Path) -> RunView:
                     line = headline(name, row, key, n=row["n"], percent=True)
                     run.headlines.append(line)
                     bars.append((f"{row['method']} {key} (n={row['n']})", row[key]))
+                    paper.append(_paper(mode, str(row["method"]), key))
                     whiskers.append(
                         (line.low, line.high)
                         if line.low is not None and line.high is not None
                         else None
                     )
         if bars:
-            who = ", ".join(models) or "?"
-            sub = f"n = {rows[0]['n']} questions \u00b7 model {who} \u00b7 {run.dataset}"
+            sub = f"n = {rows[0]['n']} questions \u00b7 {_roles(run)} \u00b7 {run.dataset}"
             title = f"{'Free-form' if mode == 'free' else 'Binary choice'} ({table} layout)"
             run.charts.append(
                 Chart(
@@ -107,6 +132,8 @@ def _read(path: Path) -> RunView:
                         y_label="method",
                         x_max=100.0,
                         intervals=whiskers,
+                        reference=paper if any(v is not None for v in paper) else None,
+                        reference_name=f"paper ({table}, 779 questions)",
                     ),
                 )
             )
