@@ -339,3 +339,38 @@ def test_bench_draws_per_class_precision_recall_and_f1(tmp_path: Path) -> None:
     for label in ("SUPPORTS", "CONTRADICTS", "IRRELEVANT"):
         assert f"{label} precision" in chart and f"{label} f1" in chart
     assert "interval [" in chart  # each figure's interval is drawn
+
+
+def test_view_writes_the_pages_charts_as_svg_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.cli import main
+
+    run = detect_run(tmp_path)
+    charts = tmp_path / "figures"
+    assert main(["view", str(run), "--charts", str(charts), "-o", str(tmp_path / "r.html")]) == 0
+    files = sorted(p.name for p in charts.iterdir())
+    assert files == ["detect-1-detection-confusion.svg", "detect-2-f1-per-source.svg"]
+    page_charts = [c.svg for c in load_run(run).charts]
+    second = (charts / files[1]).read_text(encoding="utf-8")
+    assert second.startswith("<?xml") and "style='background:#fff'" in second
+    # the same drawing as the page's, but for the background
+    assert second.split("\n", 1)[1].strip() == page_charts[1].replace(
+        "<svg ", "<svg style='background:#fff' ", 1
+    )
+    assert main(["view", str(run), "--png"]) == 2
+    assert "--png goes with --charts DIR" in capsys.readouterr().err
+
+
+def test_view_charts_as_png_through_chromium(tmp_path: Path) -> None:
+    from conflicteval.cli import main
+
+    from .chromium import require_chromium
+
+    require_chromium()
+    run = detect_run(tmp_path)
+    charts = tmp_path / "figures"
+    argv = ["view", str(run), "--charts", str(charts), "--png", "-o", str(tmp_path / "r.html")]
+    assert main(argv) == 0
+    png = charts / "detect-2-f1-per-source.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000

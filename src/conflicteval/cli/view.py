@@ -65,6 +65,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="list only the failed items (the summary still counts every item)",
     )
+    p.add_argument(
+        "--charts",
+        default=None,
+        metavar="DIR",
+        help="also write every chart as an .svg file into DIR (the page's own drawing)",
+    )
+    p.add_argument(
+        "--png",
+        action="store_true",
+        help="with --charts: also a PNG of each chart (needs the operating system's Chromium)",
+    )
     p.add_argument("--open", action="store_true", help="open the report in the web browser")
     p.set_defaults(func=_view)
 
@@ -72,6 +83,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _view(args: argparse.Namespace) -> int:
     from conflicteval.view import LARGE_PAGE, load_run, select_items, write_report
 
+    if args.png and not args.charts:
+        raise UsageError("--png goes with --charts DIR")
     if args.max_items is not None and args.max_items < 1:
         raise UsageError(f"--max-items must be at least 1 (got {args.max_items})")
 
@@ -93,6 +106,11 @@ def _view(args: argparse.Namespace) -> int:
         for v in views:
             select_items(v, max_items=args.max_items, failed_only=args.failed_only)
         path = write_report(views, args.out, title=args.title)
+        if args.charts:
+            from conflicteval.view.files import write_charts
+
+            files = write_charts(views, args.charts, png=args.png)
+            print(f"wrote {len(files)} chart files into {args.charts}")
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1024:,.0f} KiB); open it in any web browser")
     if size > LARGE_PAGE:

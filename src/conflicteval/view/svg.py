@@ -284,6 +284,9 @@ def hbar_svg(
                     f"<line x1='{hi:.1f}' y1='{y + 4}' x2='{hi:.1f}' y2='{y + row_h - 4}'/></g>"
                 )
                 end = max(end, hi)
+            ref_at = reference[i] if reference and i < len(reference) else None
+            if ref_at is not None:  # the number goes past the paper's tick too
+                end = max(end, at(ref_at) + 2)
             out.append(
                 f"<text x='{end + 4:.1f}' y='{y + 13}' font-size='10' "
                 f"fill='{INK}'>{_fixed(value, x_max)}</text>"
