@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,8 +21,8 @@ from pathlib import Path
 
 from conflicteval.cli import main as cli
 from conflicteval.view import write_report
+from conflicteval.view.files import find_chromium
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 EXAMPLES = Path(__file__).resolve().parent
 
 
@@ -106,7 +105,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="where the PNG files go (default: temp)")
     args = parser.parse_args()
-    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    browser = find_chromium()
     if browser is None:
         print("needs the operating system's Chromium (apt-get install chromium)", file=sys.stderr)
         return 2

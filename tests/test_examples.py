@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from conflicteval.view.files import find_chromium
+
 REPO = Path(__file__).resolve().parents[1]
 
 # name -> (the extra's import name or None, the shared sample data it reads or None)
@@ -52,9 +54,7 @@ def run_example(
 
 def _requirements(name: str, request: pytest.FixtureRequest) -> None:
     extra, data = EXAMPLES[name]
-    if name in BROWSER and not any(
-        shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
-    ):
+    if name in BROWSER and find_chromium() is None:
         if os.environ.get("CONFLICTEVAL_REQUIRE_BROWSER"):
             pytest.fail(f"{name} needs Chromium, and CONFLICTEVAL_REQUIRE_BROWSER is set")
         pytest.skip(f"{name} needs the operating system's Chromium (apt-get install chromium)")

@@ -8,22 +8,16 @@ script ran and whether it failed.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
-
 def find_chromium() -> str | None:
-    """The browser executable on PATH, or None."""
-    for name in NAMES:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
+    """The browser executable on PATH, or None (the library's own look-up)."""
+    from conflicteval.view.files import find_chromium as find
+
+    return find()
 
 
 def require_chromium() -> str:
