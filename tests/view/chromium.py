@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+
 def find_chromium() -> str | None:
     """The browser executable on PATH, or None (the library's own look-up)."""
     from conflicteval.view.files import find_chromium as find
