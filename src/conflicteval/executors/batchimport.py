@@ -15,7 +15,6 @@ answer that request already, and the body names the requested model.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -25,7 +24,7 @@ from typing import Any
 
 from conflicteval._diskindex import IdSet
 from conflicteval.cache import ResponseCache
-from conflicteval.cache_values import MAX_TOKENS_VALUE
+from conflicteval.cache_values import token_count as _token_count
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.executors.batchrequests import ExportedRequests as _Requests
 from conflicteval.models.openai_provider import _content_text
@@ -121,19 +120,6 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     # later run): otherwise an export would ask for it again, and get it again, forever.
     value = {"text": text, "finish_reason": finish, **tokens}
     return ParsedResult(custom_id, value=value, served_model=served_model)
-
-
-def _token_count(raw: Any) -> int | None:
-    """A usage count as an int (null: 0), or None when it is not a count (1e400, -5, [])."""
-    if raw is None:
-        return 0
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, float) and math.isfinite(raw) and raw.is_integer():
-        raw = int(raw)
-    if isinstance(raw, int) and 0 <= raw <= MAX_TOKENS_VALUE:
-        return raw
-    return None
 
 
 @dataclass
