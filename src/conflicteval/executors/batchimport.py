@@ -9,7 +9,10 @@ A result line (OpenAI's shape)::
 Older vLLM versions write ``"response"`` as the bare chat completion; both are
 read. A reply is trusted only when its ``custom_id`` names an exported request
 (the manifest), it is the first good reply for that id, the cache does not
-answer that request already, and the body names the requested model.
+answer that request already, and the body names the requested model. A line
+that does not say its ``status_code`` (OpenAI's shape), names a ``model`` that is
+no string, or has no ``usage`` token counts is a failed line with that reason,
+never cached as a good reply.
 """
 
 from __future__ import annotations
@@ -72,7 +75,9 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     if "choices" in response and "status_code" not in response:
         body: Any = response  # vLLM's older shape: the bare chat completion
     else:
-        status = response.get("status_code", 200)
+        if "status_code" not in response:  # never read as a 200: the line says nothing of it
+            return ParsedResult(custom_id, reason="malformed response: no status_code")
+        status = response["status_code"]
         body = response.get("body")
         if isinstance(status, bool) or not isinstance(status, int):
             shown = json.dumps(status)[:20]
@@ -98,16 +103,23 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     if not text.strip():
         return ParsedResult(custom_id, reason=f"empty completion (finish_reason={finish})")
     served = body.get("model")
-    served_model = served if isinstance(served, str) else None
+    if served is not None and not isinstance(served, str):  # would escape the model check
+        shown = json.dumps(served)[:20]
+        return ParsedResult(
+            custom_id, reason=f"malformed response: model is not a string ({shown})"
+        )
+    served_model = served
     if finish is not None and not isinstance(finish, str):
         return ParsedResult(custom_id, reason="malformed response: finish_reason is not a string")
     usage = body.get("usage")
-    if usage is None:
-        usage = {}
+    if usage is None:  # not 0 tokens: the run's token and cost lines would be silently short
+        return ParsedResult(custom_id, reason="malformed response: no usage (token counts)")
     if not isinstance(usage, dict):
         return ParsedResult(custom_id, reason="malformed response: usage is not an object")
     tokens = {}
     for name in ("prompt_tokens", "completion_tokens"):
+        if name not in usage:
+            return ParsedResult(custom_id, reason=f"malformed response: no usage.{name}")
         count = _token_count(usage.get(name))
         if count is None:
             shown = str(usage.get(name))[:20]
