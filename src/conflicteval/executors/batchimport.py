@@ -29,6 +29,7 @@ from conflicteval._diskindex import IdSet
 from conflicteval.cache import ResponseCache
 from conflicteval.cache_values import token_count as _token_count
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.executors.batchprogress import failure_digest
 from conflicteval.executors.batchrequests import ExportedRequests as _Requests
 from conflicteval.models.openai_provider import _content_text
 
@@ -156,6 +157,8 @@ class ImportReport:
     """Good replies for requests the cache already answers (kept; not overwritten)."""
     mismatched: dict[str, int] = field(default_factory=dict)
     """``served -> requested`` model name pairs of refused replies, with counts."""
+    failure_digest: int = 0
+    """Order-independent digest of the failed (request, reason) pairs (rounds compare it)."""
 
     @property
     def n_failed(self) -> int:
@@ -183,10 +186,12 @@ class ImportReport:
         self.already_cached += other.already_cached
         for k, v in other.mismatched.items():
             self.mismatched[k] = self.mismatched.get(k, 0) + v
+        self.failure_digest = (self.failure_digest + other.failure_digest) % (1 << 64)
 
     def _fail(self, reason: str, custom_id: str) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + 1
         self.failed_examples.setdefault(reason, custom_id)
+        self.failure_digest = (self.failure_digest + failure_digest(custom_id, reason)) % (1 << 64)
 
     def summary(self) -> str:
         """Human-readable lines: counts, the commonest failure reasons, unknown ids."""

@@ -38,6 +38,7 @@ from typing import Any, TextIO
 from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
+from conflicteval.executors.batchprogress import RoundFailures, carries_schema, stalled_line
 from conflicteval.executors.batchstate import BatchJob, BatchState
 from conflicteval.exitcodes import EXIT_PENDING
 from conflicteval.models.call import CHAT_URL
@@ -127,6 +128,9 @@ class BatchRunner:
         self.out = out if out is not None else sys.stderr
         self.served_models = served_models
         self.state = BatchState.load(self.export)
+        self.failures = RoundFailures()
+        """The failed lines of the round being collected."""
+        self._previous: RoundFailures | None = None
 
     def _say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -147,12 +151,11 @@ class BatchRunner:
         while True:
             active = self.state.active()
             if active:
+                self.failures = RoundFailures()
                 replies = self.finish(active)
-                if replies == 0:
-                    self._say(
-                        "batch run: the last round brought no usable reply; stopping "
-                        "(see the failures above; run 'conflicteval batch run' again to retry)"
-                    )
+                stalled = self._stalled(replies)
+                if stalled:
+                    self._say(stalled)
                     return 1
             rc = self.run_command()
             if rc != EXIT_PENDING:
@@ -164,6 +167,20 @@ class BatchRunner:
             if not self.submit():
                 self._say("batch run: the command is pending but exported no request file")
                 return EXIT_PENDING
+
+    def _stalled(self, replies: int) -> str | None:
+        """The line that stops the rounds when the last one made no progress, else None.
+
+        No progress: no usable reply, or the same requests failing the same way as in
+        the round before (a server refusing a request shape fails them every round).
+        """
+        previous, self._previous = self._previous, self.failures
+        repeated = self.failures.same_as(previous)
+        if replies and not repeated:
+            return None
+        _, files = batchfile.latest_round(self.export)
+        schema = bool(self.failures.count) and carries_schema(files)
+        return stalled_line(self.failures, repeated=repeated, schema=schema)
 
     def submit(self) -> list[BatchJob]:
         """Upload the latest round's request files and create one batch per file."""
@@ -359,6 +376,7 @@ class BatchRunner:
         )
         if files:
             self._say(report.summary())
+        self.failures.add(report.n_failed, report.failure_digest, report.failed)
         job.imported = True
         job.imported_replies = report.imported
         self.state.save(self.export)
