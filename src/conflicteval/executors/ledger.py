@@ -49,6 +49,44 @@ class CallLedger:
         self.models: dict[str, ModelCalls] = {}
         self._lock = threading.Lock()
         self._scope: observe_calls | None = None
+        self.deferred: list[tuple[str, str, Usage]] = []
+        """Cache hits (model, key, usage) a portable copy leaves for the driver to classify."""
+        self._defer = False
+
+    # -- travelling to other processes (Ray actors) ------------------------------
+    def portable(self) -> CallLedger:
+        """An empty ledger to count the calls of one batch of items in another process.
+
+        It goes to a Ray actor with the answerer and comes back to :meth:`absorb`. The
+        batch ids (a set on disk) stay here: a copy keeps its cache hits' keys when
+        this ledger knows batch ids, and :meth:`absorb` classifies them.
+        """
+        copy = CallLedger()
+        copy._defer = bool(len(self.batch_ids))
+        return copy
+
+    def absorb(self, copy: CallLedger) -> None:
+        """Add the calls a portable copy counted (see :meth:`portable`)."""
+        with self._lock:
+            for name, calls in copy.models.items():
+                entry = self.models.setdefault(name, ModelCalls())
+                entry.online.add(calls.online)
+                entry.cached.add(calls.cached)
+                entry.batch.add(calls.batch)
+            for name, key, usage in copy.deferred:
+                entry = self.models.setdefault(name, ModelCalls())
+                (entry.batch if key in self.batch_ids else entry.cached).add(usage)
+
+    def __getstate__(self) -> dict[str, Any]:
+        if len(self.batch_ids):
+            raise TypeError("a ledger with batch ids travels as its portable() copy")
+        return {"models": self.models, "deferred": self.deferred, "defer": self._defer}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.models = state["models"]
+        self.deferred = state["deferred"]
+        self._defer = state["defer"]
 
     # -- the observer protocol ---------------------------------------------
     def _entry(self, model: Model) -> ModelCalls:
@@ -60,6 +98,9 @@ class CallLedger:
     def on_cached(self, model: Model, key: str, usage: Usage) -> None:
         """Count a cache hit (as a batch answer when its key came from a batch)."""
         with self._lock:
+            if self._defer:
+                self.deferred.append((model.name, key, usage))
+                return
             entry = self._entry(model)
             (entry.batch if key in self.batch_ids else entry.cached).add(usage)
 
