@@ -32,6 +32,10 @@ class ModelCalls:
     cached: Usage = field(default_factory=Usage)
     batch: Usage = field(default_factory=Usage)
     exported: int = 0
+    retries: int = 0
+    """Attempts sent again after a failed one (each retry counts once)."""
+    timeouts: int = 0
+    """Attempts that timed out (retried or not)."""
 
 
 class CallLedger:
@@ -73,6 +77,8 @@ class CallLedger:
                 entry.online.add(calls.online)
                 entry.cached.add(calls.cached)
                 entry.batch.add(calls.batch)
+                entry.retries += calls.retries
+                entry.timeouts += calls.timeouts
             for name, key, usage in copy.deferred:
                 entry = self.models.setdefault(name, ModelCalls())
                 (entry.batch if key in self.batch_ids else entry.cached).add(usage)
@@ -108,6 +114,15 @@ class CallLedger:
         """Count a call the server answered."""
         with self._lock:
             self._entry(model).online.add(usage)
+
+    def on_attempt(self, model: Model, kind: str) -> None:
+        """Count a retry or a timed-out attempt (see ``models.observe.note_attempt``)."""
+        with self._lock:
+            entry = self._entry(model)
+            if kind == "retry":
+                entry.retries += 1
+            elif kind == "timeout":
+                entry.timeouts += 1
 
     # -- scope --------------------------------------------------------------
     def __enter__(self) -> CallLedger:
@@ -156,6 +171,11 @@ class CallLedger:
                 parts.append(f"{entry.cached.calls} from cache (no cost)")
             if entry.exported:
                 parts.append(f"{entry.exported} exported for batch")
+            if entry.retries or entry.timeouts:  # never silent: they cost time (and calls)
+                parts.append(
+                    f"{entry.retries} retried attempt{'s' if entry.retries != 1 else ''}, "
+                    f"{entry.timeouts} timed out"
+                )
             if not parts:
                 continue
             lines.append(f"{name}: " + "; ".join(parts))
