@@ -146,3 +146,12 @@ def test_a_reply_with_impossible_usage_is_a_classified_model_error(path: str, us
         assert model.generate_sync("q").text == "fine"
         assert model.usage.prompt_tokens >= 0
         assert len(srv.completions()) == 2
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_a_body_of_deeply_nested_arrays_is_retried_as_malformed(path: str) -> None:
+    fault = Fault.raw(b"[" * 100_000 + b"]" * 100_000)
+    with OpenAICompatServer(["fine"], faults=[fault]) as srv:
+        assert _model(srv, path).generate_sync("q").text == "fine"
+        assert len(srv.completions()) == 2
