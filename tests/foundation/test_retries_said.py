@@ -81,3 +81,12 @@ def test_a_rerun_over_failed_items_says_how_to_retry_them(tmp_path: Path) -> Non
     assert "--retry-failed" in again.report()
     retried = run_batch_sync(work, items, checkpoint=checkpoint, progress=False, retry_failed=True)
     assert "--retry-failed" not in retried.report()  # run again: nothing kept as it was
+
+
+@pytest.mark.timeout(120)
+def test_demo_with_a_model_says_its_retries(capsys: pytest.CaptureFixture[str]) -> None:
+    from conflicteval.cli import main
+
+    with OpenAICompatServer(["Claims:\n1. A claim."], faults=[Fault.status_code(503)]) as srv:
+        main(["demo", "--model", "openai/m", "--base-url", srv.base_url, "--no-cache"])
+    assert "openai/m: 1 retried attempt(s), 0 timed out" in capsys.readouterr().out
