@@ -1,7 +1,7 @@
 """Retries and time-outs are counted and said: in the closing lines, and once while they happen.
 
 Against the project's test server. The only time-out is a reply the server holds for ten
-minutes against a one-second bound, so the counts do not depend on the machine's load.
+minutes against a five-second bound, so the counts do not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _model(srv: OpenAICompatServer, **options: Any) -> Any:
         "cache": False,
         "backoff_initial": 0.01,
         "backoff_max": 0.02,
-        "timeout": 1.0,
+        "timeout": 5.0,
     }
     opts.update(options)
     return get_model("openai/gpt-4o-mini", **opts)
