@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-__all__ = ["MAX_TOKENS_VALUE", "value_problem"]
+__all__ = ["MAX_TOKENS_VALUE", "token_count", "value_problem"]
 
 MAX_TOKENS_VALUE = 10**12
 """The largest token count a stored value may carry (anything larger is damage)."""
+
+
+def token_count(raw: Any) -> int | None:
+    """A reply's usage count as an int (null: 0), or None when it is no count.
+
+    A whole number from 0 to :data:`MAX_TOKENS_VALUE` (a float with no fraction, as some
+    servers write it, is read as one); ``1e400`` (infinite once parsed), ``-5``, ``2.5``,
+    ``true``, ``"12"`` or ``[]`` is no count. Online replies and batch result lines are
+    read with this one rule.
+    """
+    if raw is None:
+        return 0
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, float) and math.isfinite(raw) and raw.is_integer():
+        raw = int(raw)
+    if isinstance(raw, int) and 0 <= raw <= MAX_TOKENS_VALUE:
+        return raw
+    return None
 
 
 def value_problem(value: Any) -> str | None:

@@ -273,6 +273,7 @@ def _cache(args: argparse.Namespace) -> Any:
 
 def _import(args: argparse.Namespace) -> int:
     from conflicteval.executors.batchfile import find_manifests, import_results
+    from conflicteval.executors.batchprogress import import_stalled
 
     for f in args.results:
         if Path(f).is_dir():
@@ -289,6 +290,9 @@ def _import(args: argparse.Namespace) -> int:
         args.results, _cache(args), manifests, served_models=tuple(args.served_model)
     )
     print(report.summary())
+    stalled = import_stalled(manifests, report.n_failed, report.failure_digest, report.failed)
+    if stalled:  # the same requests failed the same way as at the last import
+        print(stalled)
     if report.mismatched:
         return 1  # replies from another model were refused: say so in the exit status
     return 0 if report.usable or not report.lines else 1

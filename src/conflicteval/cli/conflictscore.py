@@ -93,9 +93,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     from conflicteval.conflictscore.demo import run_demo
+    from conflicteval.executors.ledger import track_calls
 
     model = model_from_args(args) if args.model else None
-    return run_demo(model=model)
+    with track_calls() as ledger:
+        status = run_demo(model=model)
+    for name, calls in sorted(ledger.models.items()):  # never silent: they cost minutes
+        if calls.retries or calls.timeouts:
+            print(f"{name}: {calls.retries} retried attempt(s), {calls.timeouts} timed out")
+    return status
 
 
 def _scorer(args: argparse.Namespace) -> Any:

@@ -6,6 +6,7 @@ All pure.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -97,14 +98,28 @@ def parse_verdict(text: str, key: str, answer: str | None = None) -> bool | None
         key + r"\s*:\s*[\*\[\s]*(true|false)\b"
         r"([\*\]\s]*(?:/|\bor\b)[\*\[\s]*(?:true|false)\b)?"
     )
+    # Linear in the reply and the answer: the answer is normalised once, each line of the
+    # reply at most once (a reply repeating the key on one long line, or on thousands of
+    # lines, costs no more than reading it), and a line's bounds come from one list of the
+    # reply's line breaks instead of a search back from every match.
+    breaks: list[int] | None = None
+    copied: dict[int, bool] = {}
+    normal_answer: str | None = None
     for m in re.finditer(pattern, text, re.IGNORECASE):
         if m.group(2):
             continue  # "True/False": the format, not a verdict
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        line = text[start : end if end != -1 else len(text)]
-        if answer and _normal(line) and _normal(line) in _normal(answer):
-            continue
+        if answer:
+            if breaks is None:
+                breaks = [b.start() for b in re.finditer("\n", text)]
+                normal_answer = _normal(answer)
+            k = bisect.bisect_left(breaks, m.start())
+            if k not in copied:
+                start = breaks[k - 1] + 1 if k else 0
+                end = breaks[k] if k < len(breaks) else len(text)
+                line = _normal(text[start:end])
+                copied[k] = bool(line) and line in (normal_answer or "")
+            if copied[k]:
+                continue
         found.add(m.group(1).lower() == "true")
     return found.pop() if len(found) == 1 else None
 

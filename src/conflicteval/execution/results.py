@@ -31,6 +31,8 @@ class BatchResult(BaseModel):
 
     records: list[Record]
     resumed: int = 0
+    resumed_failed: int = 0
+    """Failed items kept from the checkpoint as they were (``retry_failed`` runs them again)."""
     changed: int = 0
     """Items computed again because their inputs changed since the checkpoint recorded them."""
     usage: Usage = Field(default_factory=Usage)
@@ -147,6 +149,12 @@ class BatchResult(BaseModel):
         lines[0] += self._changed_note(";")
         for reason, n, example in self.failure_reasons(limit):
             lines.append(f"  {n} x {reason}  (e.g. {example})")
+        if self.resumed_failed:
+            n = self.resumed_failed
+            lines.append(
+                f"  {n} failed item{'s' if n != 1 else ''} from the checkpoint not run again: "
+                f"add --retry-failed to retry {'them' if n != 1 else 'it'}"
+            )
         u = self.usage
         if calls:
             lines.append(

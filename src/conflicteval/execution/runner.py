@@ -150,7 +150,13 @@ async def _run(
         error = await _execute(runner, fn, todo, run.concurrency or 1, stored)
         if error is not None:
             raise _aborted(error, tally.fresh, path)
-        result = tally.result(path, resumed=resumed, changed=changed, executor=runner.name)
+        result = tally.result(
+            path,
+            resumed=resumed,
+            resumed_failed=tally.resumed_failed,
+            changed=changed,
+            executor=runner.name,
+        )
     except BaseException:
         index.close()
         raise

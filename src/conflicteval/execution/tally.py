@@ -38,6 +38,7 @@ class Tally:
         self.total = Usage()
         self.now = Usage()  # this run's calls (resumed records excluded)
         self.fresh = 0  # items finished by this run
+        self.resumed_failed = 0  # failed items kept from the checkpoint (not run again)
 
     def _count(self, rec: Record) -> None:
         self.counts[rec.status] = self.counts.get(rec.status, 0) + 1
@@ -52,6 +53,7 @@ class Tally:
             if self.keep:
                 self.records[rec.id] = rec
             self._count(rec)
+            self.resumed_failed += rec.status in ("parse_error", "model_error")
             n += 1
         return n
 

@@ -9,13 +9,15 @@ A result line (OpenAI's shape)::
 Older vLLM versions write ``"response"`` as the bare chat completion; both are
 read. A reply is trusted only when its ``custom_id`` names an exported request
 (the manifest), it is the first good reply for that id, the cache does not
-answer that request already, and the body names the requested model.
+answer that request already, and the body names the requested model. A line
+that does not say its ``status_code`` (OpenAI's shape), names a ``model`` that is
+no string, or has no ``usage`` token counts is a failed line with that reason,
+never cached as a good reply.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -25,8 +27,9 @@ from typing import Any
 
 from conflicteval._diskindex import IdSet
 from conflicteval.cache import ResponseCache
-from conflicteval.cache_values import MAX_TOKENS_VALUE
+from conflicteval.cache_values import token_count as _token_count
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.executors.batchprogress import failure_digest
 from conflicteval.executors.batchrequests import ExportedRequests as _Requests
 from conflicteval.models.openai_provider import _content_text
 
@@ -73,7 +76,9 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     if "choices" in response and "status_code" not in response:
         body: Any = response  # vLLM's older shape: the bare chat completion
     else:
-        status = response.get("status_code", 200)
+        if "status_code" not in response:  # never read as a 200: the line says nothing of it
+            return ParsedResult(custom_id, reason="malformed response: no status_code")
+        status = response["status_code"]
         body = response.get("body")
         if isinstance(status, bool) or not isinstance(status, int):
             shown = json.dumps(status)[:20]
@@ -99,16 +104,23 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     if not text.strip():
         return ParsedResult(custom_id, reason=f"empty completion (finish_reason={finish})")
     served = body.get("model")
-    served_model = served if isinstance(served, str) else None
+    if served is not None and not isinstance(served, str):  # would escape the model check
+        shown = json.dumps(served)[:20]
+        return ParsedResult(
+            custom_id, reason=f"malformed response: model is not a string ({shown})"
+        )
+    served_model = served
     if finish is not None and not isinstance(finish, str):
         return ParsedResult(custom_id, reason="malformed response: finish_reason is not a string")
     usage = body.get("usage")
-    if usage is None:
-        usage = {}
+    if usage is None:  # not 0 tokens: the run's token and cost lines would be silently short
+        return ParsedResult(custom_id, reason="malformed response: no usage (token counts)")
     if not isinstance(usage, dict):
         return ParsedResult(custom_id, reason="malformed response: usage is not an object")
     tokens = {}
     for name in ("prompt_tokens", "completion_tokens"):
+        if name not in usage:
+            return ParsedResult(custom_id, reason=f"malformed response: no usage.{name}")
         count = _token_count(usage.get(name))
         if count is None:
             shown = str(usage.get(name))[:20]
@@ -121,19 +133,6 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     # later run): otherwise an export would ask for it again, and get it again, forever.
     value = {"text": text, "finish_reason": finish, **tokens}
     return ParsedResult(custom_id, value=value, served_model=served_model)
-
-
-def _token_count(raw: Any) -> int | None:
-    """A usage count as an int (null: 0), or None when it is not a count (1e400, -5, [])."""
-    if raw is None:
-        return 0
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, float) and math.isfinite(raw) and raw.is_integer():
-        raw = int(raw)
-    if isinstance(raw, int) and 0 <= raw <= MAX_TOKENS_VALUE:
-        return raw
-    return None
 
 
 @dataclass
@@ -158,6 +157,8 @@ class ImportReport:
     """Good replies for requests the cache already answers (kept; not overwritten)."""
     mismatched: dict[str, int] = field(default_factory=dict)
     """``served -> requested`` model name pairs of refused replies, with counts."""
+    failure_digest: int = 0
+    """Order-independent digest of the failed (request, reason) pairs (rounds compare it)."""
 
     @property
     def n_failed(self) -> int:
@@ -185,10 +186,12 @@ class ImportReport:
         self.already_cached += other.already_cached
         for k, v in other.mismatched.items():
             self.mismatched[k] = self.mismatched.get(k, 0) + v
+        self.failure_digest = (self.failure_digest + other.failure_digest) % (1 << 64)
 
     def _fail(self, reason: str, custom_id: str) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + 1
         self.failed_examples.setdefault(reason, custom_id)
+        self.failure_digest = (self.failure_digest + failure_digest(custom_id, reason)) % (1 << 64)
 
     def summary(self) -> str:
         """Human-readable lines: counts, the commonest failure reasons, unknown ids."""

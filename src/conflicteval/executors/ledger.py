@@ -32,6 +32,10 @@ class ModelCalls:
     cached: Usage = field(default_factory=Usage)
     batch: Usage = field(default_factory=Usage)
     exported: int = 0
+    retries: int = 0
+    """Attempts sent again after a failed one (each retry counts once)."""
+    timeouts: int = 0
+    """Attempts that timed out (retried or not)."""
 
 
 class CallLedger:
@@ -49,6 +53,46 @@ class CallLedger:
         self.models: dict[str, ModelCalls] = {}
         self._lock = threading.Lock()
         self._scope: observe_calls | None = None
+        self.deferred: list[tuple[str, str, Usage]] = []
+        """Cache hits (model, key, usage) a portable copy leaves for the driver to classify."""
+        self._defer = False
+
+    # -- travelling to other processes (Ray actors) ------------------------------
+    def portable(self) -> CallLedger:
+        """An empty ledger to count the calls of one batch of items in another process.
+
+        It goes to a Ray actor with the answerer and comes back to :meth:`absorb`. The
+        batch ids (a set on disk) stay here: a copy keeps its cache hits' keys when
+        this ledger knows batch ids, and :meth:`absorb` classifies them.
+        """
+        copy = CallLedger()
+        copy._defer = bool(len(self.batch_ids))
+        return copy
+
+    def absorb(self, copy: CallLedger) -> None:
+        """Add the calls a portable copy counted (see :meth:`portable`)."""
+        with self._lock:
+            for name, calls in copy.models.items():
+                entry = self.models.setdefault(name, ModelCalls())
+                entry.online.add(calls.online)
+                entry.cached.add(calls.cached)
+                entry.batch.add(calls.batch)
+                entry.retries += calls.retries
+                entry.timeouts += calls.timeouts
+            for name, key, usage in copy.deferred:
+                entry = self.models.setdefault(name, ModelCalls())
+                (entry.batch if key in self.batch_ids else entry.cached).add(usage)
+
+    def __getstate__(self) -> dict[str, Any]:
+        if len(self.batch_ids):
+            raise TypeError("a ledger with batch ids travels as its portable() copy")
+        return {"models": self.models, "deferred": self.deferred, "defer": self._defer}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.models = state["models"]
+        self.deferred = state["deferred"]
+        self._defer = state["defer"]
 
     # -- the observer protocol ---------------------------------------------
     def _entry(self, model: Model) -> ModelCalls:
@@ -60,6 +104,9 @@ class CallLedger:
     def on_cached(self, model: Model, key: str, usage: Usage) -> None:
         """Count a cache hit (as a batch answer when its key came from a batch)."""
         with self._lock:
+            if self._defer:
+                self.deferred.append((model.name, key, usage))
+                return
             entry = self._entry(model)
             (entry.batch if key in self.batch_ids else entry.cached).add(usage)
 
@@ -67,6 +114,15 @@ class CallLedger:
         """Count a call the server answered."""
         with self._lock:
             self._entry(model).online.add(usage)
+
+    def on_attempt(self, model: Model, kind: str) -> None:
+        """Count a retry or a timed-out attempt (see ``models.observe.note_attempt``)."""
+        with self._lock:
+            entry = self._entry(model)
+            if kind == "retry":
+                entry.retries += 1
+            elif kind == "timeout":
+                entry.timeouts += 1
 
     # -- scope --------------------------------------------------------------
     def __enter__(self) -> CallLedger:
@@ -115,6 +171,11 @@ class CallLedger:
                 parts.append(f"{entry.cached.calls} from cache (no cost)")
             if entry.exported:
                 parts.append(f"{entry.exported} exported for batch")
+            if entry.retries or entry.timeouts:  # never silent: they cost time (and calls)
+                parts.append(
+                    f"{entry.retries} retried attempt{'s' if entry.retries != 1 else ''}, "
+                    f"{entry.timeouts} timed out"
+                )
             if not parts:
                 continue
             lines.append(f"{name}: " + "; ".join(parts))

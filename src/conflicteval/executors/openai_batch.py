@@ -14,12 +14,14 @@ the same batches instead of paying for them twice. An expired or cancelled
 batch's partial output is imported; the next run exports, and the next
 round submits, only what is still missing.
 
-A batch is never created twice: ``batch run`` holds a lock on the export for
+A batch is not created twice: ``batch run`` holds a lock on the export for
 its whole run (a second ``batch run`` on it stops at once), records its intent
 in the state file before asking the server to create a batch, asks without the
 SDK's automatic retries, and before every creation (and after a failed one)
 looks in the server's batch list for a batch of the same file, round and
-content (the metadata it sends) and adopts it instead.
+content (the metadata it sends) and adopts it instead. A restart that finds a
+create in flight keeps looking for :data:`CREATE_GRACE` seconds before it
+creates, and then says plainly that a duplicate is possible and how to cancel it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any, TextIO
 from conflicteval.cache import ResponseCache
 from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile
+from conflicteval.executors.batchprogress import RoundFailures, carries_schema, stalled_line
 from conflicteval.executors.batchstate import BatchJob, BatchState
 from conflicteval.exitcodes import EXIT_PENDING
 from conflicteval.models.call import CHAT_URL
@@ -51,6 +54,8 @@ __all__ = [
 
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 COMPLETION_WINDOW = "24h"
+CREATE_GRACE = 120.0
+"""Seconds a restarted run looks for the batch of a create that was in flight before creating."""
 
 
 def make_client(base_url: str | None = None, api_key: str | None = None) -> Any:
@@ -90,6 +95,8 @@ class BatchRunner:
         out: Where progress lines go.
         served_models: Model names the server reports for the requested models
             (see :func:`~conflicteval.executors.batchimport.import_results`).
+        create_grace: After a restart whose state shows a create in flight, how long
+            (seconds) to keep looking for its batch before creating one.
     """
 
     def __init__(
@@ -106,8 +113,10 @@ class BatchRunner:
         sleep: Callable[[float], None] = time.sleep,
         out: TextIO | None = None,
         served_models: tuple[str, ...] = (),
+        create_grace: float = CREATE_GRACE,
     ) -> None:
         self.client = client
+        self.create_grace = create_grace
         self.export = Path(export)
         self.cache = cache
         self.run_command = run_command
@@ -119,6 +128,9 @@ class BatchRunner:
         self.out = out if out is not None else sys.stderr
         self.served_models = served_models
         self.state = BatchState.load(self.export)
+        self.failures = RoundFailures()
+        """The failed lines of the round being collected."""
+        self._previous: RoundFailures | None = None
 
     def _say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -139,12 +151,11 @@ class BatchRunner:
         while True:
             active = self.state.active()
             if active:
+                self.failures = RoundFailures()
                 replies = self.finish(active)
-                if replies == 0:
-                    self._say(
-                        "batch run: the last round brought no usable reply; stopping "
-                        "(see the failures above; run 'conflicteval batch run' again to retry)"
-                    )
+                stalled = self._stalled(replies)
+                if stalled:
+                    self._say(stalled)
                     return 1
             rc = self.run_command()
             if rc != EXIT_PENDING:
@@ -156,6 +167,20 @@ class BatchRunner:
             if not self.submit():
                 self._say("batch run: the command is pending but exported no request file")
                 return EXIT_PENDING
+
+    def _stalled(self, replies: int) -> str | None:
+        """The line that stops the rounds when the last one made no progress, else None.
+
+        No progress: no usable reply, or the same requests failing the same way as in
+        the round before (a server refusing a request shape fails them every round).
+        """
+        previous, self._previous = self._previous, self.failures
+        repeated = self.failures.same_as(previous)
+        if replies and not repeated:
+            return None
+        _, files = batchfile.latest_round(self.export)
+        schema = bool(self.failures.count) and carries_schema(files)
+        return stalled_line(self.failures, repeated=repeated, schema=schema)
 
     def submit(self) -> list[BatchJob]:
         """Upload the latest round's request files and create one batch per file."""
@@ -180,9 +205,16 @@ class BatchRunner:
             with path.open("rb") as fh:
                 uploaded = self.client.files.create(file=fh, purpose="batch")
             job.input_file_id = uploaded.id
+        # A create an earlier run had in flight (its intent on disk, no batch id) may be one
+        # the server has not processed yet: look until it shows, within a grace period.
+        in_flight = job.status == "creating"
         job.status = "creating"  # the intent, on disk before the call
         self.state.save(self.export)
-        batch = self._existing(job) or self._create_once(job)
+        batch = (
+            self._existing(job)
+            or (self._wait_for_create(job) if in_flight else None)
+            or self._create_once(job)
+        )
         job.id = batch.id
         job.status = batch.status
         self.state.save(self.export)  # at once: a killed run resumes this batch
@@ -206,11 +238,50 @@ class BatchRunner:
                 if n >= 1000:
                     break
                 meta = getattr(batch, "metadata", None) or {}
-                if all(meta.get(k) == v for k, v in wanted.items()) and batch.status != "failed":
+                same = all(meta.get(k) == v for k, v in wanted.items()) or (
+                    not meta  # a provider that keeps no metadata: the uploaded file says it
+                    and job.input_file_id is not None
+                    and getattr(batch, "input_file_id", None) == job.input_file_id
+                )
+                if same and batch.status != "failed":
                     self._say(f"batch run: {job.file} (round {job.round}) is already {batch.id}")
                     return batch
         except Exception as exc:
             self._say(f"batch run: could not list existing batches ({type(exc).__name__})")
+        return None
+
+    def _wait_for_create(self, job: BatchJob) -> Any:
+        """Look again for the batch of a create an earlier run had in flight, for a while.
+
+        A provider may process a create after the client that sent it has gone (a queued
+        or slow create); creating at once would then bill a second batch. The batch list
+        is read again every ``max(1 s, poll interval)`` up to :attr:`create_grace`
+        seconds (counted in the waits asked of ``sleep``); the batch is adopted when it
+        shows. After that the create goes ahead, with a plain warning that a duplicate is
+        possible and how to find and cancel it.
+        """
+        grace = self.create_grace
+        step = max(1.0, min(self.poll_interval, 15.0))
+        self._say(
+            f"batch run: the last run was creating the batch for {job.file} (round {job.round}) "
+            f"when it stopped and the server shows none yet; looking again for up to {grace:g}s "
+            "before creating one"
+        )
+        waited = 0.0
+        while waited < grace:
+            self.sleep(step)
+            waited += step
+            found = self._existing(job)
+            if found is not None:
+                return found
+        self._say(
+            f"batch run: no batch for {job.file} (round {job.round}) appeared within {grace:g}s; "
+            "creating one now. If the earlier create is still processed, there will be TWO "
+            "batches for this file and both are billed: look in the provider's batch list for "
+            f"metadata conflicteval_file={job.file}, conflicteval_round={job.round} (input file "
+            f"{job.input_file_id}) and cancel the one whose id 'conflicteval batch status' does "
+            "not show (OpenAI: POST /v1/batches/<id>/cancel, or openai.OpenAI().batches.cancel)"
+        )
         return None
 
     def _create_once(self, job: BatchJob, attempts: int = 3) -> Any:
@@ -305,6 +376,7 @@ class BatchRunner:
         )
         if files:
             self._say(report.summary())
+        self.failures.add(report.n_failed, report.failure_digest, report.failed)
         job.imported = True
         job.imported_replies = report.imported
         self.state.save(self.export)

@@ -1,9 +1,6 @@
 """The Ray executor: a batch's pending items on a pool of Ray actors.
 
-Needs the optional extra ``ray`` (``pip install '.[ray]'``), imported
-only when a Ray run starts.
-
-How a run goes:
+Needs the optional extra ``ray`` (``pip install '.[ray]'``), imported only when a run starts.
 
 1. The driver (the process that called :func:`~conflicteval.runner.run_batch`)
    connects to the cluster at ``$RAY_ADDRESS`` (or ``address``), or starts a
@@ -21,10 +18,10 @@ How a run goes:
    through :func:`~conflicteval.execution.itemrun.run_item`, so a failure becomes the
    same record as locally. The answerer active in the driver
    (:mod:`conflicteval.models.answerers`: a dry run's ``Count``, a batch
-   export's ``Export``) travels too: each batch runs under a fresh
-   ``portable()`` copy, which comes back with the batch's records and is
-   folded into the driver's (``absorb``), so calls are counted or exported as
-   locally.
+   export's ``Export``) travels too, with the driver's call ledger (the run's
+   calls, tokens and cost lines): each batch runs under fresh ``portable()``
+   copies, which come back with the batch's records and are folded into the
+   driver's (``absorb``), so calls are counted, exported and priced as locally.
 4. Records stream back to the driver as batches finish and are written to the
    checkpoint at once: a killed run resumes from it, and a re-run of a finished
    run sends nothing.
@@ -34,9 +31,8 @@ How a run goes:
    then runs in a Ray task of its own, and an item that fails there too ends
    ``model_error`` with the reason Ray gave. Nothing is dropped.
 
-The workers must be able to import ``conflicteval`` (and whatever the work
-function refers to): install it on every node, or ship it with a
-``runtime_env``.
+The workers must import ``conflicteval`` (and what the work function refers to):
+install it on every node, or ship it with a ``runtime_env``.
 """
 
 from __future__ import annotations
@@ -58,7 +54,9 @@ from conflicteval._fatal import close_signal, open_signal, report_fatal
 from conflicteval.errors import ConflictEvalError, ModelError, require
 from conflicteval.execution.checkpoint import Record
 from conflicteval.execution.itemrun import finish_record, run_item
+from conflicteval.executors.ledger import CallLedger
 from conflicteval.models.answerers import active_answerer, answer_with
+from conflicteval.models.observe import active_observers, observe_calls
 
 from . import ray_pool
 from .ray_pool import Result
@@ -195,10 +193,12 @@ class RayExecutor:
         self.timings["connect"] = time.perf_counter() - t0
         fn_bytes = _dumps(ray, fn, "the work function")
         answerer = active_answerer()
-        # the driver's answerer, as a setting each batch runs under (none: online)
-        ans_bytes = (
-            b"" if answerer.name == "online" else _dumps(ray, answerer.portable(), "the answerer")
-        )
+        # the driver's answerer, as a setting each batch runs under (none: online), and an
+        # empty copy of the driver's call ledger (its cost lines), which comes back filled
+        ledgers = [o for o in active_observers() if isinstance(o, CallLedger)]
+        ledger = ledgers[0].portable() if ledgers else None
+        travelling = (None if answerer.name == "online" else answerer.portable(), ledger)
+        ans_bytes = b"" if travelling == (None, None) else _dumps(ray, travelling, "the answerer")
         rows = [(item_id, _dumps(ray, item, f"item {item_id!r}")) for item_id, item in todo]
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -233,7 +233,8 @@ class RayExecutor:
                     ) from payload
                 stopped = None
                 if any(item_id not in emitted for item_id, _, _, _ in payload):
-                    _absorb(ray, answerer, payload)  # a batch delivered twice: counted once
+                    # a batch delivered twice: counted once
+                    _absorb(ray, answerer, ledgers, payload)
                 for item_id, line, fatal, _ in payload:
                     if fatal:  # a refused key in an actor: the batch stops, as locally
                         stopped = stopped or fatal
@@ -384,27 +385,32 @@ async def _run_items(
             return item_id, "", json.dumps(failure), b""
         return item_id, finish_record(rec)[1], "", b""
 
-    answerer = cloudpickle.loads(ans_bytes) if ans_bytes else None
+    answerer, ledger = cloudpickle.loads(ans_bytes) if ans_bytes else (None, None)
     fatal, token = open_signal()  # the item tasks inherit it
     try:
         with contextlib.ExitStack() as scope:
             if answerer is not None:  # the item tasks inherit the driver's answerer (a copy)
                 scope.enter_context(answer_with(answerer))
+            if ledger is not None:  # ... and count their calls in a copy of its ledger
+                scope.enter_context(observe_calls(ledger))
             tasks = [asyncio.ensure_future(one(i, p)) for i, p in zip(ids, payloads, strict=True)]
     finally:
         close_signal(token)
     results = list(await asyncio.gather(*tasks))
-    if answerer is not None and results:
+    if (answerer is not None or ledger is not None) and results:
         item_id, line, failure, _ = results[0]
-        results[0] = (item_id, line, failure, cloudpickle.dumps(answerer))
+        results[0] = (item_id, line, failure, cloudpickle.dumps((answerer, ledger)))
     return results
 
 
-def _absorb(ray: Any, answerer: Any, results: list[Result]) -> None:
-    """Fold the answerer copies that came back with a batch into the driver's."""
+def _absorb(ray: Any, answerer: Any, ledgers: list[CallLedger], results: list[Result]) -> None:
+    """Fold the answerer and ledger copies that came back with a batch into the driver's."""
     for _, _, _, copy in results:
-        if copy:
-            answerer.absorb(ray.cloudpickle.loads(copy))
+        answerer_copy, ledger_copy = ray.cloudpickle.loads(copy) if copy else (None, [])
+        if answerer_copy is not None:
+            answerer.absorb(answerer_copy)
+        for ledger in ledgers if ledger_copy else []:
+            ledger.absorb(ledger_copy)
 
 
 class _ItemActor:

@@ -32,7 +32,7 @@ from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.limits import _semaphore
-from conflicteval.models.observe import active_observers
+from conflicteval.models.observe import active_observers, note_attempt
 from conflicteval.models.schemas import class_schema_text, key_with_schema_text
 from conflicteval.models.structured import (
     REASK_TEMPLATE,
@@ -102,6 +102,7 @@ class Model:
         self.prompt_version = prompt_version
         self.usage = Usage()
         self.failures = 0
+        self._said_timeouts = False  # the hint on time-outs is given once
         self._jitter = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
 
     @property
@@ -190,6 +191,24 @@ class Model:
                 return await self._complete(request)
             raise
 
+    def _failed_attempt(self, error: ProviderError, sem: asyncio.Semaphore) -> None:
+        """Tell the observers of a failed attempt; say once what to change on time-outs."""
+        timed_out = str(error).startswith("request timed out")
+        note_attempt(self, "timeout" if timed_out else "failure")
+        waiting = len(getattr(sem, "_waiters", None) or ())
+        if timed_out and waiting and not self._said_timeouts:
+            self._said_timeouts = True
+            log.warning(
+                "%s: calls are timing out after %gs while %d more wait for one of %d slots; a "
+                "server that answers few requests at once needs fewer calls in flight "
+                "(--model-concurrency, now %d) or more time per call (--timeout)",
+                self.name,
+                self.timeout,
+                waiting,
+                self.max_concurrency,
+                self.max_concurrency,
+            )
+
     async def _call(self, request: ProviderRequest) -> ProviderResponse:
         sem = _semaphore(self.provider.base_url, self.provider.model, self.max_concurrency)
         start = time.monotonic()
@@ -200,6 +219,7 @@ class Model:
                 return await self._attempt(request)
             except ProviderError as exc:
                 error = exc
+                self._failed_attempt(exc, sem)
         attempts = 1
         dead = dead_endpoint(self.provider.base_url, self.provider.model, error)
         if error.retryable and self.max_attempts > 1 and dead is None:
@@ -224,8 +244,13 @@ class Model:
                             raise error  # replay the first failure: tenacity waits, then retries
                         attempts = attempt.retry_state.attempt_number
                         log.info("%s: retry %d", self.name, attempts - 1)
+                        note_attempt(self, "retry")
                         async with sem:
-                            return await self._attempt(request)
+                            try:
+                                return await self._attempt(request)
+                            except ProviderError as exc:
+                                self._failed_attempt(exc, sem)
+                                raise
             except ProviderError as exc:
                 error = exc
         self.failures += 1

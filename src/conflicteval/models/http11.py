@@ -21,7 +21,7 @@ does only what the job needs:
   server's idle timeout) is retried once on a new connection;
 * the whole attempt bounded by ``timeout`` (connecting, sending, reading);
 * the header block bounded by ``max_header_bytes`` and the body by
-  ``max_body_bytes``.
+  ``max_body_bytes``, on the wire and once decoded (decoded in bounded steps).
 
 It does not do proxies, redirects, HTTP/2, ``Expect: 100-continue``, cookies or
 authentication schemes: :func:`applies_to` says when the transport must use a
@@ -52,6 +52,7 @@ from conflicteval.models.http11_reply import (
     parse_head,
     read_chunked,
     read_to_close,
+    too_large,
 )
 
 __all__ = [
@@ -360,9 +361,8 @@ class Pool:
         if status == 101:
             raise HTTPError("unexpected 101 Switching Protocols")
         coding = headers.get("content-encoding")
-        if coding:
-            for one in reversed(coding.split(",")):
-                content = decode(content, one)
+        if coding:  # bounded by the decoded size, layer by layer (a gzip bomb stops at it)
+            content = decode(content, coding, self.max_body_bytes)
         now = time.monotonic()
         expires = keep_alive_until(version, headers, now) if reusable else None
         return Reply(status, headers, content), expires
@@ -383,7 +383,7 @@ class Pool:
         if length is None:
             return await read_to_close(reader, self.max_body_bytes), False
         if length > self.max_body_bytes:
-            raise HTTPError(f"response body larger than {self.max_body_bytes} bytes")
+            raise HTTPError(too_large(self.max_body_bytes))
         try:
             return (await reader.readexactly(length) if length else b""), True
         except asyncio.IncompleteReadError as exc:

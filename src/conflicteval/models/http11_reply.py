@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Mapping
 
 __all__ = [
+    "BoundedDecoder",
     "HTTPError",
     "content_length",
     "decode",
@@ -21,6 +22,7 @@ __all__ = [
     "parse_head",
     "read_chunked",
     "read_to_close",
+    "too_large",
 ]
 
 
@@ -104,7 +106,7 @@ async def read_chunked(reader: asyncio.StreamReader, limit: int) -> bytes:
             return b"".join(parts)
         total += size
         if total > limit:
-            raise HTTPError(f"response body larger than {limit} bytes")
+            raise HTTPError(too_large(limit))
         try:
             chunk = await reader.readexactly(size + 2)
         except asyncio.IncompleteReadError:
@@ -123,22 +125,110 @@ async def read_to_close(reader: asyncio.StreamReader, limit: int) -> bytes:
             return b"".join(parts)
         total += len(data)
         if total > limit:
-            raise HTTPError(f"response body larger than {limit} bytes")
+            raise HTTPError(too_large(limit))
         parts.append(data)
 
 
-def decode(content: bytes, coding: str) -> bytes:
-    coding = coding.strip().lower()
-    if coding in ("", "identity"):
-        return content
-    if coding in ("gzip", "x-gzip", "deflate"):
+STEP = 64 * 1024
+"""Most bytes one decompression step may produce (the decoded size is checked after each)."""
+
+
+def too_large(limit: int) -> str:
+    """The error of a reply over the bound, naming the bound."""
+    return f"response body larger than {limit} bytes (the reply size bound)"
+
+
+class _Inflate:
+    """One ``gzip`` / ``deflate`` layer, decoded in steps of at most :data:`STEP` bytes."""
+
+    def __init__(self, coding: str, limit: int) -> None:
+        self.coding = coding
+        self.limit = limit
+        self.total = 0
+        self.started = False
+        wbits = zlib.MAX_WBITS | 16 if coding != "deflate" else zlib.MAX_WBITS
+        self.obj = zlib.decompressobj(wbits)
+
+    def feed(self, data: bytes) -> list[bytes]:
+        out: list[bytes] = []
         try:
-            if coding == "deflate":
+            while data or not self.started:
+                if self.obj.eof:  # what follows the stream's end is ignored, as httpx does
+                    break
                 try:
-                    return zlib.decompress(content)
-                except zlib.error:  # raw deflate, as some servers send it
-                    return zlib.decompress(content, -zlib.MAX_WBITS)
-            return zlib.decompress(content, zlib.MAX_WBITS | 16)
+                    piece = self.obj.decompress(data, STEP)
+                except zlib.error:
+                    if self.coding != "deflate" or self.started:
+                        raise
+                    # raw deflate, as some servers send it
+                    self.obj = zlib.decompressobj(-zlib.MAX_WBITS)
+                    piece = self.obj.decompress(data, STEP)
+                self.started = True
+                self.total += len(piece)
+                if self.total > self.limit:
+                    raise HTTPError(too_large(self.limit))
+                if piece:
+                    out.append(piece)
+                data = self.obj.unconsumed_tail
+                if not data and len(piece) < STEP:
+                    break
         except zlib.error as exc:
-            raise HTTPError(f"malformed {coding} body: {exc}") from None
-    raise HTTPError(f"unsupported Content-Encoding: {coding[:40]!r}")
+            raise HTTPError(f"malformed {self.coding} body: {exc}") from None
+        return out
+
+    def finish(self) -> list[bytes]:
+        out = self.feed(b"")
+        if not self.obj.eof:
+            raise HTTPError(f"malformed {self.coding} body: incomplete or truncated stream")
+        return out
+
+
+class BoundedDecoder:
+    """Decode a body's content codings as it arrives, never holding more than ``limit`` bytes.
+
+    A reply is bounded by its decoded size, not its size on the wire: a megabyte of gzip
+    can hold a gigabyte of zeros, and each of stacked codings (``gzip, gzip``) multiplies
+    it. The raw bytes fed and the output of every layer are counted; past ``limit`` the
+    reply is an :class:`HTTPError` naming the bound, after at most one step of
+    :data:`STEP` bytes more than the bound was produced.
+
+    Args:
+        codings: The ``Content-Encoding`` header (empty: none); ``gzip``, ``x-gzip``,
+            ``deflate`` and ``identity``, listed in the order they were applied.
+        limit: The largest body accepted, raw and decoded.
+    """
+
+    def __init__(self, codings: str, limit: int) -> None:
+        self.limit = limit
+        self.raw = 0
+        self.layers: list[_Inflate] = []
+        for one in reversed(codings.split(",")):
+            coding = one.strip().lower()
+            if coding in ("", "identity"):
+                continue
+            if coding not in ("gzip", "x-gzip", "deflate"):
+                raise HTTPError(f"unsupported Content-Encoding: {coding[:40]!r}")
+            self.layers.append(_Inflate(coding, limit))
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """The decoded bytes ``data`` gives (raw bytes counted against the bound too)."""
+        self.raw += len(data)
+        if self.raw > self.limit:
+            raise HTTPError(too_large(self.limit))
+        parts = [data] if data else []
+        for layer in self.layers:
+            parts = [out for part in parts for out in layer.feed(part)]
+        return parts
+
+    def finish(self) -> list[bytes]:
+        """The last decoded bytes; an error when a coded stream ended early."""
+        parts: list[bytes] = []
+        for layer in self.layers:
+            parts = [out for part in parts for out in layer.feed(part)] + layer.finish()
+        return parts
+
+
+def decode(content: bytes, codings: str, limit: int) -> bytes:
+    """``content`` with its content codings (the header's value) removed, within ``limit``."""
+    decoder = BoundedDecoder(codings, limit)
+    return b"".join(decoder.feed(content) + decoder.finish())

@@ -39,8 +39,10 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from conflicteval.cache_values import token_count
 from conflicteval.models import http11
 from conflicteval.models.base import ProviderError, ProviderResponse, status_is_retryable
+from conflicteval.models.reply_bound import bound_hook
 
 # The keys of the body the openai SDK builds in ``chat.completions.create``, in its order.
 # The SDK drops the parameters not given and appends ``extra_body`` after them; building the
@@ -264,9 +266,9 @@ def read_completion(content: bytes) -> ProviderResponse:
     """A chat completion body read into a ProviderResponse; ProviderError when malformed."""
     try:
         data = json.loads(content)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested 10**5 deep
         raise ProviderError(
-            f"malformed response: {type(exc).__name__}: {exc}", retryable=True
+            f"malformed response: {type(exc).__name__}: {str(exc)[:200]}", retryable=True
         ) from None
     try:
         choice = data["choices"][0]
@@ -278,19 +280,33 @@ def read_completion(content: bytes) -> ProviderResponse:
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
         usage = {}
-    try:
-        prompt_tokens = int(usage.get("prompt_tokens") or 0)
-        completion_tokens = int(usage.get("completion_tokens") or 0)
-    except (TypeError, ValueError) as exc:
-        raise ProviderError(
-            f"malformed response: {type(exc).__name__}: {exc}", retryable=True
-        ) from None
+    prompt_tokens, completion_tokens = usage_counts(usage)
     return ProviderResponse(
         text=text,
         finish_reason=finish if isinstance(finish, str) else None,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
     )
+
+
+def usage_counts(usage: Any) -> tuple[int, int]:
+    """``(prompt_tokens, completion_tokens)`` of a reply's usage (absent: 0).
+
+    Raises:
+        ProviderError: A count that is no whole number from 0 to 10**12 (``1e400``,
+            ``-5``, ``"12"``): a malformed reply, retried as one; never negative usage.
+    """
+    counts = []
+    for name in ("prompt_tokens", "completion_tokens"):
+        raw = getattr(usage, "get", lambda _n: None)(name)
+        count = token_count(raw)
+        if count is None:
+            raise ProviderError(
+                f"malformed response: usage.{name} is not a token count ({str(raw)[:20]})",
+                retryable=True,
+            )
+        counts.append(count)
+    return counts[0], counts[1]
 
 
 def error_message(status: int, content: bytes) -> tuple[str, Any]:
@@ -359,7 +375,12 @@ class LeanClient:
     def __init__(self, api_key: str, organization: str | None, http_client: str | None = None):
         self.headers = _headers(api_key, organization)
         self.choice = http_client_choice(http_client)
-        self.pool = http11.Pool(self.headers) if self.choice == "builtin" else None
+        self.max_body_bytes = http11.MAX_BODY_BYTES
+        self.pool = (
+            http11.Pool(self.headers, max_body_bytes=self.max_body_bytes)
+            if self.choice == "builtin"
+            else None
+        )
         self._general: Any = None
         self._builtin_urls: dict[str, bool] = {}
 
@@ -376,6 +397,7 @@ class LeanClient:
                 headers=self.headers,
                 limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
                 follow_redirects=True,
+                event_hooks={"response": [bound_hook(hx, self.max_body_bytes)]},
             )
         return self._general
 

@@ -34,6 +34,19 @@ class CallObserver(Protocol):
         """A call the server answered (successfully)."""
 
 
+def note_attempt(model: Model, kind: str) -> None:
+    """Tell the observers that have ``on_attempt`` of a retry or a failed attempt.
+
+    ``kind``: ``"retry"`` (another attempt is sent), ``"timeout"`` (an attempt timed
+    out) or ``"failure"`` (an attempt failed otherwise). Observers without the method
+    (the protocol's two are enough for cost) are skipped.
+    """
+    for observer in _observers.get():
+        hook = getattr(observer, "on_attempt", None)
+        if hook is not None:
+            hook(model, kind)
+
+
 def active_observers() -> tuple[CallObserver, ...]:
     """The observers of the current context, outermost first."""
     return _observers.get()

@@ -172,7 +172,11 @@ class OpenAIProvider:
     def _new_client(self) -> Any:
         if self.transport == "http":
             return http_transport.new_client(self._api_key, self._organization, self.http_client)
+        import httpx
         import openai
+
+        from conflicteval.models.http11 import MAX_BODY_BYTES
+        from conflicteval.models.reply_bound import bound_hook
 
         return openai.AsyncOpenAI(
             api_key=self._api_key,
@@ -181,7 +185,10 @@ class OpenAIProvider:
             max_retries=0,
             # the SDK's defaults, without its own HTTP client's finaliser, which
             # would try to close a dead loop's connections on whichever loop runs
-            http_client=openai.DefaultAsyncHttpxClient(),
+            # the reply size bound of the lean transport's clients, on the SDK's too
+            http_client=openai.DefaultAsyncHttpxClient(
+                event_hooks={"response": [bound_hook(httpx, MAX_BODY_BYTES)]}
+            ),
         )
 
     async def aclose(self) -> None:
@@ -351,7 +358,7 @@ class OpenAIProvider:
                 retryable=retryable,
                 retry_after=parse_retry_after(exc.response.headers) if retryable else None,
             ) from exc
-        except (openai.APIError, ValueError, TypeError, KeyError) as exc:
+        except (openai.APIError, ValueError, TypeError, KeyError, RecursionError) as exc:
             raise ProviderError(
                 self._scrub(f"malformed response: {type(exc).__name__}: {exc}"), retryable=True
             ) from exc
@@ -362,9 +369,12 @@ class OpenAIProvider:
         except (AttributeError, IndexError, TypeError) as exc:
             raise ProviderError("malformed response: no choices", retryable=True) from exc
         usage = getattr(resp, "usage", None)
+        prompt_tokens, completion_tokens = http_transport.usage_counts(
+            {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens")}
+        )
         return ProviderResponse(
             text=text,
             finish_reason=finish,
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
         )

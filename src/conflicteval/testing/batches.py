@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conflicteval.testing.chat import ChatCompletionsServer
@@ -39,8 +40,33 @@ class BatchOutcome:
     message: str = "the input file is not valid"
 
 
+@dataclass
+class CreateHold:
+    """Hold the next ``count`` batch creations until :attr:`release` is set (a slow create).
+
+    The server has received such a create (``arrived`` is set) but makes its batch only
+    once released, as a provider that queues creations: a client that looks in the
+    batch list meanwhile finds nothing.
+    """
+
+    count: int = 1
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    async def wait(self) -> None:
+        """Wait here when this creation is held (in the server's loop, not blocking it)."""
+        if self.count <= 0:
+            return
+        self.count -= 1
+        self.arrived.set()
+        await asyncio.to_thread(self.release.wait, 120)
+
+
 class FilesAndBatchesServer(ChatCompletionsServer):
     """The Files and Batches endpoints on top of the chat completions they answer from."""
+
+    create_hold: CreateHold | None = None
+    """Set to hold batch creations (see :class:`CreateHold`)."""
 
     batch_outcomes: list[BatchOutcome]
     line_faults: Mapping[str, Fault] | Callable[[str, dict[str, Any]], Fault | None] | None

@@ -153,6 +153,12 @@ class ChatCompletionsServer(HTTPServerBase):
             if fault.kind == "malformed":
                 self._write(writer, 200, b'{"id": "chatcmpl-x", "object": "chat.completion", "choi')
                 return True
+            if fault.kind == "raw":
+                entry.status = fault.status
+                self._write(writer, fault.status, fault.payload, dict(fault.headers))
+                return True
+            if fault.kind == "endless_chunked":
+                return await self._endless_chunked(writer)
             if fault.kind == "slow":
                 await asyncio.sleep(fault.delay)
         payload = self._completion(n, body, fault)

@@ -16,7 +16,8 @@ class Fault:
     """A fault to inject into one request.
 
     Use the constructors: :meth:`rate_limit`, :meth:`status_code`, :meth:`quota`,
-    :meth:`slow`, :meth:`drip`, :meth:`drop`, :meth:`malformed`, :meth:`truncate`.
+    :meth:`slow`, :meth:`drip`, :meth:`drop`, :meth:`malformed`, :meth:`truncate`,
+    :meth:`raw`, :meth:`gzip_bomb`, :meth:`endless_chunked`.
     """
 
     kind: str
@@ -25,6 +26,8 @@ class Fault:
     retry_after_ms: int | None = None
     delay: float = 0.0
     endless: bool = False
+    payload: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 1.0, *, ms: int | None = None) -> Fault:
@@ -55,6 +58,31 @@ class Fault:
         (it announces a huge length and drips spaces).
         """
         return cls("drip", delay=interval, endless=endless)
+
+    @classmethod
+    def raw(
+        cls, payload: bytes, *, status: int = 200, headers: dict[str, str] | None = None
+    ) -> Fault:
+        """Answer with these body bytes (and extra headers) as they are: a hostile reply."""
+        return cls("raw", status=status, payload=payload, headers=tuple((headers or {}).items()))
+
+    @classmethod
+    def gzip_bomb(cls, size: int, *, layers: int = 1) -> Fault:
+        """A small body that decodes to ``size`` bytes of zeros, gzip applied ``layers`` times.
+
+        It is sent with ``Content-Encoding: gzip`` (``gzip, gzip`` for two layers, ...).
+        """
+        import gzip
+
+        payload = gzip.compress(b"\0" * size, compresslevel=9)
+        for _ in range(layers - 1):
+            payload = gzip.compress(payload, compresslevel=9)
+        return cls.raw(payload, headers={"Content-Encoding": ", ".join(["gzip"] * layers)})
+
+    @classmethod
+    def endless_chunked(cls) -> Fault:
+        """A 200 whose ``Transfer-Encoding: chunked`` body never ends (spaces, as fast as read)."""
+        return cls("endless_chunked")
 
     @classmethod
     def drop(cls) -> Fault:

@@ -187,6 +187,18 @@ class HTTPServerBase:
             await writer.drain()  # raises ConnectionError once the client has gone
         return not fault.endless
 
+    async def _endless_chunked(self, writer: asyncio.StreamWriter) -> bool:
+        """A chunked 200 whose body never ends: 64 KiB chunks of spaces until the client leaves."""
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        chunk = b"10000\r\n" + b" " * 0x10000 + b"\r\n"
+        while not writer.is_closing():
+            writer.write(chunk)
+            await writer.drain()  # waits while the client does not read; raises once it left
+        return False
+
     @staticmethod
     def _write(
         writer: asyncio.StreamWriter,

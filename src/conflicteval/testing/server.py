@@ -141,6 +141,8 @@ class OpenAICompatServer(FilesAndBatchesServer):
         )
         self.requests.append(entry)
         try:
+            if self.create_hold is not None and method == "POST" and path.endswith("/batches"):
+                await self.create_hold.wait()
             if "/files" in path or "/batches" in path:
                 return self._files_and_batches(entry, method, path, headers, raw, body, writer)
             return await self._answer(entry, method, path, body, writer)
