@@ -87,7 +87,9 @@ def _bench_items(path: Path) -> Path:
     return path
 
 
-def _shoot(browser: str, page: Path, fragment: str, out: Path, size: str, profile: Path) -> None:
+def _shoot(browser: str, page: Path, fragment: str, out: Path, size: str, work: Path) -> None:
+    # a new profile for each picture: a browser that is still closing keeps its profile locked
+    profile = Path(tempfile.mkdtemp(prefix="profile-", dir=work))
     url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
     argv += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -115,7 +117,6 @@ def main() -> int:
     print(f"output: {out}")
     with tempfile.TemporaryDirectory(prefix="ce-screen-runs-") as tmp:
         work = Path(tmp)
-        profile = work / "profile"
         runs = {}
         for name, shift in (("cs", 0), ("cs-b", 1)):
             items = _responses(work / f"{name}.jsonl", 12, shift)
@@ -152,7 +153,7 @@ def main() -> int:
             (score, "tab=items&item=bridge-1", "viewer-phone.png", "390,844"),
         ]
         for page, fragment, name, size in shots:
-            _shoot(browser, page, fragment, out / name, size, profile)
+            _shoot(browser, page, fragment, out / name, size, work)
     return 0
 
 

@@ -113,8 +113,11 @@ class Browser:
 
     def _read_message(self) -> dict[str, Any]:
         while b"\0" not in self._buffer:
-            ready, _, _ = select.select([self._in], [], [], HANG)
-            if not ready:
+            # poll, not select: a long test session can hold file descriptors past select's
+            # limit of 1024
+            poller = select.poll()
+            poller.register(self._in, select.POLLIN)
+            if not poller.poll(HANG * 1000):
                 raise TimeoutError(f"no message from the browser in {HANG:.0f} s")
             chunk = os.read(self._in, 1 << 16)
             if not chunk:

@@ -238,11 +238,8 @@ def hbar_svg(
     """
     label_w, bar_w, row_h = 240, 400, 18
     whiskers = bool(intervals) and any(iv is not None for iv in intervals or ())
-    keys: list[tuple[str, str]] = []
-    if reference:
-        keys += [("measured", PALETTE[0]), (reference_name, INK)]
-    if whiskers:
-        keys += [("interval of the measured value", MUTED)]
+    keys = [("measured", PALETTE[0]), (reference_name, INK)] if reference else []
+    keys += [("interval of the measured value", MUTED)] if whiskers else []
     width = label_w + bar_w + 70
     lines = legend_rows(label_w, width, [k for k, _ in keys]) if keys else 0
     top = 52 + 14 * lines
@@ -274,15 +271,8 @@ def hbar_svg(
             end = label_w + w
             if interval is not None:
                 lo, hi = at(interval[0]), at(interval[1])
-                mid = y + row_h / 2
-                out.append(
-                    f"<g class='whisker' stroke='{INK}' stroke-width='1.5'>"
-                    f"<title>{_t(label)}: interval [{_fixed(interval[0], x_max)}, "
-                    f"{_fixed(interval[1], x_max)}]</title>"
-                    f"<line x1='{lo:.1f}' y1='{mid:.1f}' x2='{hi:.1f}' y2='{mid:.1f}'/>"
-                    f"<line x1='{lo:.1f}' y1='{y + 4}' x2='{lo:.1f}' y2='{y + row_h - 4}'/>"
-                    f"<line x1='{hi:.1f}' y1='{y + 4}' x2='{hi:.1f}' y2='{y + row_h - 4}'/></g>"
-                )
+                text = f"{_fixed(interval[0], x_max)}, {_fixed(interval[1], x_max)}"
+                out.append(_whisker(lo, hi, y, row_h, f"{label}: interval [{text}]"))
                 end = max(end, hi)
             ref_at = reference[i] if reference and i < len(reference) else None
             if ref_at is not None:  # the number goes past the paper's tick too
@@ -304,6 +294,17 @@ def hbar_svg(
     out.append(_y_label(12, top + (y - top) / 2, y_label))
     out.append("</g></svg>")
     return "".join(out)
+
+
+def _whisker(lo: float, hi: float, y: float, row_h: int, title: str) -> str:
+    """An interval drawn across a bar: a line from ``lo`` to ``hi`` with end caps."""
+    mid = y + row_h / 2
+    return (
+        f"<g class='whisker' stroke='{INK}' stroke-width='1.5'><title>{_t(title)}</title>"
+        f"<line x1='{lo:.1f}' y1='{mid:.1f}' x2='{hi:.1f}' y2='{mid:.1f}'/>"
+        f"<line x1='{lo:.1f}' y1='{y + 4}' x2='{lo:.1f}' y2='{y + row_h - 4}'/>"
+        f"<line x1='{hi:.1f}' y1='{y + 4}' x2='{hi:.1f}' y2='{y + row_h - 4}'/></g>"
+    )
 
 
 def histogram_svg(

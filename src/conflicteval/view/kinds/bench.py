@@ -55,6 +55,35 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _per_class_chart(per_class: Any, sub: str) -> Chart | None:
+    """Per-class precision, recall and F1 with their intervals (None when not recorded)."""
+    bars: list[tuple[str, float | None]] = []
+    whiskers: list[tuple[float, float] | None] = []
+    for label, figures in per_class.items() if isinstance(per_class, dict) else ():
+        if not isinstance(figures, dict):
+            continue
+        support = figures.get("support")
+        for figure in ("precision", "recall", "f1"):
+            line = headline(figure, figures, figure)
+            bars.append((f"{label} {figure} (n={support})", line.value))
+            whiskers.append(
+                (line.low, line.high) if line.low is not None and line.high is not None else None
+            )
+    if not bars:
+        return None
+    return Chart(
+        "per-class precision, recall and F1",
+        hbar_svg(
+            "Per-class precision, recall and F1 (n: gold pairs of the class)",
+            sub,
+            bars,
+            x_label="score",
+            y_label="class",
+            intervals=whiskers,
+        ),
+    )
+
+
 def _read(path: Path) -> RunView:
     data = read_json(path / "bench.json") or {}
     labeler = str(data.get("labeler") or "?")
@@ -109,34 +138,9 @@ def _read(path: Path) -> RunView:
                 confusion_svg("Labeler vs gold relations", sub, classes, matrix, columns=cols),
             )
         )
-    per_class = data.get("per_class") or {}
-    bars: list[tuple[str, float | None]] = []
-    whiskers: list[tuple[float, float] | None] = []
-    for label, figures in per_class.items() if isinstance(per_class, dict) else ():
-        if not isinstance(figures, dict):
-            continue
-        support = figures.get("support")
-        for figure in ("precision", "recall", "f1"):
-            line = headline(figure, figures, figure)
-            bars.append((f"{label} {figure} (n={support})", line.value))
-            whiskers.append(
-                (line.low, line.high) if line.low is not None and line.high is not None else None
-            )
-    if bars:
-        sub = f"n = {n} pairs · labeler {who} · gold {gold}"
-        run.charts.append(
-            Chart(
-                "per-class precision, recall and F1",
-                hbar_svg(
-                    "Per-class precision, recall and F1 (n: gold pairs of the class)",
-                    sub,
-                    bars,
-                    x_label="score",
-                    y_label="class",
-                    intervals=whiskers,
-                ),
-            )
-        )
+    chart = _per_class_chart(data.get("per_class"), f"n = {n} pairs · labeler {who} · gold {gold}")
+    if chart is not None:
+        run.charts.append(chart)
     run.notes.append(
         "each item lists its documents' gold relation beside the labeler's; the claims and "
         "document texts are in the gold file"
