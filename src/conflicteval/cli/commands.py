@@ -124,6 +124,14 @@ AREAS: tuple[Area, ...] = (
         ),
     ),
     Area(
+        "conflicteval.cli.conflictqa",
+        CommandGroup(
+            "conflictqa",
+            "ConflictQA: context against the model's own memory (run, report)",
+            "ConflictQA's experiments and memorization ratio: see docs/conflictqa.md.",
+        ),
+    ),
+    Area(
         "conflicteval.cli.batch",
         CommandGroup(
             "batch",
