@@ -23,6 +23,7 @@ LAZY_PACKAGES = [
     "conflicteval",
     "conflicteval.bench",
     "conflicteval.conflictbench",
+    "conflicteval.conflictqa",
     "conflicteval.conflictscore",
     "conflicteval.data",
     "conflicteval.faitheval",
