@@ -49,7 +49,7 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
 DOMAINS: tuple[str, ...] = ("drugs", "news", "years", "records", "names", "locations")
 """The six domains, as the ``dataset`` column spells them."""
 
-MODELS: dict[str, str] = {
+MODELS: dict[str, str] = {  # keys: names.RELEASED_MODELS
     "claudeopus": "Claude Opus",
     "claudesonnet": "Claude Sonnet",
     "gemini15flash": "Gemini 1.5 Flash",

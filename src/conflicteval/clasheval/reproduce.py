@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
@@ -32,7 +33,7 @@ from conflicteval.clasheval.metrics import (
     judge,
 )
 from conflicteval.clasheval.published import ACCURACY_ALL, TABLE2, TABLE3
-from conflicteval.errors import DataError
+from conflicteval.errors import ConflictEvalError, DataError
 
 METHODS: tuple[str, ...] = ("baseline", "token_prob", "calibrated")
 
@@ -80,36 +81,46 @@ def corrected_answers(path: Path, rows: Sequence[ClashRow], method: str) -> list
     ]
 
 
-def reproduce_file(path: str | PathLike[str], model: str | None = None) -> dict[str, Any]:
-    """The figures of one response file, with the notebook's beside them (when ``model`` is a
-    released model's file name)."""
-    p = Path(path)
-    rows = load_responses(p)
+def score_rows(path: Path, rows: Sequence[ClashRow]) -> dict[str, Any]:
+    """Every figure of a set of response rows (``path`` names them in errors)."""
     kept = balanced(rows)
     position = {r.row: i for i, r in enumerate(rows)}
     methods: dict[str, Any] = {}
     for method in METHODS:
         if method != "baseline" and all(r.prior_logprobs is None for r in rows):
-            methods[method] = None  # no log probabilities in the file (Claude, Gemini)
+            methods[method] = None  # no log probabilities (Claude, Gemini, a new run)
             continue
-        answers = corrected_answers(p, rows, method)
+        answers = corrected_answers(path, rows, method)
         judged = [judge(r, answers[position[r.row]]) for r in kept]
         methods[method] = figures(judged)
     return {
-        "file": str(p),
-        "model": model,
-        "model_name": MODELS.get(model or ""),
         "rows": len(rows),
         "kept_rows": len(kept),
         "methods": methods,
         "accuracy": accuracy_by_domain(rows),
         "curve": context_curve(rows, lambda r: r.post_response),
+    }
+
+
+def reproduce_file(path: str | PathLike[str], model: str | None = None) -> dict[str, Any]:
+    """The figures of one response file, with the notebook's beside them (when ``model`` is a
+    released model's file name)."""
+    p = Path(path)
+    return {
+        "file": str(p),
+        "model": model,
+        "model_name": MODELS.get(model or ""),
+        **score_rows(p, load_responses(p)),
         "published": {
             "table3": TABLE3.get(model or ""),
             "table2": TABLE2.get(model or ""),
             "accuracy_all": ACCURACY_ALL.get(model or ""),
         },
     }
+
+
+def _num(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
 
 
 def _cell(m: dict[str, Any]) -> str:
@@ -121,9 +132,10 @@ def _cell(m: dict[str, Any]) -> str:
 
 def format_reproduction(rep: dict[str, Any]) -> str:
     """The text form of :func:`reproduce_file`: measured figures beside the notebook's."""
-    name = rep["model_name"] or rep["file"]
+    name = rep.get("model_name") or rep.get("file") or rep.get("model")
     lines = [f"ClashEval · {name} · {rep['rows']} rows, {rep['kept_rows']} kept (balanced)"]
-    paper3 = rep["published"]["table3"] or {}
+    published = rep.get("published") or {}
+    paper3 = published.get("table3") or {}
     lines.append("method | " + " | ".join(FIGURES) + " | notebook (Table 3)")
     for method, m in rep["methods"].items():
         if m is None:
@@ -133,7 +145,7 @@ def format_reproduction(rep: dict[str, Any]) -> str:
         beside = " / ".join(f"{paper[f]:.3f}" for f in FIGURES) if paper else "-"
         lines.append(f"{method} | " + " | ".join(_cell(m[f]) for f in FIGURES) + f" | {beside}")
     base = rep["methods"]["baseline"]
-    paper2 = rep["published"]["table2"] or {}
+    paper2 = published.get("table2") or {}
     if base and base["table_normalised"]:
         lines.append("Table 2 (share of each column) | prior correct | context correct | notebook")
         for r, cols in base["table_normalised"].items():
@@ -141,10 +153,24 @@ def format_reproduction(rep: dict[str, Any]) -> str:
             paper = paper2.get(r)
             lines.append(f"{r} | {got} | " + (f"{paper[0]:.3f} / {paper[1]:.3f}" if paper else "-"))
     acc = rep["accuracy"]["All"]
-    paper_acc = rep["published"]["accuracy_all"]
+    paper_acc = published.get("accuracy_all")
     lines.append(
-        f"accuracy without context {acc['without_context']:.3f}, with correct context "
-        f"{acc['with_correct_context']:.3f}"
+        f"accuracy without context {_num(acc['without_context'])}, with correct context "
+        f"{_num(acc['with_correct_context'])}"
         + (f" (notebook {paper_acc[0]:.3f}, {paper_acc[1]:.3f})" if paper_acc else "")
     )
     return "\n".join(lines)
+
+
+def clasheval_report(run: str | os.PathLike[str]) -> dict[str, Any]:
+    """The figures of a ``clasheval run`` directory (scored as the released responses).
+
+    Raises:
+        ConflictEvalError: No ClashEval run there, or no answered question.
+    """
+    from conflicteval.clasheval.run import ANSWERS_FILE, run_rows
+
+    info, rows, failed = run_rows(run)
+    if not rows:
+        raise ConflictEvalError(f"{run}: no answered question to score (failed: {failed or 0})")
+    return {**info, "failed": failed, **score_rows(Path(run) / ANSWERS_FILE, rows)}

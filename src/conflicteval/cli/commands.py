@@ -132,6 +132,14 @@ AREAS: tuple[Area, ...] = (
         ),
     ),
     Area(
+        "conflicteval.cli.clasheval",
+        CommandGroup(
+            "clasheval",
+            "ClashEval: prior against context, from the release or a new model (reproduce, run, report)",
+            "ClashEval's accuracy, context bias and prior bias: see docs/clasheval.md.",
+        ),
+    ),
+    Area(
         "conflicteval.cli.batch",
         CommandGroup(
             "batch",
