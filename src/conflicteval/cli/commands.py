@@ -135,7 +135,7 @@ AREAS: tuple[Area, ...] = (
         "conflicteval.cli.clasheval",
         CommandGroup(
             "clasheval",
-            "ClashEval: prior against context, from the release or a new model (reproduce, run, report)",
+            "ClashEval: a model's prior against the context (reproduce, run, report)",
             "ClashEval's accuracy, context bias and prior bias: see docs/clasheval.md.",
         ),
     ),
