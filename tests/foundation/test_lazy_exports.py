@@ -22,6 +22,7 @@ from conflicteval import _lazy
 LAZY_PACKAGES = [
     "conflicteval",
     "conflicteval.bench",
+    "conflicteval.clasheval",
     "conflicteval.conflictbench",
     "conflicteval.conflictqa",
     "conflicteval.conflictscore",
