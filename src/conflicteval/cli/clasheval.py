@@ -39,8 +39,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
         "reproduce", help="the paper's figures from the released responses, beside the notebook's"
     )
     p.add_argument(
-        "--model",
-        dest="released",
+        "--released",
         nargs="+",
         choices=RELEASED_MODELS,
         default=None,

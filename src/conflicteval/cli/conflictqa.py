@@ -24,6 +24,7 @@ from conflicteval.cli.options import (
     add_out,
     add_run_input,
     add_run_options,
+    add_seed,
 )
 from conflicteval.conflictqa.names import DATASETS, LLMS, MULTI, SINGLE
 
@@ -55,7 +56,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--multi-source", action="store_true", help="add the multi-source settings 2m1c 1m2c 2m2c"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the multi-source shuffles")
+    add_seed(p, "the multi-source shuffles")
     add_out(p, "run directory (resumable)")
     add_limit(p, "questions")
     add_model_options(p, what="model tested", required=True)
