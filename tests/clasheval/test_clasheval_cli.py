@@ -103,3 +103,18 @@ def test_the_release_reproduces_the_notebooks_figures() -> None:
         for row, (pc, cc) in table.items():
             assert got[row]["prior_correct"] == pytest.approx(pc, abs=5e-4)
             assert got[row]["context_correct"] == pytest.approx(cc, abs=5e-4)
+
+
+def test_the_viewer_draws_the_per_level_curve(
+    tmp_path: Path, responses: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conflicteval.view import render_report
+
+    monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    with OpenAICompatServer(_reply) as srv:
+        args = ["clasheval", "run", "--data", str(responses), "--out", str(out), "--quiet"]
+        assert main([*args, "--model", "openai/test-model", "--base-url", srv.base_url]) == 0
+    html = render_report(out)
+    assert "ClashEval years: share of answers following the modified context" in html
+    assert "level -10 (n=1)" in html and "context bias" in html

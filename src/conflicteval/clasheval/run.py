@@ -12,6 +12,7 @@ choice. The rows are then scored exactly as the released responses are.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Sequence
@@ -110,9 +111,8 @@ async def run_clasheval(
         "prompts": prompts.prompt_version(),
     }
     stage = Stage("clasheval", run_dir / ANSWERS_FILE, identity=ident, inputs=asdict)
-    result = await stage.run(
-        lambda q: answer_question(model, q), items, RunOptions.of(run, concurrency=8)
-    )
+    work = functools.partial(answer_question, model)  # picklable for the Ray executor
+    result = await stage.run(work, items, RunOptions.of(run, concurrency=8))
     if writes:
         info = {
             "benchmark": "clasheval",
