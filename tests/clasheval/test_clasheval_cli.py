@@ -118,3 +118,13 @@ def test_the_viewer_draws_the_per_level_curve(
     html = render_report(out)
     assert "ClashEval years: share of answers following the modified context" in html
     assert "level -10 (n=1)" in html and "context bias" in html
+
+
+def test_the_question_set_needs_only_the_input_columns(tmp_path: Path, synthetic: Any) -> None:
+    from conflicteval.clasheval import INPUT_COLUMNS, load_dataset
+
+    rows = [{k: r[k] for k in INPUT_COLUMNS} for r in synthetic.records()]
+    path = synthetic.write_parquet(tmp_path / "dataset.pqt", rows)
+    loaded = load_dataset(path)
+    assert len(loaded) == 9 and loaded[0].prior_response is None
+    assert [r.mod_type for r in loaded[:3]] == ["0", "-5", "0"]
