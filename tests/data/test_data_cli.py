@@ -149,7 +149,12 @@ def test_list_says_why_each_unpinned_entry_is_unpinned(
     pinned = {e.name for e in REGISTRY if e.pinned}
     conflictqa = {n for n in pinned if n.startswith("conflictqa-strategyqa-")}
     assert len(conflictqa) == 8  # the StrategyQA files' bytes were read and hashed
-    assert pinned - conflictqa == {"wikicontradict", "contraqa-corpus", "contraqa-queries", "ramdocs"}
+    assert pinned - conflictqa == {
+        "wikicontradict",
+        "contraqa-corpus",
+        "contraqa-queries",
+        "ramdocs",
+    }
     assert main(["data", "list", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["ambigdocs"]["pinned"] is False and rows["wikicontradict"]["pinned"] is True

@@ -93,7 +93,7 @@ def _report(run: RunView, bench: str) -> dict[str, Any]:
 def _item(rec: Any, scored: dict[str, Any] | None) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
     outcomes = {k: v for k, v in (scored or {}).items() if k != "id"}
-    first = next(iter(res.get("rows") or []), {})
+    first: dict[str, Any] = next(iter(res.get("rows") or []), {})
     return record_item(
         rec,
         rec.error,
