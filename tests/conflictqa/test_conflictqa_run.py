@@ -123,3 +123,58 @@ def test_batch_export_rounds_and_dry_run(
     rep = conflictqa_report(tmp_path / "bat")
     assert rep["experiments_scored"]["counter"]["counts"]["memory"] == 2
     assert rep["left_out"]["polarity_unknown"] == 1
+
+
+def test_an_unreadable_memory_is_counted_and_gets_no_experiment(
+    tmp_path: Path, sample: Path
+) -> None:
+    import asyncio
+
+    from conflicteval import get_model
+    from conflicteval.conflictqa import load_conflictqa, run_conflictqa
+
+    model = get_model("scripted", replies=lambda messages: "Hard to say.\n\nIt depends.")
+    items = load_conflictqa(sample)[:4]
+    asyncio.run(run_conflictqa(items, model, tmp_path / "r", memory="elicit", progress=False))
+    assert len(model.provider.requests) == 4  # the elicitations only
+    rep = conflictqa_report(tmp_path / "r")
+    assert rep["left_out"]["elicitation_unreadable"] == 4
+    assert all(m["replies"] == 0 for m in rep["experiments_scored"].values())
+    assert rep["experiments_scored"]["counter"]["memorization_ratio"]["value"] is None
+
+
+def test_multi_source_settings_by_option(
+    tmp_path: Path, sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    with OpenAICompatServer(_reply_by_memory(set())) as srv:
+        args = ["run", "--data", str(sample), "--out", str(out), "--limit", "4"]
+        assert _cli(srv, *args, "--multi-source") == 0
+        prompts = [r.body["messages"][-1]["content"] for r in srv.completions()]
+    assert len(prompts) == 3 * 6  # item 2's polarity cannot be read
+    multi = [p for p in prompts if "Options:\nA: True\nB: False\nC: Uncertain." in p]
+    assert len(multi) == 3 * 3
+    assert sum("\n4. " in p for p in multi) == 3  # 2m2c shows all four pieces
+    assert set(conflictqa_report(out)["experiments_scored"]) == {
+        "counter",
+        "memory-counter",
+        "counter-memory",
+        "2m1c",
+        "1m2c",
+        "2m2c",
+    }
+
+
+def test_the_viewer_reads_a_conflictqa_run(
+    tmp_path: Path, sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conflicteval.view import render_report
+
+    monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    with OpenAICompatServer(_reply_by_memory(set())) as srv:
+        assert _cli(srv, "run", "--data", str(sample), "--out", str(out), "--limit", "5") == 0
+    html = render_report(out)
+    assert "memorization ratio (counter)" in html
+    assert "ConflictQA: which answer each experiment" in html
