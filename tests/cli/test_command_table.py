@@ -28,6 +28,8 @@ def test_the_top_level_commands_keep_their_order() -> None:
         "feverous",
         "ramdocs",
         "faitheval",
+        "conflictqa",
+        "clasheval",
         "batch",
         "data",
         "bench",

@@ -22,7 +22,9 @@ from conflicteval import _lazy
 LAZY_PACKAGES = [
     "conflicteval",
     "conflicteval.bench",
+    "conflicteval.clasheval",
     "conflicteval.conflictbench",
+    "conflicteval.conflictqa",
     "conflicteval.conflictscore",
     "conflicteval.data",
     "conflicteval.faitheval",

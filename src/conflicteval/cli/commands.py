@@ -124,6 +124,22 @@ AREAS: tuple[Area, ...] = (
         ),
     ),
     Area(
+        "conflicteval.cli.conflictqa",
+        CommandGroup(
+            "conflictqa",
+            "ConflictQA: context against the model's own memory (run, report)",
+            "ConflictQA's experiments and memorization ratio: see docs/conflictqa.md.",
+        ),
+    ),
+    Area(
+        "conflicteval.cli.clasheval",
+        CommandGroup(
+            "clasheval",
+            "ClashEval: a model's prior against the context (reproduce, run, report)",
+            "ClashEval's accuracy, context bias and prior bias: see docs/clasheval.md.",
+        ),
+    ),
+    Area(
         "conflicteval.cli.batch",
         CommandGroup(
             "batch",

@@ -220,6 +220,74 @@ def _faitheval(task: str, title: str) -> DatasetFile:
     )
 
 
+_CONFLICTQA_REPO = "OSU-NLP-Group/LLM-Knowledge-Conflict"
+_CONFLICTQA_REV = "595e02b6fedfdb03316b763e5036da93ffb12fbf"
+_CONFLICTQA_STRATEGYQA: dict[str, tuple[str, int]] = {
+    # llm: (sha256, size in bytes) of conflictQA/conflictQA-strategyQA-<llm>.json at the pin
+    "chatgpt": ("36d20c83466356f06e8646b3a60dba0a303653739f06b79d99fd5a1c7c5841e0", 2_720_303),
+    "gpt4": ("676f51d75214e41e1681e680f0fbdf711f3bd742e0c411d4ff2d5e0fd183a969", 2_999_054),
+    "palm2": ("9f17515c66b161157ded1a5e34ff3361db461c136a6dfd4ffd739ca05ea17658", 1_472_781),
+    "qwen7b": ("dd587813e7c1dca93c20bba201c234ed8dfbce95cbe76036afda57586472af7c", 1_633_126),
+    "llama2-7b": ("39ac9d9e6141c1a5db59d4133355443a2b7321b71e9142ee385049a3f0b7533b", 1_729_004),
+    "llama2-70b": ("c778de42cf2de1698b73cd03ff083c8114f3211639955c943a2c27b5e1ffd434", 2_088_281),
+    "vicuna7b": ("bf0f271cd6896f3bb861bd34ad621fd5b78b34062f2e7ae343dad6fa91669147", 1_321_040),
+    "vicuna33b": ("bee63c124404564d5ca1f9a87b87e7754d35e1a9057c0b40ca82ee3c806f0127", 1_753_646),
+}
+_CONFLICTQA_POPQA_NOTE = (
+    "sha256 not pinned: the PopQA files (8.6-25 MB) could not be read where this registry was "
+    "made; the commit is pinned and the first verified download's sha256 is recorded (later "
+    "uses must match it)"
+)
+
+
+def _conflictqa(dataset: str, llm: str) -> DatasetFile:
+    """One LLM's file of ConflictQA (``strategyqa`` files pinned by sha256, ``popqa`` not)."""
+    spelled = {"strategyqa": "strategyQA", "popqa": "popQA"}[dataset]
+    pin = _CONFLICTQA_STRATEGYQA.get(llm) if dataset == "strategyqa" else None
+    return _github(
+        _CONFLICTQA_REPO,
+        f"conflictQA/conflictQA-{spelled}-{llm}.json",
+        name=f"conflictqa-{dataset}-{llm}",
+        title=f"ConflictQA {spelled} with {llm}'s memory (JSON lines)",
+        revision=_CONFLICTQA_REV,
+        sha256=pin[0] if pin else None,
+        size=pin[1] if pin else None,
+        licence="Apache-2.0 (repository LICENSE)",
+        loader="conflicteval.conflictqa.load_conflictqa",
+        note=None if pin else _CONFLICTQA_POPQA_NOTE,
+    )
+
+
+_CLASHEVAL_REPO = "kevinwu23/StanfordClashEval"
+_CLASHEVAL_NOTE = (
+    "sha256 not pinned: the file is over the download limit where this registry was made; the "
+    "commit is pinned and the first verified download's sha256 is recorded (later uses must "
+    "match it)"
+)
+_CLASHEVAL_MODELS: dict[str, str] = {
+    "claudeopus": "Claude Opus",
+    "claudesonnet": "Claude Sonnet",
+    "gemini15flash": "Gemini 1.5 Flash",
+    "gpt35": "GPT-3.5",
+    "gpt4": "GPT-4o",
+    "llama3": "Llama-3-8b-instruct",
+}
+
+
+def _clasheval_responses(model: str) -> DatasetFile:
+    """One model's released ClashEval responses (``data/model_responses/<model>.pqt``)."""
+    return _github(
+        _CLASHEVAL_REPO,
+        f"data/model_responses/{model}.pqt",
+        name=f"clasheval-{model}",
+        title=f"ClashEval responses of {_CLASHEVAL_MODELS[model]} (parquet)",
+        revision="56e7e0834b8cff17bb53eccd21f04ae916d78254",
+        licence="CC BY 4.0 (dataset card)",
+        loader="conflicteval.clasheval.load_responses",
+        note=_CLASHEVAL_NOTE,
+    )
+
+
 REGISTRY: tuple[DatasetFile, ...] = (
     _hf(
         _WIKICONTRADICT_REPO,
@@ -343,6 +411,18 @@ REGISTRY: tuple[DatasetFile, ...] = (
         "unanswerable",
         "FaithEval unanswerable context task, test split (about 2.5k problems, parquet)",
     ),
+    *(_conflictqa(d, m) for d in ("strategyqa", "popqa") for m in _CONFLICTQA_STRATEGYQA),
+    _github(
+        _CLASHEVAL_REPO,
+        "data/dataset/dataset.pqt",
+        name="clasheval",
+        title="ClashEval questions with graded context modifications (parquet)",
+        revision="ba892d17f9b125264494689b7ce5d8ab22ed821d",
+        licence="CC BY 4.0 (dataset card)",
+        loader="conflicteval.clasheval.load_dataset",
+        note=_CLASHEVAL_NOTE + "; the file was deleted from the repository after this commit",
+    ),
+    *(_clasheval_responses(m) for m in _CLASHEVAL_MODELS),
 )
 
 

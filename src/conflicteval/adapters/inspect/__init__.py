@@ -5,7 +5,8 @@ components are registered through the ``inspect_ai`` entry-point group, so
 they resolve as ``conflicteval/<name>`` from the ``inspect`` command line and
 from :func:`inspect_ai.eval`:
 
-* tasks :func:`wikicontradict`, :func:`conflictbench`, :func:`ramdocs` and :func:`faitheval`;
+* tasks :func:`wikicontradict`, :func:`conflictbench`, :func:`ramdocs`, :func:`faitheval` and
+  :func:`conflictqa` (scorer :func:`conflictqa_choice`, metric :func:`conflictqa_shares`);
 * scorers :func:`wikicontradict_judge`, :func:`conflict_score`, :func:`ramdocs_exact_match`
   and :func:`faitheval_accuracy`; the solver :func:`ramdocs_method` (MADAM-RAG);
 * metrics :func:`verdict_shares` and :func:`conflict_detection`.
@@ -21,6 +22,11 @@ from conflicteval.errors import require
 
 require("inspect_ai", "inspect")
 
+from conflicteval.adapters.inspect._conflictqa import (  # noqa: E402
+    conflictqa,
+    conflictqa_choice,
+    conflictqa_shares,
+)
 from conflicteval.adapters.inspect._conflictscore import (  # noqa: E402
     conflict_detection,
     conflict_score,
@@ -46,6 +52,9 @@ __all__ = [
     "conflict_score",
     "conflictbench",
     "conflictbench_dataset",
+    "conflictqa",
+    "conflictqa_choice",
+    "conflictqa_shares",
     "faitheval",
     "faitheval_accuracy",
     "ramdocs",
