@@ -322,7 +322,7 @@ def _run(args: argparse.Namespace) -> int:
     result = run_rounds(
         lambda: command.func(copy.copy(command)),  # in this process; each run its own args
         export,
-        client=make_client(args.base_url),
+        client=make_client(args.base_url, azure=_is_azure(command)),
         poll_interval=args.poll_interval,
         max_poll_interval=args.max_poll_interval,
         max_rounds=args.max_rounds,
@@ -330,6 +330,13 @@ def _run(args: argparse.Namespace) -> int:
         command=True,
     )
     return result.status
+
+
+def _is_azure(command: argparse.Namespace) -> bool:
+    """Whether the command's model is an Azure deployment (its batches go to Azure)."""
+    specs = getattr(command, "model", None)
+    specs = specs if isinstance(specs, list) else [specs]
+    return any(isinstance(s, str) and s.startswith("azure/") for s in specs)
 
 
 def _parse_command(argv: list[str]) -> argparse.Namespace:

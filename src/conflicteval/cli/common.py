@@ -59,9 +59,14 @@ def model_options(
         options["max_concurrency"] = args.model_concurrency
     if getattr(args, "no_cache", False):
         options["cache"] = False
+    provider = _provider(spec) if spec is not None else "openai"
     base_url = getattr(args, "base_url", None)
-    if base_url and (spec is None or _provider(spec) == "openai"):
+    if base_url and provider in ("openai", "azure"):
         options["base_url"] = base_url
+    for name in ("max_output_tokens", "reasoning_effort"):
+        options[name] = getattr(args, name, None)
+    if provider in ("openai", "azure"):
+        options["model_family"] = getattr(args, "model_family", None)
     return {k: v for k, v in options.items() if v is not None}
 
 
@@ -96,7 +101,7 @@ def model_from_args(
     if check_key and getattr(model.provider, "needs_key", False):
         from conflicteval.models.openai_provider import MISSING_KEY
 
-        raise UsageError(f"{model.name}: {MISSING_KEY}")
+        raise UsageError(f"{model.name}: {getattr(model.provider, 'missing_key', MISSING_KEY)}")
     return model
 
 

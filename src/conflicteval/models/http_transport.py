@@ -281,6 +281,8 @@ def read_completion(content: bytes) -> ProviderResponse:
     try:
         prompt_tokens = int(usage.get("prompt_tokens") or 0)
         completion_tokens = int(usage.get("completion_tokens") or 0)
+        details = usage.get("completion_tokens_details")
+        reasoning = int(details.get("reasoning_tokens") or 0) if isinstance(details, dict) else 0
     except (TypeError, ValueError) as exc:
         raise ProviderError(
             f"malformed response: {type(exc).__name__}: {exc}", retryable=True
@@ -290,6 +292,7 @@ def read_completion(content: bytes) -> ProviderResponse:
         finish_reason=finish if isinstance(finish, str) else None,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        reasoning_tokens=reasoning,
     )
 
 
@@ -333,11 +336,13 @@ def status_error(status: int, content: bytes, headers: Any, scrub: Any = None) -
     )
 
 
-def _headers(api_key: str, organization: str | None) -> dict[str, str]:
+def _headers(
+    api_key: str, organization: str | None, auth: Mapping[str, str] | None = None
+) -> dict[str, str]:
     from conflicteval import __version__
 
     headers = {
-        "Authorization": f"Bearer {api_key}",
+        **(auth if auth is not None else {"Authorization": f"Bearer {api_key}"}),
         "Content-Type": "application/json",
         "Accept": "application/json",
         "Accept-Encoding": "gzip, deflate",
@@ -356,8 +361,14 @@ class LeanClient:
     (:func:`general_module`) with the openai SDK's pool limits and redirect policy.
     """
 
-    def __init__(self, api_key: str, organization: str | None, http_client: str | None = None):
-        self.headers = _headers(api_key, organization)
+    def __init__(
+        self,
+        api_key: str,
+        organization: str | None,
+        http_client: str | None = None,
+        auth: Mapping[str, str] | None = None,
+    ):
+        self.headers = _headers(api_key, organization, auth)
         self.choice = http_client_choice(http_client)
         self.pool = http11.Pool(self.headers) if self.choice == "builtin" else None
         self._general: Any = None
@@ -400,9 +411,16 @@ class LeanClient:
             await self._general.aclose()
 
 
-def new_client(api_key: str, organization: str | None, http_client: str | None = None) -> Any:
-    """The lean transport's client for one event loop (see :class:`LeanClient`)."""
-    return LeanClient(api_key, organization, http_client)
+def new_client(
+    api_key: str,
+    organization: str | None,
+    http_client: str | None = None,
+    auth: Mapping[str, str] | None = None,
+) -> Any:
+    """The lean transport's client for one event loop (see :class:`LeanClient`); ``auth``:
+    the authentication headers, instead of ``Authorization: Bearer <api_key>`` (Azure's
+    ``api-key``)."""
+    return LeanClient(api_key, organization, http_client, auth)
 
 
 @functools.lru_cache(maxsize=64)
