@@ -169,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from conflicteval.models.decoding import forget_said
+
+    forget_said()  # each command is a run: it says its decoding deviations once
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit

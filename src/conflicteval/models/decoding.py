@@ -46,6 +46,7 @@ __all__ = [
     "Deviation",
     "SentDecoding",
     "capabilities_for",
+    "forget_said",
     "note_deviations",
     "plan",
     "refusal_hint",
@@ -459,6 +460,12 @@ def note_deviations(model: str, sent: SentDecoding) -> list[str]:
         if first:
             log.warning("%s", said)
     return lines
+
+
+def forget_said() -> None:
+    """Start a new run: its deviations are said again (once each)."""
+    with _lock:
+        _said.clear()
 
 
 _REFUSED = (
