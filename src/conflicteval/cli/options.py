@@ -146,6 +146,30 @@ def add_model_options(
         "(default: $OPENAI_BASE_URL or OpenAI's API, which needs OPENAI_API_KEY); for "
         "azure/<deployment>: the resource URL (default $AZURE_OPENAI_ENDPOINT)",
     )
+    _add_decoding(group)
+    group.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=positive_float,
+        default=None,
+        help="seconds one attempt of a model call may take (default 60)",
+    )
+    group.add_argument(
+        "--max-attempts",
+        metavar="N",
+        type=positive_int,
+        default=None,
+        help="attempts per model call, the first included (default 6)",
+    )
+    group.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the response cache"
+    )
+    _add_in_flight(group, concurrency, concurrency_help)
+    return group
+
+
+def _add_decoding(group: argparse._ArgumentGroup) -> None:
+    """How a model's decoding may depart from the protocol's (see models/decoding.py)."""
     group.add_argument(
         "--max-output-tokens",
         metavar="N",
@@ -167,25 +191,6 @@ def add_model_options(
         help="what the model accepts (default: by its name; o1, o3, o4-mini, gpt-5* are "
         "reasoning models: max_completion_tokens, no temperature but 1, no top_p)",
     )
-    group.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        type=positive_float,
-        default=None,
-        help="seconds one attempt of a model call may take (default 60)",
-    )
-    group.add_argument(
-        "--max-attempts",
-        metavar="N",
-        type=positive_int,
-        default=None,
-        help="attempts per model call, the first included (default 6)",
-    )
-    group.add_argument(
-        "--no-cache", action="store_true", help="neither read nor write the response cache"
-    )
-    _add_in_flight(group, concurrency, concurrency_help)
-    return group
 
 
 def _add_in_flight(group: argparse._ArgumentGroup, default: int, what: str) -> None:
