@@ -30,13 +30,13 @@ from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
-from conflicteval.models.decoding import (
-    DecodingPolicy,
-    SentDecoding,
-    note_deviations,
-    refusal_hint,
+from conflicteval.models.decoding import DecodingPolicy, SentDecoding, note_deviations, refusal_hint
+from conflicteval.models.endpoint import (
+    SCHEMA_REFUSED,
+    dead_endpoint,
+    note_answered,
+    note_schema_refused,
 )
-from conflicteval.models.endpoint import dead_endpoint, note_answered
 from conflicteval.models.limits import _semaphore
 from conflicteval.models.observe import active_observers
 from conflicteval.models.schemas import class_schema_text, key_with_schema_text
@@ -212,7 +212,8 @@ class Model:
             return await self._complete(request)
         except ProviderError as exc:
             if exc.schema_rejected and request.response_schema is not None:
-                log.warning("%s rejected response_format; extracting JSON from text", self.name)
+                if note_schema_refused(self.provider.base_url):  # said once per endpoint
+                    log.warning(SCHEMA_REFUSED, self.name, self.provider.base_url)
                 self.provider.supports_schema = False
                 return await self._complete(request)
             raise

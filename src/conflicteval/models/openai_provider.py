@@ -25,7 +25,7 @@ from conflicteval.models.base import (
     status_is_retryable,
 )
 from conflicteval.models.decoding import capabilities_for
-from conflicteval.models.endpoint import base_url_problem
+from conflicteval.models.endpoint import base_url_problem, schema_refused
 from conflicteval.models.http_transport import (
     _content_text,
     _error_code,
@@ -231,7 +231,11 @@ class OpenAIProvider:
             fields[request.token_field] = request.max_tokens
         if request.reasoning_effort is not None:
             fields["reasoning_effort"] = request.reasoning_effort
-        if request.response_schema is not None and self.supports_schema:
+        if (
+            request.response_schema is not None
+            and self.supports_schema
+            and not schema_refused(self.base_url)  # the endpoint refused one before
+        ):
             if self.schema_format == "json_object":
                 fields["response_format"] = {
                     "type": "json_object",
