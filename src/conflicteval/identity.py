@@ -73,7 +73,7 @@ def describe(obj: Any) -> Any:
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, Model):
-        described = {
+        described: dict[str, Any] = {
             "model": obj.name,
             "base_url": obj.provider.base_url,
             "prompt_version": obj.prompt_version,

@@ -222,6 +222,23 @@ def missing_note(model: str) -> str:
     )
 
 
+_noted: set[str] = set()
+
+
+def first_missing_note(model: str) -> bool:
+    """True the first time in this run that ``model``'s missing price is to be noted (the
+    note is said once; later summaries say "no price known" only)."""
+    if model in _noted:
+        return False
+    _noted.add(model)
+    return True
+
+
+def forget_notes() -> None:
+    """Start a new run: each model's missing price is noted once again."""
+    _noted.clear()
+
+
 def source_note() -> str:
     """Which table an estimate used."""
     if os.environ.get(ENV_PRICES):

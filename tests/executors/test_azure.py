@@ -30,7 +30,9 @@ DOCS = [
 def reply(body: dict[str, Any]) -> str:
     prompt = str(body["messages"][-1]["content"])
     claim = prompt.split("\nClaim to evaluate\n", 1)[-1].split("\nDocument to evaluate", 1)[0]
-    answer = "SUPPORTS" if "1847" in prompt.split("Document to evaluate against")[-1] else "CONTRADICTS"
+    answer = (
+        "SUPPORTS" if "1847" in prompt.split("Document to evaluate against")[-1] else "CONTRADICTS"
+    )
     return json.dumps(
         {"claim": claim.strip(), "document_snippet": "s", "reasoning": "r", "answer": answer}
     )
@@ -76,11 +78,13 @@ def test_an_azure_deployment_is_called_on_its_route_with_api_version_and_api_key
 
 def test_the_azure_test_server_refuses_what_azure_refuses(azure_env: Path) -> None:
     with AzureOpenAIServer(replies=reply) as srv:
-        wrong_key = get_model("azure/gpt-5-mini", base_url=srv.endpoint, api_key="nope", cache=False)
+        wrong_key = get_model(
+            "azure/gpt-5-mini", base_url=srv.endpoint, api_key="nope", cache=False
+        )
         with pytest.raises(ModelError, match="HTTP 401"):
             wrong_key.generate_sync("x")
         missing = get_model("azure/nowhere", base_url=srv.endpoint, cache=False)
-        with pytest.raises(ModelError, match="DeploymentNotFound|deployment"):
+        with pytest.raises(ModelError, match="DeploymentNotFound"):
             missing.generate_sync("x")
     with pytest.raises(UsageError, match="AZURE_OPENAI_ENDPOINT"):
         get_model("azure/gpt-5-mini")

@@ -141,7 +141,9 @@ def test_score_with_gpt5_mini_is_never_refused_and_says_its_deviation_once(
             for k in range(4)
         )
     )
-    answer = json.dumps({"claim": "c", "document_snippet": "", "reasoning": "", "answer": "SUPPORTS"})
+    answer = json.dumps(
+        {"claim": "c", "document_snippet": "", "reasoning": "", "answer": "SUPPORTS"}
+    )
     with OpenAICompatServer(replies=[answer]) as srv, caplog.at_level(logging.WARNING):
         status = main(["score", "--input", str(items), "--out", str(tmp_path / "o"),
                        "--model", "openai/gpt-5-mini", "--labeler", "llm", "--decomposer",

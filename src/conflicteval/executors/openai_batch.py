@@ -44,8 +44,8 @@ __all__ = [
     "BatchJob",
     "BatchRunner",
     "BatchState",
-    "export_lock",
     "batch_endpoint",
+    "export_lock",
     "make_client",
     "status_lines",
 ]

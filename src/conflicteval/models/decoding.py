@@ -165,8 +165,10 @@ def _capabilities_of(where: str, key: str, value: Any) -> Capabilities:
             raise DataError(where, key, name, "must be max_tokens or max_completion_tokens")
         if name in ("temperature", "top_p", "seed", "reasoning_effort") and not isinstance(v, bool):
             raise DataError(where, key, name, f"must be true or false, not {v!r}")
-        if name == "output_budget" and v is not None and (
-            isinstance(v, bool) or not isinstance(v, int) or v < 1
+        if (
+            name == "output_budget"
+            and v is not None
+            and (isinstance(v, bool) or not isinstance(v, int) or v < 1)
         ):
             raise DataError(where, key, name, f"must be a positive integer or null, not {v!r}")
         changes[name] = v
@@ -328,7 +330,9 @@ def plan(
         limit = caps.output_budget
     if limit != decoding.max_tokens:
         why = "--max-output-tokens" if max_output_tokens is not None else "reasoning allowance"
-        out.append(Deviation("max_tokens", decoding.max_tokens, f"{caps.token_field} {limit} ({why})"))
+        out.append(
+            Deviation("max_tokens", decoding.max_tokens, f"{caps.token_field} {limit} ({why})")
+        )
     effort = reasoning_effort
     if effort is not None and not caps.reasoning_effort:
         effort = None  # refused before the run by check_options; never sent to a chat model
@@ -361,9 +365,7 @@ class DecodingPolicy:
         self.max_output_tokens = max_output_tokens
         self.reasoning_effort = reasoning_effort
         # every request is sent with the protocol's own settings (the common case: no work)
-        self.plain = (
-            capabilities == CHAT and max_output_tokens is None and reasoning_effort is None
-        )
+        self.plain = capabilities == CHAT and max_output_tokens is None and reasoning_effort is None
 
     @classmethod
     def of(
@@ -425,10 +427,13 @@ def check_options(
             unknown effort, or an output limit below 1.
     """
     if max_output_tokens is not None and (
-        isinstance(max_output_tokens, bool) or not isinstance(max_output_tokens, int)
+        isinstance(max_output_tokens, bool)
+        or not isinstance(max_output_tokens, int)
         or max_output_tokens < 1
     ):
-        raise UsageError(f"--max-output-tokens must be a positive integer, not {max_output_tokens!r}")
+        raise UsageError(
+            f"--max-output-tokens must be a positive integer, not {max_output_tokens!r}"
+        )
     if reasoning_effort is None:
         return
     if reasoning_effort not in REASONING_EFFORTS:

@@ -97,7 +97,7 @@ def served_models(base_url: str, api_key: str, timeout: float = 5.0) -> list[str
     )
     ids: list[str] | None = None
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:  # noqa: S310 (http/https)
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
             data = json.loads(resp.read())
         rows = data.get("data") if isinstance(data, dict) else None
         if isinstance(rows, list):
