@@ -447,14 +447,9 @@ def check_options(
         )
 
 
-def deviation_lines(model: str, sent: SentDecoding) -> list[str]:
-    """The deviations of ``sent`` as the run records them: ``model: setting: ...``."""
-    return [f"{model}: {d.text()}" for d in sent.deviations]
-
-
 def note_deviations(model: str, sent: SentDecoding) -> list[str]:
     """Say a call's deviations once per process, in one line; return their record lines."""
-    lines = deviation_lines(model, sent)
+    lines = [f"{model}: {d.text()}" for d in sent.deviations]
     said = f"{model} is sent other decoding than the protocol's: " + "; ".join(
         d.text() for d in sent.deviations
     )
