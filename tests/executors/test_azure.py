@@ -91,7 +91,10 @@ def test_the_azure_test_server_refuses_what_azure_refuses(azure_env: Path) -> No
 
 
 def test_azure_batch_run_goes_through_openai_batches_with_its_own_line_url(
-    tmp_path: Path, azure_env: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    azure_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "online-cache"))
     with AzureOpenAIServer(replies=reply) as srv:
@@ -106,6 +109,11 @@ def test_azure_batch_run_goes_through_openai_batches_with_its_own_line_url(
                        *_score(srv.endpoint, azure_env, tmp_path / "bat")])  # fmt: skip
         assert status == 0
         assert len(srv.completions()) == before  # no online call
+        capsys.readouterr()
+        refresh = ["batch", "status", "--refresh", "--azure", "--base-url", srv.endpoint,
+                   "--export", str(export)]  # fmt: skip
+        assert main(refresh) == 0
+        assert "batch_1" in capsys.readouterr().out
         paths = [p for m, p in srv.azure_paths[2:]]
         uploads = [f["content"] for f in srv.files.values() if f["purpose"] == "batch"]
     lines = [json.loads(x) for up in uploads for x in up.decode().splitlines() if x.strip()]

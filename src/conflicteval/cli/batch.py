@@ -245,6 +245,11 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
         "--refresh", action="store_true", help="ask the Batch API about unfinished batches"
     )
     p.add_argument("--base-url", metavar="URL", default=None, help="Batch API server URL")
+    p.add_argument(
+        "--azure",
+        action="store_true",
+        help="the batches are an Azure OpenAI resource's (--base-url or $AZURE_OPENAI_ENDPOINT)",
+    )
     _cache_option(p)
     p.set_defaults(func=_status)
 
@@ -354,7 +359,7 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
 def _status(args: argparse.Namespace) -> int:
     from conflicteval.executors.openai_batch import make_client, status_lines
 
-    client = make_client(args.base_url) if args.refresh else None
+    client = make_client(args.base_url, azure=args.azure) if args.refresh else None
     for line in status_lines(Path(args.export), _cache(args), client):
         print(line)
     return 0
