@@ -68,3 +68,25 @@ def test_a_model_the_server_does_not_list_gets_one_warning_before_the_run(
     assert len(unlisted) == 1 and "'llama-3-8b'" in unlisted[0] and "test-model" in unlisted[0]
     assert listed == []
     assert len(models_asked) == 1  # the listing is asked once per server
+
+
+def test_a_refusal_learned_online_is_kept_beside_the_cache_for_a_later_batch_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conflicteval.models import endpoint
+
+    reply = json.dumps({"answer": "yes"})
+    with OpenAICompatServer([reply], reject_response_format=True) as srv:
+        online = get_model("openai/a", base_url=srv.base_url, api_key="k", cache=tmp_path / "c")
+        assert online.generate_sync("q", response_schema=SCHEMA).parsed == {"answer": "yes"}
+        base_url = srv.base_url
+    kept = json.loads((tmp_path / "c" / endpoint.ENDPOINTS_FILE).read_text())
+    assert kept == {base_url: {"json_schema": False}}
+    # a later run (another process: nothing learned in memory) writing a batch file
+    monkeypatch.setattr(endpoint, "_no_schema", set())
+    later = get_model("openai/a", base_url=base_url, api_key="k", cache=tmp_path / "c")
+    request = ProviderRequest(messages=[{"role": "user", "content": "q"}], response_schema=SCHEMA)
+    assert "response_format" not in later.provider.request_body(request)  # type: ignore[attr-defined]
+    other_cache = get_model("openai/a", base_url=base_url, api_key="k", cache=tmp_path / "d")
+    monkeypatch.setattr(endpoint, "_no_schema", set())
+    assert "response_format" in other_cache.provider.request_body(request)  # type: ignore[attr-defined]

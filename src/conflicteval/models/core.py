@@ -34,6 +34,7 @@ from conflicteval.models.decoding import DecodingPolicy, SentDecoding, note_devi
 from conflicteval.models.endpoint import (
     SCHEMA_REFUSED,
     dead_endpoint,
+    learned_schema_refusal,
     note_answered,
     note_schema_refused,
 )
@@ -73,10 +74,8 @@ class Model:
         backoff_initial: First backoff (seconds) of the exponential jitter.
         backoff_max: Cap of the exponential jitter.
         prompt_version: Default prompt-template version (part of the cache key).
-        max_output_tokens: Output limit sent instead of the protocol's ``max_tokens``.
-        reasoning_effort: ``reasoning_effort`` sent to a reasoning model. Both, and the
-            provider's ``capabilities``, make ``decoding`` (a
-            :class:`~conflicteval.models.decoding.DecodingPolicy`): what is sent and keyed.
+        max_output_tokens, reasoning_effort: With the provider's ``capabilities``, they
+            make ``decoding``, what is sent and keyed (:mod:`conflicteval.models.decoding`).
 
     A Model pickles as its configuration: the provider leaves its HTTP clients
     behind and the cache pickles as its directory, so a copy in another process
@@ -116,6 +115,8 @@ class Model:
         self.failures = 0
         self._jitter = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
         self.decoding = DecodingPolicy.of(provider, max_output_tokens, reasoning_effort)
+        if learned_schema_refusal(cache, provider.base_url):  # an earlier run saw it refused
+            provider.supports_schema = False
 
     @property
     def name(self) -> str:
@@ -150,10 +151,10 @@ class Model:
         prompt_version: str | None,
     ) -> dict[str, Any]:
         """The cache key's components: the settings as sent, not as the protocol asked."""
-        temperature = sent.temperature
+        temperature = sent.temperature  # 0 and 0.0 are the same request:
         if isinstance(temperature, int) and not isinstance(temperature, bool):
-            temperature = float(temperature)  # 0 and 0.0 are the same request
-        components = {
+            temperature = float(temperature)
+        return {
             "provider": self.provider.name,
             "model": self.provider.model,
             "base_url": self.provider.base_url,
@@ -164,9 +165,8 @@ class Model:
             "response_schema": schema,
             "prompt_version": prompt_version if prompt_version is not None else self.prompt_version,
             "extra": sent.extra,
+            **sent.key_part(),
         }
-        components.update(sent.key_part())
-        return components
 
     def cache_key(self, messages: Sequence[Message] | str, **settings: Any) -> str:
         """The cache key of a call with these messages and settings."""
@@ -212,7 +212,7 @@ class Model:
             return await self._complete(request)
         except ProviderError as exc:
             if exc.schema_rejected and request.response_schema is not None:
-                if note_schema_refused(self.provider.base_url):  # said once per endpoint
+                if note_schema_refused(self.provider.base_url, self.cache):  # kept for later
                     log.warning(SCHEMA_REFUSED, self.name, self.provider.base_url)
                 self.provider.supports_schema = False
                 return await self._complete(request)

@@ -14,6 +14,7 @@ failures count as passing (a server restarting) and are retried as before.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from typing import Any
@@ -22,8 +23,10 @@ from urllib.parse import urlsplit
 __all__ = [
     "base_url_problem",
     "dead_endpoint",
+    "learned_schema_refusal",
     "note_answered",
     "note_schema_refused",
+    "remember_schema_refused",
     "schema_refused",
     "unlisted_model",
 ]
@@ -63,17 +66,69 @@ def note_answered(base_url: str, model: str) -> None:
             _answered.add(key)
 
 
-def note_schema_refused(base_url: str) -> bool:
+def note_schema_refused(base_url: str, cache: Any = None) -> bool:
     """Record that the server at ``base_url`` refuses a JSON-schema ``response_format``.
 
     Structured output is a capability of the endpoint: once refused, no request to it
-    (online, or written to a batch file) carries a schema again in this process.
-    Returns True the first time (the caller says so, once).
+    (online, or written to a batch file) carries a schema again in this process, nor in
+    later runs using the same response ``cache`` (kept in its directory, see
+    :data:`ENDPOINTS_FILE`). Returns True the first time (the caller says so, once).
     """
     with _lock:
         first = base_url not in _no_schema
         _no_schema.add(base_url)
+    if first and getattr(cache, "directory", None) is not None:
+        remember_schema_refused(cache.directory, base_url)
     return first
+
+
+ENDPOINTS_FILE = "endpoints.json"
+"""The file in the response cache's directory where what an endpoint refused is kept, so a
+later run (a batch export, which calls nothing) knows it too: ``{base_url: {"json_schema":
+false}}``."""
+
+
+def remember_schema_refused(directory: Any, base_url: str) -> None:
+    """Keep ``base_url``'s refusal of JSON schemas in ``directory`` (never fails a call)."""
+    from pathlib import Path
+
+    from conflicteval._atomic import atomic_write_text
+
+    path = Path(directory) / ENDPOINTS_FILE
+    known = _read_endpoints(path)
+    if known.get(base_url, {}).get("json_schema") is False:
+        return
+    known.setdefault(base_url, {})["json_schema"] = False
+    try:
+        atomic_write_text(path, json.dumps(known, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        pass
+
+
+def learned_schema_refusal(cache: Any, base_url: str) -> bool:
+    """Whether an earlier run kept ``base_url``'s refusal of JSON schemas beside the response
+    ``cache`` (None: no cache, False); if so, this process knows it from now on."""
+    from pathlib import Path
+
+    directory = getattr(cache, "directory", None)
+    if directory is None:
+        return False
+    known = _read_endpoints(Path(directory) / ENDPOINTS_FILE)
+    refused = known.get(base_url, {}).get("json_schema") is False
+    if refused:
+        with _lock:
+            _no_schema.add(base_url)
+    return refused
+
+
+def _read_endpoints(path: Any) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, dict)}
 
 
 def schema_refused(base_url: str) -> bool:
