@@ -73,11 +73,15 @@ def describe(obj: Any) -> Any:
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, Model):
-        return {
+        described: dict[str, Any] = {
             "model": obj.name,
             "base_url": obj.provider.base_url,
             "prompt_version": obj.prompt_version,
         }
+        decoding = obj.decoding.identity()  # only a model sent other decoding than asked
+        if decoding is not None:
+            described["decoding"] = decoding
+        return described
     method = getattr(obj, "identity", None)
     if callable(method):
         return describe(method())

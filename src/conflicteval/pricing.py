@@ -36,8 +36,8 @@ from conflicteval.errors import DataError
 if TYPE_CHECKING:
     from conflicteval.types import Usage
 
-PRICES_AS_OF = "2025-08-07"
-"""The date the built-in table was last checked against OpenAI's public pricing pages.
+PRICES_AS_OF = "2026-11-28"
+"""The date the built-in table was last checked (see :data:`OPENAI_PRICE_SOURCES`).
 
 Not a date the prices are guaranteed for: override them with a JSON file named by
 ``$CONFLICTEVAL_PRICES`` or with :func:`set_prices`."""
@@ -80,7 +80,22 @@ class Price:
         return (prompt_tokens * rate_in + completion_tokens * rate_out) / 1_000_000
 
 
+OPENAI_PRICE_SOURCES = (
+    "OpenAI's pricing page (developers.openai.com/api/docs/pricing), as transcribed in "
+    "public price tables dated March to November 2026 that cite it (the page itself was "
+    "not read directly on the check date); a row is kept only where those tables agree, "
+    "batch prices are half the online ones (the Batch API's discount). Reasoning tokens "
+    "are billed as output tokens, and the API counts them in completion_tokens."
+)
+"""Where the OpenAI rows of :data:`DEFAULT_PRICES` come from, and how far they are checked."""
+
 DEFAULT_PRICES: dict[str, Price] = {
+    # OpenAI, checked on PRICES_AS_OF (OPENAI_PRICE_SOURCES); o3-pro and the gpt-5.4 nano
+    # and pro models are left out: the tables citing OpenAI's page disagree on them.
+    "gpt-5.4": Price(2.50, 15.00, 1.25, 7.50),
+    "gpt-5.4-mini": Price(0.75, 4.50, 0.375, 2.25),
+    "gpt-5.1": Price(1.25, 10.00, 0.625, 5.00),
+    "gpt-5-pro": Price(15.00, 120.00, 7.50, 60.00),
     "gpt-5": Price(1.25, 10.00, 0.625, 5.00),
     "gpt-5-mini": Price(0.25, 2.00, 0.125, 1.00),
     "gpt-5-nano": Price(0.05, 0.40, 0.025, 0.20),
@@ -92,10 +107,12 @@ DEFAULT_PRICES: dict[str, Price] = {
     "o3": Price(2.00, 8.00, 1.00, 4.00),
     "o4-mini": Price(1.10, 4.40, 0.55, 2.20),
     "o3-mini": Price(1.10, 4.40, 0.55, 2.20),
+    "o1": Price(15.00, 60.00, 7.50, 30.00),
+    "o1-pro": Price(150.00, 600.00, 75.00, 300.00),
     "gpt-4-turbo": Price(10.00, 30.00, 5.00, 15.00),
     "gpt-3.5-turbo": Price(0.50, 1.50, 0.25, 0.75),
 }
-"""The built-in table (OpenAI list prices, last checked on :data:`PRICES_AS_OF`)."""
+"""The built-in table (list prices, last checked on :data:`PRICES_AS_OF`)."""
 
 _overrides: dict[str, Price] = {}
 _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
@@ -203,6 +220,23 @@ def missing_note(model: str) -> str:
         f"{model} is not in the price table (last checked {PRICES_AS_OF}): no cost estimate; "
         f"add it in a JSON file named by ${ENV_PRICES}"
     )
+
+
+_noted: set[str] = set()
+
+
+def first_missing_note(model: str) -> bool:
+    """True the first time in this run that ``model``'s missing price is to be noted (the
+    note is said once; later summaries say "no price known" only)."""
+    if model in _noted:
+        return False
+    _noted.add(model)
+    return True
+
+
+def forget_notes() -> None:
+    """Start a new run: each model's missing price is noted once again."""
+    _noted.clear()
 
 
 def source_note() -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 Relation = Literal["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
 """The label of one claim against one document (ConflictScore, Table 7)."""
@@ -52,6 +52,24 @@ class Usage(BaseModel):
     cached_completion_tokens: int = 0
     cost_usd: float = 0.0
     models: list[str] = Field(default_factory=list)
+    reasoning_tokens: int = 0
+    """The share of ``completion_tokens`` a reasoning model spent on hidden reasoning
+    (counted in ``completion_tokens`` and priced as output, as the API bills it)."""
+    decoding: list[str] = Field(default_factory=list)
+    """Each decoding setting sent otherwise than the protocol asks, one line per model and
+    setting (``"openai/gpt-5-mini: temperature: protocol 0.0, sent none (...)"``); see
+    :mod:`conflicteval.models.decoding`."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        # the two later fields are left out while empty: records and summaries of runs
+        # without a reasoning model read exactly as before
+        data: dict[str, Any] = handler(self)
+        if not data.get("reasoning_tokens"):
+            data.pop("reasoning_tokens", None)
+        if not data.get("decoding"):
+            data.pop("decoding", None)
+        return data
 
     @property
     def total_tokens(self) -> int:
@@ -84,6 +102,10 @@ class Usage(BaseModel):
         for name in theirs["models"]:
             if name not in models:
                 models.append(name)
+        if theirs["decoding"]:
+            lines = mine["decoding"]
+            lines.extend(line for line in theirs["decoding"] if line not in lines)
+            self.__pydantic_fields_set__.add("decoding")
         self.__pydantic_fields_set__.update(_USAGE_FIELDS)
         self.__pydantic_fields_set__.add("models")
 
@@ -101,6 +123,8 @@ class Usage(BaseModel):
             f"{self.sent_prompt_tokens} prompt + {self.sent_completion_tokens} completion "
             "tokens sent"
         )
+        if self.reasoning_tokens:
+            text += f" (completion tokens include {self.reasoning_tokens} reasoning)"
         if self.cached_calls:
             text += (
                 f" ({self.cached_prompt_tokens} + {self.cached_completion_tokens} replayed "
@@ -123,6 +147,7 @@ _USAGE_FIELDS = (
     "cached_prompt_tokens",
     "cached_completion_tokens",
     "cost_usd",
+    "reasoning_tokens",
 )
 
 

@@ -63,6 +63,7 @@ def test_user_prices_override_and_batch_defaults_to_half(
 
 
 def test_run_cost_lines_per_model_online_cached_and_batch(tmp_path: Path) -> None:
+    pricing.forget_notes()  # a new run
     with OpenAICompatServer(lambda body: "one two three four") as srv:
         model = get_model("openai/gpt-4o-mini", base_url=srv.base_url, cache=tmp_path / "c")
         other = get_model("openai/local-llama", base_url=srv.base_url, cache=tmp_path / "c")
@@ -88,6 +89,11 @@ def test_run_cost_lines_per_model_online_cached_and_batch(tmp_path: Path) -> Non
     assert lines[1].startswith("openai/local-llama: 1 online")
     assert lines[2].startswith("note: openai/local-llama is not in the price table")
     assert lines[-1].startswith("cost: list prices, table last checked")
+    # said once per run: a later summary of the same run (a batch run's next round) says
+    # "no price known" on the model's line instead of the whole note again
+    again = ledger.cost_lines()
+    assert not any(line.startswith("note:") for line in again)
+    assert again[1].endswith("(no price known)")
 
 
 def _count(model: Any, prompts: list[str], max_tokens: int | None) -> Any:

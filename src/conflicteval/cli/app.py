@@ -169,6 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from conflicteval.models.decoding import forget_said
+    from conflicteval.pricing import forget_notes
+
+    forget_said()  # each command is a run: it says its decoding deviations and
+    forget_notes()  # each missing price once
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit

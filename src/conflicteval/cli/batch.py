@@ -245,6 +245,11 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
         "--refresh", action="store_true", help="ask the Batch API about unfinished batches"
     )
     p.add_argument("--base-url", metavar="URL", default=None, help="Batch API server URL")
+    p.add_argument(
+        "--azure",
+        action="store_true",
+        help="the batches are an Azure OpenAI resource's (--base-url or $AZURE_OPENAI_ENDPOINT)",
+    )
     _cache_option(p)
     p.set_defaults(func=_status)
 
@@ -326,7 +331,7 @@ def _run(args: argparse.Namespace) -> int:
     result = run_rounds(
         lambda: command.func(copy.copy(command)),  # in this process; each run its own args
         export,
-        client=make_client(args.base_url),
+        client=make_client(args.base_url, azure=_is_azure(command)),
         poll_interval=args.poll_interval,
         max_poll_interval=args.max_poll_interval,
         max_rounds=args.max_rounds,
@@ -334,6 +339,13 @@ def _run(args: argparse.Namespace) -> int:
         command=True,
     )
     return result.status
+
+
+def _is_azure(command: argparse.Namespace) -> bool:
+    """Whether the command's model is an Azure deployment (its batches go to Azure)."""
+    specs = getattr(command, "model", None)
+    specs = specs if isinstance(specs, list) else [specs]
+    return any(isinstance(s, str) and s.startswith("azure/") for s in specs)
 
 
 def _parse_command(argv: list[str]) -> argparse.Namespace:
@@ -351,7 +363,7 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
 def _status(args: argparse.Namespace) -> int:
     from conflicteval.executors.openai_batch import make_client, status_lines
 
-    client = make_client(args.base_url) if args.refresh else None
+    client = make_client(args.base_url, azure=args.azure) if args.refresh else None
     for line in status_lines(Path(args.export), _cache(args), client):
         print(line)
     return 0

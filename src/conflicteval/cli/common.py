@@ -18,6 +18,7 @@ it in :func:`model_options` or :func:`run_options` here.
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
 from typing import Any, TextIO
@@ -74,9 +75,14 @@ def model_options(
         options["max_concurrency"] = args.model_concurrency
     if getattr(args, "no_cache", False):
         options["cache"] = False
+    provider = _provider(spec) if spec is not None else "openai"
     base_url = getattr(args, "base_url", None)
-    if base_url and (spec is None or _provider(spec) == "openai"):
+    if base_url and provider in ("openai", "azure"):
         options["base_url"] = base_url
+    for name in ("max_output_tokens", "reasoning_effort"):
+        options[name] = getattr(args, name, None)
+    if provider in ("openai", "azure"):
+        options["model_family"] = getattr(args, "model_family", None)
     return {k: v for k, v in options.items() if v is not None}
 
 
@@ -108,10 +114,12 @@ def model_from_args(
     model = get_model(spec, **model_options(args, spec, **extra))
     if check_key is None:  # a dry run or a batch export sends nothing, so needs no key
         check_key = not getattr(args, "dry_run", False) and not getattr(args, "batch_export", None)
+    if check_key:  # a run that calls the server: say first if it does not list the model
+        _warn_unlisted(model)
     if check_key and getattr(model.provider, "needs_key", False):
         from conflicteval.models.openai_provider import MISSING_KEY
 
-        raise UsageError(f"{model.name}: {MISSING_KEY}")
+        raise UsageError(f"{model.name}: {getattr(model.provider, 'missing_key', MISSING_KEY)}")
     return model
 
 
@@ -247,6 +255,27 @@ def finish(
     if run_dir is not None:
         print(f"open the report: conflicteval view {shlex.quote(str(run_dir))}", file=out)
     return exit_status(counts)
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def _warn_unlisted(model: Any) -> None:
+    """One warning before the run when a local OpenAI-compatible server does not list the
+    model in ``/v1/models`` (OpenAI's own API and Azure are not asked)."""
+    from conflicteval.models.endpoint import unlisted_model
+    from conflicteval.models.openai_provider import DEFAULT_BASE_URL, OpenAIProvider
+
+    provider = model.provider
+    if type(provider) is not OpenAIProvider or provider.base_url == DEFAULT_BASE_URL:
+        return
+    key = (provider.base_url, provider.model)
+    if key in _warned:
+        return
+    _warned.add(key)
+    line = unlisted_model(provider.base_url, provider.model, provider._api_key)
+    if line is not None:
+        logging.getLogger("conflicteval.cli").warning("%s", line)
 
 
 def _provider(spec: str) -> str:

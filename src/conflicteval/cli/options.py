@@ -77,8 +77,8 @@ __all__ = [
 Container = argparse.ArgumentParser | argparse._ArgumentGroup
 
 SPEC_HELP = (
-    "model spec: openai/<model> (OpenAI, or any OpenAI-compatible server with --base-url); "
-    "a bare <model> means openai/<model>"
+    "model spec: openai/<model> (OpenAI, or any OpenAI-compatible server with --base-url), "
+    "azure/<deployment>; a bare <model> means openai/<model>"
 )
 
 DRY_RUN_HELP = (
@@ -143,8 +143,10 @@ def add_model_options(
         metavar="URL",
         default=None,
         help="OpenAI-compatible server, e.g. http://localhost:8000/v1 "
-        "(default: $OPENAI_BASE_URL or OpenAI's API, which needs OPENAI_API_KEY)",
+        "(default: $OPENAI_BASE_URL or OpenAI's API, which needs OPENAI_API_KEY); for "
+        "azure/<deployment>: the resource URL (default $AZURE_OPENAI_ENDPOINT)",
     )
+    _add_decoding(group)
     group.add_argument(
         "--timeout",
         metavar="SECONDS",
@@ -164,6 +166,31 @@ def add_model_options(
     )
     _add_in_flight(group, concurrency, concurrency_help)
     return group
+
+
+def _add_decoding(group: argparse._ArgumentGroup) -> None:
+    """How a model's decoding may depart from the protocol's (see models/decoding.py)."""
+    group.add_argument(
+        "--max-output-tokens",
+        metavar="N",
+        type=positive_int,
+        default=None,
+        help="output limit sent instead of the protocol's max_tokens (a reasoning model is "
+        "otherwise sent 25000, room for its hidden reasoning)",
+    )
+    group.add_argument(
+        "--reasoning-effort",
+        metavar="LEVEL",
+        default=None,
+        help="reasoning_effort sent to a reasoning model (minimal, low, medium, high, ...)",
+    )
+    group.add_argument(
+        "--model-family",
+        choices=("chat", "reasoning"),
+        default=None,
+        help="what the model accepts (default: by its name; o1, o3, o4-mini, gpt-5* are "
+        "reasoning models: max_completion_tokens, no temperature but 1, no top_p)",
+    )
 
 
 def _add_in_flight(group: argparse._ArgumentGroup, default: int, what: str) -> None:

@@ -163,6 +163,7 @@ class BatchResult(BaseModel):
             )
             if self.executor != "local":
                 lines[-1] += f"; executor {self.executor}"
+            lines += [f"decoding differs from the protocol: {line}" for line in u.decoding]
         return "\n".join(lines)
 
     def to_pandas(self) -> Any:

@@ -180,7 +180,10 @@ class CallLedger:
                 continue
             lines.append(f"{name}: " + "; ".join(parts))
             if price is None and (entry.online.calls or entry.batch.calls or entry.exported):
-                lines.append(f"note: {pricing.missing_note(name)}")
+                if pricing.first_missing_note(name):
+                    lines.append(f"note: {pricing.missing_note(name)}")
+                else:  # said once already in this run (a batch run's earlier round)
+                    lines[-1] += " (no price known)"
         if priced:
             lines.append(f"cost: {pricing.source_note()}")
         return lines

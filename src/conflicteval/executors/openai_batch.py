@@ -47,6 +47,7 @@ __all__ = [
     "BatchJob",
     "BatchRunner",
     "BatchState",
+    "batch_endpoint",
     "export_lock",
     "make_client",
     "status_lines",
@@ -58,14 +59,37 @@ CREATE_GRACE = 120.0
 """Seconds a restarted run looks for the batch of a create that was in flight before creating."""
 
 
-def make_client(base_url: str | None = None, api_key: str | None = None) -> Any:
-    """An ``openai.OpenAI`` client for the Files and Batches endpoints.
+def make_client(
+    base_url: str | None = None, api_key: str | None = None, *, azure: bool = False
+) -> Any:
+    """An ``openai.OpenAI`` client for the Files and Batches endpoints (``azure``: an
+    ``openai.AzureOpenAI`` one for an Azure OpenAI resource, whose routes are
+    ``/openai/files`` and ``/openai/batches`` with ``api-version`` and the ``api-key`` header).
 
     Raises:
-        ConflictEvalError: No key for OpenAI's own API (``OPENAI_API_KEY``).
+        ConflictEvalError: No key for OpenAI's API (``OPENAI_API_KEY``) or for Azure
+            (``AZURE_OPENAI_API_KEY``), or no Azure resource URL.
     """
     import openai
 
+    if azure:
+        from conflicteval.models.azure_provider import (
+            MISSING_AZURE_KEY,
+            MISSING_ENDPOINT,
+            azure_settings,
+        )
+
+        endpoint, azure_key, version = azure_settings(base_url, api_key)
+        if endpoint is None:
+            raise ConflictEvalError(f"batch run: {MISSING_ENDPOINT}")
+        if not azure_key:
+            raise ConflictEvalError(f"batch run: {MISSING_AZURE_KEY}")
+        return openai.AzureOpenAI(
+            azure_endpoint=endpoint.removesuffix("/openai"),
+            api_key=azure_key,
+            api_version=version,
+            max_retries=3,
+        )
     url = base_url or os.environ.get("OPENAI_BASE_URL")
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
@@ -77,6 +101,18 @@ def make_client(base_url: str | None = None, api_key: str | None = None) -> Any:
             )
         key = "no-key"
     return openai.OpenAI(api_key=key, base_url=url, max_retries=3)
+
+
+def batch_endpoint(client: Any) -> str:
+    """The chat completions endpoint a batch of ``client``'s server names (Azure's has no
+    ``/v1``: its batch lines carry ``"url": "/chat/completions"``)."""
+    import openai
+
+    if isinstance(client, openai.AzureOpenAI):
+        from conflicteval.models.azure_provider import AZURE_BATCH_URL
+
+        return AZURE_BATCH_URL
+    return CHAT_URL
 
 
 class BatchRunner:
@@ -293,7 +329,7 @@ class BatchRunner:
             try:
                 return client.batches.create(
                     input_file_id=job.input_file_id,
-                    endpoint=CHAT_URL,
+                    endpoint=batch_endpoint(self.client),
                     completion_window=COMPLETION_WINDOW,
                     metadata=self._metadata(job),
                 )

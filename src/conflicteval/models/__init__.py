@@ -9,12 +9,17 @@ Specs:
         or ``"json_object"`` for llama-cpp-python's server), ``transport``
         (``"http"``, the default: the lean HTTP transport; ``"sdk"``: the
         openai SDK's ``chat.completions.create``).
+    ``azure/<deployment>``: a deployment of an Azure OpenAI resource; options
+        ``base_url`` (the resource URL, default ``$AZURE_OPENAI_ENDPOINT``),
+        ``api_key`` (``$AZURE_OPENAI_API_KEY``), ``api_version``, ``model_family``.
     ``scripted``: the test double; option ``replies`` (list, mapping or callable).
 
 Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
 (True: the default directory; False: off; a path: that directory),
 ``max_attempts``, ``max_retry_time``, ``max_retry_wait``, ``backoff_initial``,
-``backoff_max``, ``prompt_version``.
+``backoff_max``, ``prompt_version``, ``max_output_tokens`` and ``reasoning_effort``
+(see :mod:`conflicteval.models.decoding`). The ``openai`` provider also takes
+``model_family`` (``"chat"`` or ``"reasoning"``; default: by model name).
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ _CORE_OPTIONS = (
     "backoff_initial",
     "backoff_max",
     "prompt_version",
+    "max_output_tokens",
+    "reasoning_effort",
 )
 
 _REGISTRY: dict[str, tuple[ProviderFactory, bool]] = {}
@@ -73,6 +80,23 @@ def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
         schema_format=options.pop("schema_format", "json_schema"),
         transport=options.pop("transport", "http"),
         http_client=options.pop("http_client", None),
+        model_family=options.pop("model_family", None),
+    )
+
+
+def _azure_factory(model: str, options: dict[str, Any]) -> Provider:
+    from conflicteval.models.azure_provider import AzureOpenAIProvider
+
+    if not model:
+        raise UsageError("azure spec needs a deployment name: 'azure/<deployment>'")
+    return AzureOpenAIProvider(
+        model,
+        base_url=options.pop("base_url", None),
+        api_key=options.pop("api_key", None),
+        api_version=options.pop("api_version", None),
+        model_family=options.pop("model_family", None),
+        supports_schema=options.pop("supports_schema", True),
+        http_client=options.pop("http_client", None),
     )
 
 
@@ -86,6 +110,7 @@ def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
 
 
 register_provider("openai", _openai_factory)
+register_provider("azure", _azure_factory)
 register_provider("scripted", _scripted_factory, cache_default=False)
 
 

@@ -24,6 +24,10 @@ class ProviderRequest:
     response_schema: dict[str, Any] | None = None
     schema_name: str = "response"
     extra: dict[str, Any] = field(default_factory=dict)
+    token_field: str = "max_tokens"
+    """The request field of the output limit (``max_completion_tokens`` for reasoning models,
+    see :mod:`conflicteval.models.decoding`)."""
+    reasoning_effort: str | None = None
 
 
 @dataclass
@@ -34,6 +38,8 @@ class ProviderResponse:
     finish_reason: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    """The share of ``completion_tokens`` spent on hidden reasoning (billed as output)."""
 
 
 class ProviderError(Exception):

@@ -54,4 +54,5 @@ def call_request(model: Model, key: str, request: ProviderRequest) -> CallReques
             f"{model.name}: this provider cannot write batch requests "
             "(batch files are for OpenAI-compatible models, 'openai/<model>')"
         )
-    return CallRequest(custom_id=key, model=model.name, body=build(request))
+    url = getattr(model.provider, "batch_url", CHAT_URL)  # Azure's lines: /chat/completions
+    return CallRequest(custom_id=key, model=model.name, body=build(request), url=url)

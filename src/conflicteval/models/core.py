@@ -30,7 +30,14 @@ from conflicteval.cache import ResponseCache, cache_key
 from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
-from conflicteval.models.endpoint import dead_endpoint, note_answered
+from conflicteval.models.decoding import DecodingPolicy, SentDecoding, note_deviations, refusal_hint
+from conflicteval.models.endpoint import (
+    SCHEMA_REFUSED,
+    dead_endpoint,
+    learned_schema_refusal,
+    note_answered,
+    note_schema_refused,
+)
 from conflicteval.models.limits import _semaphore
 from conflicteval.models.observe import active_observers, note_attempt
 from conflicteval.models.schemas import class_schema_text, key_with_schema_text
@@ -67,6 +74,8 @@ class Model:
         backoff_initial: First backoff (seconds) of the exponential jitter.
         backoff_max: Cap of the exponential jitter.
         prompt_version: Default prompt-template version (part of the cache key).
+        max_output_tokens, reasoning_effort: With the provider's ``capabilities``, they
+            make ``decoding``, what is sent and keyed (:mod:`conflicteval.models.decoding`).
 
     A Model pickles as its configuration: the provider leaves its HTTP clients
     behind and the cache pickles as its directory, so a copy in another process
@@ -87,6 +96,8 @@ class Model:
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
         prompt_version: str | None = None,
+        max_output_tokens: int | None = None,
+        reasoning_effort: str | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
@@ -104,6 +115,9 @@ class Model:
         self.failures = 0
         self._said_timeouts = False  # the hint on time-outs is given once
         self._jitter = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
+        self.decoding = DecodingPolicy.of(provider, max_output_tokens, reasoning_effort)
+        if learned_schema_refusal(cache, provider.base_url):  # an earlier run saw it refused
+            provider.supports_schema = False
 
     @property
     def name(self) -> str:
@@ -127,19 +141,32 @@ class Model:
     ) -> dict[str, Any]:
         """Everything that can change the answer, as it enters the cache key."""
         schema, _, _ = _schema_of(response_schema)
+        sent = self.decoding.sent(temperature, max_tokens, seed, extra)
+        return self._components(_normalise_messages(messages), sent, schema, prompt_version)
+
+    def _components(
+        self,
+        messages: list[Message],
+        sent: SentDecoding,
+        schema: dict[str, Any] | None,
+        prompt_version: str | None,
+    ) -> dict[str, Any]:
+        """The cache key's components: the settings as sent, not as the protocol asked."""
+        temperature = sent.temperature  # 0 and 0.0 are the same request:
         if isinstance(temperature, int) and not isinstance(temperature, bool):
-            temperature = float(temperature)  # 0 and 0.0 are the same request
+            temperature = float(temperature)
         return {
             "provider": self.provider.name,
             "model": self.provider.model,
             "base_url": self.provider.base_url,
-            "messages": _normalise_messages(messages),
+            "messages": messages,
             "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
+            "max_tokens": sent.max_tokens,
+            "seed": sent.seed,
             "response_schema": schema,
             "prompt_version": prompt_version if prompt_version is not None else self.prompt_version,
-            "extra": extra,
+            "extra": sent.extra,
+            **sent.key_part(),
         }
 
     def cache_key(self, messages: Sequence[Message] | str, **settings: Any) -> str:
@@ -186,7 +213,8 @@ class Model:
             return await self._complete(request)
         except ProviderError as exc:
             if exc.schema_rejected and request.response_schema is not None:
-                log.warning("%s rejected response_format; extracting JSON from text", self.name)
+                if note_schema_refused(self.provider.base_url, self.cache):  # kept for later
+                    log.warning(SCHEMA_REFUSED, self.name, self.provider.base_url)
                 self.provider.supports_schema = False
                 return await self._complete(request)
             raise
@@ -254,13 +282,15 @@ class Model:
             except ProviderError as exc:
                 error = exc
         self.failures += 1
+        # a 400 refusing a decoding parameter: every call would be refused alike
+        hint = dead or refusal_hint(self.name, error.status, str(error))
         failure = ModelError(
             f"{self.name}: {error} (after {attempts} attempt{'s' if attempts != 1 else ''})",
             status=error.status,
             retryable=error.retryable,
             attempts=attempts,
-            fatal=error.status in (401, 403) or getattr(error, "fatal", False) or bool(dead),
-            hint=dead,
+            fatal=error.status in (401, 403) or getattr(error, "fatal", False) or bool(hint),
+            hint=hint,
         )
         if failure.fatal:  # a refused or missing key, a dead endpoint: every call fails alike
             report_fatal(failure)
@@ -273,23 +303,20 @@ class Model:
     def _key(
         self,
         messages: list[Message],
-        settings: dict[str, Any],
+        sent: SentDecoding,
         schema: dict[str, Any] | None,
         prompt_version: str | None,
-        extra: dict[str, Any],
         schema_text: str | None,
     ) -> str | None:
         """The call's cache key (None without a cache)."""
         if self.cache is None:
             return None
-        components = self.key_components(
-            messages, response_schema=schema, prompt_version=prompt_version, **settings, **extra
-        )
+        components = self._components(messages, sent, schema, prompt_version)
         if schema_text is not None and components["response_schema"] is schema:
             return key_with_schema_text(components, schema_text)
         return cache_key(components)
 
-    def _from_cache(self, key: str) -> Completion | None:
+    def _from_cache(self, key: str, decoding: list[str]) -> Completion | None:
         """The stored reply under ``key`` as a cached Completion, accounted; None on a miss."""
         if self.cache is None:
             return None
@@ -306,6 +333,8 @@ class Model:
             calls=1,
             cached_calls=1,
             truncated=int(hit.get("finish_reason") == "length"),
+            reasoning_tokens=int(hit.get("reasoning_tokens", 0)),
+            decoding=decoding,
         )
         usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
         usage.cached_completion_tokens = usage.completion_tokens
@@ -330,6 +359,8 @@ class Model:
             "prompt_tokens": resp.prompt_tokens,
             "completion_tokens": resp.completion_tokens,
         }
+        if resp.reasoning_tokens:
+            value["reasoning_tokens"] = resp.reasoning_tokens
         try:
             self.cache.put(key, self.name, value)
         except (sqlite3.Error, OSError) as exc:  # disk full, locked too long: keep the reply
@@ -345,19 +376,25 @@ class Model:
         extra: dict[str, Any],
         schema_text: str | None = None,
     ) -> Completion:
-        key = self._key(messages, settings, schema, prompt_version, extra, schema_text)
+        sent = self.decoding.sent(
+            settings["temperature"], settings["max_tokens"], settings["seed"], extra
+        )
+        decoding = note_deviations(self.name, sent) if sent.deviations else []
+        key = self._key(messages, sent, schema, prompt_version, schema_text)
         request = ProviderRequest(
             messages=messages,
-            temperature=settings["temperature"],
-            max_tokens=settings["max_tokens"],
-            seed=settings["seed"],
+            temperature=sent.temperature,
+            max_tokens=sent.max_tokens,
+            seed=sent.seed,
             response_schema=schema,
             schema_name=schema_name,
-            extra=extra,
+            extra=sent.extra,
+            token_field=sent.token_field,
+            reasoning_effort=sent.reasoning_effort,
         )
         answerer = active_answerer()
         if self.cache is not None and key is not None:
-            hit = self._from_cache(key)
+            hit = self._from_cache(key, decoding)
             if hit is not None:
                 answerer.cached(self, key, request)
                 return hit
@@ -373,6 +410,8 @@ class Model:
             truncated=int(truncated),
             models=[self.name],
             cost_usd=pricing.call_cost(self.name, resp.prompt_tokens, resp.completion_tokens),
+            reasoning_tokens=resp.reasoning_tokens,
+            decoding=decoding,
         )
         self._account(usage)  # an empty reply was still a call the server answered (and bills)
         for obs in active_observers():

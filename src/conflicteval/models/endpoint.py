@@ -1,5 +1,6 @@
 """Telling a dead endpoint from a passing failure: a bad base URL, a server not there, a model
-the server does not know.
+the server does not know; and what an endpoint was seen to refuse (a JSON-schema
+``response_format``: :func:`note_schema_refused`).
 
 A connection refused, a host name that does not resolve or an HTTP 404 on the
 very first calls to an endpoint will not get better by retrying call after
@@ -13,14 +14,31 @@ failures count as passing (a server restarting) and are retried as before.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["base_url_problem", "dead_endpoint", "note_answered"]
+__all__ = [
+    "base_url_problem",
+    "dead_endpoint",
+    "learned_schema_refusal",
+    "note_answered",
+    "note_schema_refused",
+    "remember_schema_refused",
+    "schema_refused",
+    "unlisted_model",
+]
+
+SCHEMA_REFUSED = (
+    "%s refused the JSON schema (response_format): no call to %s sends one again; JSON is "
+    "read from the reply's text (--plain-json asks for that from the start)"
+)
+"""The one line said when an endpoint first refuses a schema (model name, base URL)."""
 
 _answered: set[tuple[str, str]] = set()
+_no_schema: set[str] = set()
 _lock = threading.Lock()
 
 
@@ -46,6 +64,117 @@ def note_answered(base_url: str, model: str) -> None:
     if key not in _answered:
         with _lock:
             _answered.add(key)
+
+
+def note_schema_refused(base_url: str, cache: Any = None) -> bool:
+    """Record that the server at ``base_url`` refuses a JSON-schema ``response_format``.
+
+    Structured output is a capability of the endpoint: once refused, no request to it
+    (online, or written to a batch file) carries a schema again in this process, nor in
+    later runs using the same response ``cache`` (kept in its directory, see
+    :data:`ENDPOINTS_FILE`). Returns True the first time (the caller says so, once).
+    """
+    with _lock:
+        first = base_url not in _no_schema
+        _no_schema.add(base_url)
+    if first and getattr(cache, "directory", None) is not None:
+        remember_schema_refused(cache.directory, base_url)
+    return first
+
+
+ENDPOINTS_FILE = "endpoints.json"
+"""The file in the response cache's directory where what an endpoint refused is kept, so a
+later run (a batch export, which calls nothing) knows it too: ``{base_url: {"json_schema":
+false}}``."""
+
+
+def remember_schema_refused(directory: Any, base_url: str) -> None:
+    """Keep ``base_url``'s refusal of JSON schemas in ``directory`` (never fails a call)."""
+    from pathlib import Path
+
+    from conflicteval._atomic import atomic_write_text
+
+    path = Path(directory) / ENDPOINTS_FILE
+    known = _read_endpoints(path)
+    if known.get(base_url, {}).get("json_schema") is False:
+        return
+    known.setdefault(base_url, {})["json_schema"] = False
+    try:
+        atomic_write_text(path, json.dumps(known, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        pass
+
+
+def learned_schema_refusal(cache: Any, base_url: str) -> bool:
+    """Whether an earlier run kept ``base_url``'s refusal of JSON schemas beside the response
+    ``cache`` (None: no cache, False); if so, this process knows it from now on."""
+    from pathlib import Path
+
+    directory = getattr(cache, "directory", None)
+    if directory is None:
+        return False
+    known = _read_endpoints(Path(directory) / ENDPOINTS_FILE)
+    refused = known.get(base_url, {}).get("json_schema") is False
+    if refused:
+        with _lock:
+            _no_schema.add(base_url)
+    return refused
+
+
+def _read_endpoints(path: Any) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, dict)}
+
+
+def schema_refused(base_url: str) -> bool:
+    """Whether the server at ``base_url`` was seen refusing a JSON-schema ``response_format``."""
+    return base_url in _no_schema
+
+
+_listings: dict[str, list[str] | None] = {}
+
+
+def served_models(base_url: str, api_key: str, timeout: float = 5.0) -> list[str] | None:
+    """The model ids ``GET {base_url}/models`` lists (None: no readable answer); asked once
+    per base URL and process."""
+    if base_url in _listings:
+        return _listings[base_url]
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"{base_url}/models", headers={"Authorization": f"Bearer {api_key}"}
+    )
+    ids: list[str] | None = None
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            data = json.loads(resp.read())
+        rows = data.get("data") if isinstance(data, dict) else None
+        if isinstance(rows, list):
+            ids = [str(r["id"]) for r in rows if isinstance(r, dict) and r.get("id")]
+    except (OSError, ValueError):  # no listing: nothing to say
+        ids = None
+    with _lock:
+        _listings[base_url] = ids
+    return ids
+
+
+def unlisted_model(base_url: str, model: str, api_key: str) -> str | None:
+    """One line when the server at ``base_url`` lists models and ``model`` is not one of
+    them (many local servers answer any name with the one model they serve)."""
+    ids = served_models(base_url, api_key)
+    if not ids or model in ids:
+        return None
+    shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+    return (
+        f"model {model!r} is not among the models {base_url} lists ({shown}); many local "
+        "servers answer any name with the model they serve: check --model"
+    )
 
 
 def dead_endpoint(base_url: str, model: str, error: BaseException) -> str | None:

@@ -281,12 +281,34 @@ def read_completion(content: bytes) -> ProviderResponse:
     if not isinstance(usage, dict):
         usage = {}
     prompt_tokens, completion_tokens = usage_counts(usage)
+    reasoning = reasoning_count(usage)
     return ProviderResponse(
         text=text,
         finish_reason=finish if isinstance(finish, str) else None,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        reasoning_tokens=reasoning,
     )
+
+
+def reasoning_count(usage: Any) -> int:
+    """A reasoning model's hidden reasoning tokens (``completion_tokens_details``; absent: 0).
+
+    Raises:
+        ProviderError: A count that is no whole number from 0 to 10**12.
+    """
+    details = getattr(usage, "get", lambda _n: None)("completion_tokens_details")
+    raw = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    if raw is None:
+        return 0
+    count = token_count(raw)
+    if count is None:
+        raise ProviderError(
+            "malformed response: usage.completion_tokens_details.reasoning_tokens is not a "
+            f"token count ({str(raw)[:20]})",
+            retryable=True,
+        )
+    return count
 
 
 def usage_counts(usage: Any) -> tuple[int, int]:
@@ -349,11 +371,13 @@ def status_error(status: int, content: bytes, headers: Any, scrub: Any = None) -
     )
 
 
-def _headers(api_key: str, organization: str | None) -> dict[str, str]:
+def _headers(
+    api_key: str, organization: str | None, auth: Mapping[str, str] | None = None
+) -> dict[str, str]:
     from conflicteval import __version__
 
     headers = {
-        "Authorization": f"Bearer {api_key}",
+        **(auth if auth is not None else {"Authorization": f"Bearer {api_key}"}),
         "Content-Type": "application/json",
         "Accept": "application/json",
         "Accept-Encoding": "gzip, deflate",
@@ -372,8 +396,14 @@ class LeanClient:
     (:func:`general_module`) with the openai SDK's pool limits and redirect policy.
     """
 
-    def __init__(self, api_key: str, organization: str | None, http_client: str | None = None):
-        self.headers = _headers(api_key, organization)
+    def __init__(
+        self,
+        api_key: str,
+        organization: str | None,
+        http_client: str | None = None,
+        auth: Mapping[str, str] | None = None,
+    ):
+        self.headers = _headers(api_key, organization, auth)
         self.choice = http_client_choice(http_client)
         self.max_body_bytes = http11.MAX_BODY_BYTES
         self.pool = (
@@ -422,9 +452,16 @@ class LeanClient:
             await self._general.aclose()
 
 
-def new_client(api_key: str, organization: str | None, http_client: str | None = None) -> Any:
-    """The lean transport's client for one event loop (see :class:`LeanClient`)."""
-    return LeanClient(api_key, organization, http_client)
+def new_client(
+    api_key: str,
+    organization: str | None,
+    http_client: str | None = None,
+    auth: Mapping[str, str] | None = None,
+) -> Any:
+    """The lean transport's client for one event loop (see :class:`LeanClient`); ``auth``:
+    the authentication headers, instead of ``Authorization: Bearer <api_key>`` (Azure's
+    ``api-key``)."""
+    return LeanClient(api_key, organization, http_client, auth)
 
 
 @functools.lru_cache(maxsize=64)

@@ -24,7 +24,8 @@ from conflicteval.models.base import (
     ProviderResponse,
     status_is_retryable,
 )
-from conflicteval.models.endpoint import base_url_problem
+from conflicteval.models.decoding import capabilities_for
+from conflicteval.models.endpoint import base_url_problem, schema_refused
 from conflicteval.models.http_transport import (
     _content_text,
     _error_code,
@@ -53,7 +54,16 @@ MISSING_KEY = (
 )
 
 
-_PARAMS_ORDER = ("model", "messages", "temperature", "max_tokens", "seed", "response_format")
+_PARAMS_ORDER = (
+    "model",
+    "messages",
+    "temperature",
+    "max_tokens",
+    "max_completion_tokens",
+    "reasoning_effort",
+    "seed",
+    "response_format",
+)
 
 
 class OpenAIProvider:
@@ -83,6 +93,9 @@ class OpenAIProvider:
             does not carry, see :mod:`conflicteval.models.http_transport`),
             ``"httpx2"`` or ``"httpx"``. None: ``$CONFLICTEVAL_HTTP_CLIENT``,
             else ``"builtin"``.
+        model_family: The model's family (``"chat"``, ``"reasoning"``), which decides
+            the decoding it is sent (:mod:`conflicteval.models.decoding`); None: looked
+            up by model name (``o1``, ``o3``, ``o4-mini``, ``gpt-5*`` are reasoning models).
 
     Pickling keeps the configuration and leaves the HTTP clients behind (each
     process builds its own on first use). A key that came from
@@ -106,6 +119,7 @@ class OpenAIProvider:
         schema_format: str = "json_schema",
         transport: str = "http",
         http_client: str | None = None,
+        model_family: str | None = None,
     ) -> None:
         if schema_format not in SCHEMA_FORMATS:
             raise ValueError(
@@ -114,6 +128,7 @@ class OpenAIProvider:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
         self.model = model
+        self.capabilities = capabilities_for(model, model_family)
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
@@ -220,8 +235,14 @@ class OpenAIProvider:
         """The request's own body fields, in the order the SDK writes them."""
         fields: dict[str, Any] = {"model": self.model, "messages": request.messages}
         if request.max_tokens is not None:
-            fields["max_tokens"] = request.max_tokens
-        if request.response_schema is not None and self.supports_schema:
+            fields[request.token_field] = request.max_tokens
+        if request.reasoning_effort is not None:
+            fields["reasoning_effort"] = request.reasoning_effort
+        if (
+            request.response_schema is not None
+            and self.supports_schema
+            and not schema_refused(self.base_url)  # the endpoint refused one before
+        ):
             if self.schema_format == "json_object":
                 fields["response_format"] = {
                     "type": "json_object",
@@ -372,9 +393,18 @@ class OpenAIProvider:
         prompt_tokens, completion_tokens = http_transport.usage_counts(
             {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens")}
         )
+        details = getattr(usage, "completion_tokens_details", None)
+        reasoning = http_transport.reasoning_count(
+            {
+                "completion_tokens_details": {
+                    "reasoning_tokens": getattr(details, "reasoning_tokens", None)
+                }
+            }
+        )
         return ProviderResponse(
             text=text,
             finish_reason=finish,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            reasoning_tokens=reasoning,
         )

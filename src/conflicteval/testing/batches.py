@@ -265,6 +265,13 @@ class FilesAndBatchesServer(ChatCompletionsServer):
                 error=None,
             )
             return row, False
+        refused = self.refusal(body)
+        if refused is not None:  # the real API's 400 for a request it refuses, per line
+            row.update(
+                response={"status_code": 400, "request_id": f"req_{n}", "body": refused},
+                error=None,
+            )
+            return row, False
         completion = self._completion(n, body, fault)
         if shape == "vllm":  # older vllm run-batch: the bare completion
             row.update(response=completion, error=None)

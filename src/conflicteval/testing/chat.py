@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from conflicteval.testing.api_rules import is_reasoning_model, refusal
 from conflicteval.testing.faults import Fault, FaultFn
 from conflicteval.testing.http_plumbing import HTTPServerBase, LoggedRequest, _error_body
 
@@ -32,6 +33,7 @@ class _Config:
     faults: Sequence[Fault | None] | FaultFn | None = None
     latency: float = 0.0
     reject_response_format: bool | int = False
+    enforce_rules: bool = True
     log_bodies: bool = True
     _reply_index: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -62,6 +64,17 @@ class ChatCompletionsServer(HTTPServerBase):
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
     # -- request handling ---------------------------------------------------
+    def rules_model(self, body: dict[str, Any]) -> str:
+        """The model whose request rules apply to ``body`` (its ``model``; an Azure
+        server's deployment's model)."""
+        return str(body.get("model", ""))
+
+    def refusal(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The real API's 400 error body for ``body``, when it would refuse it."""
+        if not self.config.enforce_rules:
+            return None
+        return refusal(body, self.rules_model(body))
+
     def _pick_fault(self, n: int, body: dict[str, Any]) -> Fault | None:
         faults = self.config.faults
         if faults is None:
@@ -108,6 +121,11 @@ class ChatCompletionsServer(HTTPServerBase):
         if body is None:
             entry.status = 400
             self._write(writer, 400, _error_body("request body is not JSON", "invalid_request"))
+            return True
+        refused = self.refusal(body)
+        if refused is not None:
+            entry.status = 400
+            self._write(writer, 400, json.dumps(refused).encode())
             return True
         fault = self._pick_fault(n, body)
         entry.fault = fault.kind if fault else None
@@ -168,7 +186,12 @@ class ChatCompletionsServer(HTTPServerBase):
         return True
 
     def _completion(self, n: int, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
-        """The chat completion answering ``body`` (the reply script; a truncate fault)."""
+        """The chat completion answering ``body`` (the reply script; a truncate fault).
+
+        A reasoning model's usage says how many of its completion tokens were reasoning
+        (``completion_tokens_details.reasoning_tokens``, counted in ``completion_tokens``
+        as the API counts them): here as many as the reply's words.
+        """
         text = self._reply_text(body)
         finish = "stop"
         if fault is not None and fault.kind == "truncate":
@@ -193,4 +216,10 @@ class ChatCompletionsServer(HTTPServerBase):
                 "total_tokens": prompt_words + _words(text),
             },
         }
+        if is_reasoning_model(self.rules_model(body)):
+            reasoning = _words(text)
+            usage = payload["usage"]
+            usage["completion_tokens"] += reasoning
+            usage["total_tokens"] += reasoning
+            usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
         return payload

@@ -65,6 +65,10 @@ class OpenAICompatServer(FilesAndBatchesServer):
         latency: Seconds to wait before answering every request.
         reject_response_format: Answer 400 (or this status, when an int) to requests
             carrying ``response_format``.
+        enforce_rules: Refuse, with the real API's HTTP 400 and message, what OpenAI
+            refuses (a reasoning model sent ``max_tokens``, a temperature other than 1
+            or ``top_p``; a chat model sent ``reasoning_effort``), online and per batch
+            line (see :mod:`conflicteval.testing.api_rules`).
         host: Interface to bind (loopback only).
         port: Port (0: ephemeral).
         create_faults: HTTP statuses answered, in order, to batch creations after
@@ -83,6 +87,7 @@ class OpenAICompatServer(FilesAndBatchesServer):
         faults: Sequence[Fault | None] | FaultFn | None = None,
         latency: float = 0.0,
         reject_response_format: bool | int = False,
+        enforce_rules: bool = True,
         host: str = "127.0.0.1",
         port: int = 0,
         log_bodies: bool = True,
@@ -99,6 +104,7 @@ class OpenAICompatServer(FilesAndBatchesServer):
             faults=faults,
             latency=latency,
             reject_response_format=reject_response_format,
+            enforce_rules=enforce_rules,
             log_bodies=log_bodies,
         )
         self.batch_outcomes: list[BatchOutcome] = list(batch_outcomes or [])
