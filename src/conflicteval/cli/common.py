@@ -60,7 +60,7 @@ def model_options(
     if getattr(args, "no_cache", False):
         options["cache"] = False
     base_url = getattr(args, "base_url", None)
-    if base_url and (spec is None or _provider(spec) == "openai"):
+    if base_url and (spec is None or _provider(spec) in ("openai", "anthropic")):
         options["base_url"] = base_url
     return {k: v for k, v in options.items() if v is not None}
 
@@ -96,7 +96,7 @@ def model_from_args(
     if check_key and getattr(model.provider, "needs_key", False):
         from conflicteval.models.openai_provider import MISSING_KEY
 
-        raise UsageError(f"{model.name}: {MISSING_KEY}")
+        raise UsageError(f"{model.name}: {getattr(model.provider, 'missing_key', MISSING_KEY)}")
     return model
 
 

@@ -9,6 +9,10 @@ Specs:
         or ``"json_object"`` for llama-cpp-python's server), ``transport``
         (``"http"``, the default: the lean HTTP transport; ``"sdk"``: the
         openai SDK's ``chat.completions.create``).
+    ``anthropic/<model>``: Claude through Anthropic's Messages API (e.g.
+        ``anthropic/claude-sonnet-4-5``); options ``base_url`` (default
+        ``$ANTHROPIC_BASE_URL`` or Anthropic's), ``api_key`` (default
+        ``$ANTHROPIC_API_KEY``), ``http_client``.
     ``scripted``: the test double; option ``replies`` (list, mapping or callable).
 
 Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
@@ -31,6 +35,7 @@ from conflicteval.models.base import (
     ProviderRequest,
     ProviderResponse,
 )
+from conflicteval.models.anthropic_provider import AnthropicProvider
 from conflicteval.models.core import Model, usage_scope
 from conflicteval.models.openai_provider import OpenAIProvider
 from conflicteval.models.scripted import ScriptedProvider
@@ -76,6 +81,17 @@ def _openai_factory(model: str, options: dict[str, Any]) -> Provider:
     )
 
 
+def _anthropic_factory(model: str, options: dict[str, Any]) -> Provider:
+    if not model:
+        raise UsageError("anthropic spec needs a model name: 'anthropic/<model>'")
+    return AnthropicProvider(
+        model,
+        base_url=options.pop("base_url", None),
+        api_key=options.pop("api_key", None),
+        http_client=options.pop("http_client", None),
+    )
+
+
 def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
     return ScriptedProvider(
         options.pop("replies", None),
@@ -86,6 +102,7 @@ def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
 
 
 register_provider("openai", _openai_factory)
+register_provider("anthropic", _anthropic_factory)
 register_provider("scripted", _scripted_factory, cache_default=False)
 
 
@@ -153,6 +170,7 @@ def get_model(spec: str | Model, **options: Any) -> Model:
 
 
 __all__ = [
+    "AnthropicProvider",
     "Model",
     "OpenAIProvider",
     "Provider",
