@@ -109,7 +109,8 @@ class CommandBatch:
         print(
             "the figures above are provisional (items waiting for these calls count as "
             "pending or unscored); submit the file(s) (conflicteval batch run, the OpenAI "
-            "Batch API, or vllm run-batch), import the results with 'conflicteval batch import "
+            "Batch API, Anthropic's Message Batches or vllm run-batch), import the results "
+            "with 'conflicteval batch import "
             f"RESULTS --export {result.path}', then run this command again",
             file=sys.stderr,
         )
@@ -312,7 +313,7 @@ def _command_argv(cmd: list[str], export: str | None) -> tuple[list[str], Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from conflicteval.executors.openai_batch import make_client
+    from conflicteval.executors.anthropic_batch import LazyBatchClient
     from conflicteval.executors.rounds import run_rounds
 
     argv, export = _command_argv(args.cmd, args.export)
@@ -322,7 +323,7 @@ def _run(args: argparse.Namespace) -> int:
     result = run_rounds(
         lambda: command.func(copy.copy(command)),  # in this process; each run its own args
         export,
-        client=make_client(args.base_url),
+        client=LazyBatchClient(args.base_url),
         poll_interval=args.poll_interval,
         max_poll_interval=args.max_poll_interval,
         max_rounds=args.max_rounds,

@@ -198,8 +198,8 @@ def _driver(
     or the ``answer`` callable."""
     if answer is not None:
         return _AnsweredElsewhere(answer, export, cache, run_command=run_once, **options)
-    if client is None:
-        from conflicteval.executors.openai_batch import make_client
+    from conflicteval.executors import anthropic_batch
 
-        client = make_client()
-    return BatchRunner(client, export, cache, run_once, **options)
+    if client is None:  # each API's client made when a request file needs it
+        client = anthropic_batch.LazyBatchClient()
+    return anthropic_batch.BatchRunner(client, export, cache, run_once, **options)

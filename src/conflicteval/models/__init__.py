@@ -29,13 +29,13 @@ from typing import Any
 
 from conflicteval.cache import ResponseCache, open_cache
 from conflicteval.errors import UsageError
+from conflicteval.models.anthropic_provider import AnthropicProvider
 from conflicteval.models.base import (
     Provider,
     ProviderError,
     ProviderRequest,
     ProviderResponse,
 )
-from conflicteval.models.anthropic_provider import AnthropicProvider
 from conflicteval.models.core import Model, usage_scope
 from conflicteval.models.openai_provider import OpenAIProvider
 from conflicteval.models.scripted import ScriptedProvider

@@ -113,8 +113,13 @@ class MessageBatchesMixin:
             "outcome": outcome,
             "retrieves": 0,
             "results": [],
-            "request_counts": {"processing": len(requests), "succeeded": 0, "errored": 0,
-                               "canceled": 0, "expired": 0},  # fmt: skip
+            "request_counts": {
+                "processing": len(requests),
+                "succeeded": 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
         }
         self.batches[batch_id] = batch
         return self._batch_view(batch)

@@ -103,14 +103,21 @@ def _check_tools(body: dict[str, Any]) -> Refusal | None:
             return _bad("tools: Input should be a valid list")
         for k, tool in enumerate(tools):
             if not isinstance(tool, dict) or not _TOOL_NAME.fullmatch(str(tool.get("name", ""))):
-                return _bad(f"tools.{k}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+                return _bad(
+                    f"tools.{k}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+                )
             schema = tool.get("input_schema")
             if not isinstance(schema, dict) or schema.get("type") != "object":
                 return _bad(f"tools.{k}.input_schema: Input schema must be of type 'object'")
             names.add(tool["name"])
     choice = body.get("tool_choice")
     if choice is not None:
-        if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        if not isinstance(choice, dict) or choice.get("type") not in (
+            "auto",
+            "any",
+            "tool",
+            "none",
+        ):
             return _bad("tool_choice: Input tag does not match any of the expected tags")
         if choice["type"] == "tool" and choice.get("name") not in names:
             return _bad(f"tool_choice: tool {choice.get('name')!r} is not one of tools")

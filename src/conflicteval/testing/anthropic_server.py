@@ -54,7 +54,9 @@ def chat_view(body: dict[str, Any]) -> dict[str, Any]:
     ``response_format`` carrying the forced tool's ``input_schema`` (OpenAI's
     ``json_schema`` form); ``model``, ``max_tokens``, ``temperature`` as sent.
     """
-    messages = [{"role": m.get("role"), "content": _text(m.get("content"))} for m in body["messages"]]
+    messages = [
+        {"role": m.get("role"), "content": _text(m.get("content"))} for m in body["messages"]
+    ]
     if body.get("system"):
         messages.insert(0, {"role": "system", "content": _text(body["system"])})
     view: dict[str, Any] = {
@@ -130,8 +132,14 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
         return [r for r in self.requests if 400 <= r.status < 500 and r.fault is None]
 
     # -- answering -----------------------------------------------------------
-    def _send(self, writer: asyncio.StreamWriter, entry: LoggedRequest, status: int, payload: Any,
-              headers: dict[str, str] | None = None) -> bool:  # fmt: skip
+    def _send(
+        self,
+        writer: asyncio.StreamWriter,
+        entry: LoggedRequest,
+        status: int,
+        payload: Any,
+        headers: dict[str, str] | None = None,
+    ) -> bool:
         entry.status = status
         self._write(writer, status, json.dumps(payload).encode(), headers)
         return True
@@ -204,19 +212,25 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
                 )
             if fault.kind == "status":
                 kind = "overloaded_error" if fault.status == 529 else "api_error"
-                return self._send(writer, entry, fault.status, error_body(kind, f"error {fault.status}"))
+                return self._send(
+                    writer, entry, fault.status, error_body(kind, f"error {fault.status}")
+                )
             if fault.kind == "malformed":
                 entry.status = 200
                 self._write(writer, 200, b'{"id": "msg_x", "type": "message", "conte')
                 return True
             if fault.kind == "slow":
                 await asyncio.sleep(fault.delay)
-        payload = self.message_reply(entry.n, body, truncate=fault is not None and fault.kind == "truncate")
+        payload = self.message_reply(
+            entry.n, body, truncate=fault is not None and fault.kind == "truncate"
+        )
         if fault is not None and fault.kind == "drip":
             return await self._drip(writer, json.dumps(payload).encode(), fault)
         return self._send(writer, entry, 200, payload)
 
-    def message_reply(self, n: int, body: dict[str, Any], *, truncate: bool = False) -> dict[str, Any]:
+    def message_reply(
+        self, n: int, body: dict[str, Any], *, truncate: bool = False
+    ) -> dict[str, Any]:
         """The Messages API reply to a valid ``body`` (the reply script's text)."""
         view = chat_view(body)
         text = self._reply_text(view)
