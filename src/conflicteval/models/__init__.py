@@ -12,7 +12,8 @@ Specs:
     ``anthropic/<model>``: Claude through Anthropic's Messages API (e.g.
         ``anthropic/claude-sonnet-4-5``); options ``base_url`` (default
         ``$ANTHROPIC_BASE_URL`` or Anthropic's), ``api_key`` (default
-        ``$ANTHROPIC_API_KEY``), ``http_client``.
+        ``$ANTHROPIC_API_KEY``), ``http_client``, ``api_version`` (the
+        ``anthropic-version`` header, default ``2023-06-01``).
     ``scripted``: the test double; option ``replies`` (list, mapping or callable).
 
 Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
@@ -30,6 +31,7 @@ from typing import Any
 from conflicteval.cache import ResponseCache, open_cache
 from conflicteval.errors import UsageError
 from conflicteval.models.anthropic_provider import AnthropicProvider
+from conflicteval.models.anthropic_wire import API_VERSION
 from conflicteval.models.base import (
     Provider,
     ProviderError,
@@ -89,6 +91,7 @@ def _anthropic_factory(model: str, options: dict[str, Any]) -> Provider:
         base_url=options.pop("base_url", None),
         api_key=options.pop("api_key", None),
         http_client=options.pop("http_client", None),
+        api_version=options.pop("api_version", API_VERSION),
     )
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import re
 import threading
 import weakref
 from typing import Any
@@ -23,6 +25,7 @@ from conflicteval.models import http11, http_transport
 from conflicteval.models.anthropic_wire import (
     API_VERSION,
     MESSAGES_URL,
+    SAMPLING_REMOVED_IN,
     message_body,
     read_message,
 )
@@ -35,6 +38,8 @@ from conflicteval.models.base import (
 from conflicteval.models.endpoint import base_url_problem
 from conflicteval.models.http_transport import encode_body, parse_retry_after
 
+log = logging.getLogger("conflicteval.models")
+
 __all__ = ["DEFAULT_BASE_URL", "MISSING_KEY", "AnthropicProvider", "anthropic_headers"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
@@ -44,13 +49,13 @@ MISSING_KEY = (
 )
 
 
-def anthropic_headers(api_key: str) -> dict[str, str]:
+def anthropic_headers(api_key: str, api_version: str = API_VERSION) -> dict[str, str]:
     """The headers of every Messages API request (the key goes in ``x-api-key``)."""
     from conflicteval import __version__
 
     return {
         "x-api-key": api_key,
-        "anthropic-version": API_VERSION,
+        "anthropic-version": api_version,
         "Content-Type": "application/json",
         "Accept": "application/json",
         "Accept-Encoding": "gzip, deflate",
@@ -61,9 +66,9 @@ def anthropic_headers(api_key: str) -> dict[str, str]:
 class _Client(http_transport.LeanClient):
     """The lean transport's client with the Messages API's headers instead of a bearer token."""
 
-    def __init__(self, api_key: str, http_client: str | None) -> None:
+    def __init__(self, api_key: str, http_client: str | None, api_version: str) -> None:
         super().__init__(api_key, None, http_client)
-        self.headers = anthropic_headers(api_key)
+        self.headers = anthropic_headers(api_key, api_version)
         if self.pool is not None:  # the same bounds, other fixed headers
             self.pool = http11.Pool(
                 self.headers,
@@ -115,6 +120,9 @@ class AnthropicProvider:
         api_key: Key; default ``$ANTHROPIC_API_KEY``. Never logged, cached or put in
             errors; a key from the environment is not pickled.
         http_client: The transport's HTTP client (see ``OpenAIProvider``).
+        api_version: The ``anthropic-version`` header: ``2023-06-01`` (the default,
+            which takes ``temperature``) or ``2026-10-21`` (which refuses it: no
+            sampling setting is sent, and the run says so once).
 
     Structured output always goes through a forced tool (``supports_schema`` is
     True and stays so).
@@ -132,7 +140,12 @@ class AnthropicProvider:
         base_url: str | None = None,
         api_key: str | None = None,
         http_client: str | None = None,
+        api_version: str = API_VERSION,
     ) -> None:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", api_version):
+            raise UsageError(f"api_version must be a date such as {API_VERSION}, not {api_version!r}")
+        self.api_version = api_version
+        self._said_sampling = False
         self.model = model
         self.base_url = (
             base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
@@ -165,6 +178,7 @@ class AnthropicProvider:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._said_sampling = False
         if "_api_key" not in state:
             self._api_key = os.environ.get("ANTHROPIC_API_KEY") or "no-key"
         self._clients = weakref.WeakKeyDictionary()
@@ -182,7 +196,7 @@ class AnthropicProvider:
             with self._clients_lock:
                 for dead in [lp for lp in self._clients if lp.is_closed()]:
                     del self._clients[dead]
-                client = _Client(self._api_key, self.http_client)
+                client = _Client(self._api_key, self.http_client, self.api_version)
                 self._clients[loop] = client
         return client
 
@@ -199,14 +213,27 @@ class AnthropicProvider:
 
     def request_body(self, request: ProviderRequest) -> dict[str, Any]:
         """The Messages API body of ``request`` (a Message Batches line's ``params``)."""
-        return message_body(self.model, request)
+        if request.temperature is not None and self.api_version >= SAMPLING_REMOVED_IN:
+            self._say_sampling_dropped(request.temperature)
+        return message_body(self.model, request, self.api_version)
+
+    def _say_sampling_dropped(self, temperature: float) -> None:
+        if not self._said_sampling:
+            self._said_sampling = True
+            log.warning(
+                "anthropic/%s: API version %s has no temperature: the protocol's temperature "
+                "%g is not sent (the model's default sampling is used)",
+                self.model,
+                self.api_version,
+                temperature,
+            )
 
     async def complete(self, request: ProviderRequest, timeout: float | None) -> ProviderResponse:
         """Send one Messages API request; classify any failure."""
         if self.needs_key:
             raise ProviderError(MISSING_KEY, fatal=True)
         try:
-            body = encode_body(message_body(self.model, request))
+            body = encode_body(self.request_body(request))
         except (TypeError, ValueError) as exc:
             raise ProviderError(self._scrub(f"invalid request: {exc}")) from exc
         return await http_transport.post_completion(

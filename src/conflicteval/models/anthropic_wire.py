@@ -11,7 +11,9 @@ The mapping, one place for every decoding setting:
   place in the Messages API and is refused;
 * ``max_tokens`` is required by the API: the protocol's value is sent, and
   :data:`DEFAULT_MAX_TOKENS` when a protocol leaves it unset (None);
-* ``temperature`` is sent as given (the API takes 0 to 1);
+* ``temperature`` is sent as given (the API takes 0 to 1) under the default API version
+  2023-06-01; API version 2026-10-21 refuses it, so it is not sent there (see
+  :data:`API_VERSION`);
 * ``seed`` is not sent: the Messages API has no seed (the setting still enters the
   cache key, like every setting);
 * a response schema is sent as one forced tool (``tools`` with the schema as its
@@ -52,7 +54,16 @@ __all__ = [
 ]
 
 API_VERSION = "2023-06-01"
-"""The ``anthropic-version`` header sent with every request (the Messages API's version)."""
+"""The ``anthropic-version`` header sent by default.
+
+API version 2026-10-21 (the default of the anthropic SDK from 2.0) removed ``temperature``,
+``top_p`` and ``top_k``: a request carrying any of them is refused. The protocols this
+library reproduces decode at temperature 0, so it keeps 2023-06-01, where Claude 4.x
+models take it. With ``api_version="2026-10-21"`` no sampling setting is sent (the
+provider says so once per run)."""
+
+SAMPLING_REMOVED_IN = "2026-10-21"
+"""The API version from which ``temperature``, ``top_p`` and ``top_k`` are refused."""
 
 MESSAGES_URL = "/v1/messages"
 """The Messages endpoint's path (a batch request line's target)."""
@@ -103,8 +114,13 @@ def _system_and_turns(messages: list[Any]) -> tuple[str | None, list[dict[str, A
     return ("\n\n".join(system) if system else None), turns
 
 
-def message_body(model: str, request: ProviderRequest) -> dict[str, Any]:
+def message_body(
+    model: str, request: ProviderRequest, api_version: str = API_VERSION
+) -> dict[str, Any]:
     """The Messages API body of ``request`` (online, and a batch line's ``params``).
+
+    From API version :data:`SAMPLING_REMOVED_IN` on, ``temperature`` (and ``top_p`` /
+    ``top_k`` given as extra parameters) are left out: that version refuses them.
 
     Raises:
         ProviderError: A request the Messages API cannot carry (a system message
@@ -119,7 +135,8 @@ def message_body(model: str, request: ProviderRequest) -> dict[str, Any]:
     }
     if system is not None:
         body["system"] = system
-    if request.temperature is not None:
+    sampling = api_version < SAMPLING_REMOVED_IN
+    if request.temperature is not None and sampling:
         body["temperature"] = request.temperature
     if request.response_schema is not None:
         schema = request.response_schema
@@ -138,7 +155,8 @@ def message_body(model: str, request: ProviderRequest) -> dict[str, Any]:
             }
         ]
     for key, value in request.extra.items():
-        body["stop_sequences" if key == "stop" else key] = value
+        if sampling or key not in ("top_p", "top_k"):
+            body["stop_sequences" if key == "stop" else key] = value
     return body
 
 

@@ -6,7 +6,8 @@ and ``anthropic-version`` headers; ``model``, ``messages`` and ``max_tokens``
 required; no fields the API does not know (``seed``, ``response_format``,
 ``max_completion_tokens`` among them); only ``user`` and ``assistant`` roles in
 ``messages`` (the system prompt is the top-level ``system``); non-empty text;
-``temperature`` from 0 to 1; a forced tool that is one of ``tools``, each tool with
+``temperature`` from 0 to 1 (and, from API version 2026-10-21, no ``temperature``,
+``top_p`` or ``top_k`` at all); a forced tool that is one of ``tools``, each tool with
 a name and an object ``input_schema``; and, for Message Batches, ``custom_id`` of 1
 to 64 letters, digits, ``_`` or ``-``, unique within a batch.
 """
@@ -29,7 +30,10 @@ __all__ = [
 Refusal = tuple[int, str, str]
 """An HTTP status, the API's error type and its message."""
 
-API_VERSIONS = frozenset({"2023-06-01", "2023-01-01"})
+API_VERSIONS = frozenset({"2023-01-01", "2023-06-01", "2026-10-21"})
+
+SAMPLING = ("temperature", "top_p", "top_k")
+"""Removed by API version 2026-10-21: a request sending any of them is refused (400)."""
 
 MESSAGE_FIELDS = frozenset(
     {
@@ -64,8 +68,13 @@ def error_body(kind: str, message: str) -> dict[str, Any]:
 
 
 def check_headers(headers: dict[str, str], api_key: str | None) -> Refusal | None:
-    """The headers every request needs (lower-cased names)."""
-    key = headers.get("x-api-key")
+    """The headers every request needs (lower-cased names).
+
+    The key comes in ``x-api-key`` or, as the anthropic SDK from 2.0 sends it, as
+    ``Authorization: Bearer``; with both, ``x-api-key`` counts (as the API does).
+    """
+    bearer = headers.get("authorization", "")
+    key = headers.get("x-api-key") or (bearer[7:] if bearer.startswith("Bearer ") else "")
     if not key:
         return 401, "authentication_error", "x-api-key header is required"
     if api_key is not None and key != api_key:
@@ -124,12 +133,12 @@ def _check_tools(body: dict[str, Any]) -> Refusal | None:
     return None
 
 
-def check_message_body(body: Any) -> Refusal | None:
-    """A Messages API request body, checked as the API checks it."""
+def check_message_body(body: Any, version: str = "2023-06-01") -> Refusal | None:
+    """A Messages API request body, checked as the API of ``version`` checks it."""
     if not isinstance(body, dict):
         return _bad("request body must be a JSON object")
     for name in sorted(body):
-        if name not in MESSAGE_FIELDS:
+        if name not in MESSAGE_FIELDS or (version >= "2026-10-21" and name in SAMPLING):
             return _bad(f"{name}: Extra inputs are not permitted")
     for name in ("model", "messages", "max_tokens"):
         if name not in body:

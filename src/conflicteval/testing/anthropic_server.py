@@ -193,7 +193,7 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
     async def _message(
         self, entry: LoggedRequest, body: dict[str, Any], writer: asyncio.StreamWriter
     ) -> bool:
-        refusal = check_message_body(body)
+        refusal = check_message_body(body, entry.headers.get("anthropic-version", ""))
         if refusal is not None:
             return self._send(writer, entry, refusal[0], error_body(refusal[1], refusal[2]))
         fault = self._pick_fault(entry.n, body)
