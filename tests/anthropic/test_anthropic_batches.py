@@ -87,13 +87,18 @@ def test_a_score_run_through_message_batches_equals_the_online_runs(
         online_calls = len(srv.messages())
         monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache-batch"))
         capsys.readouterr()
-        rc = _batch_run(srv, tmp_path / "exp" / "requests.jsonl", _score(items, tmp_path / "b", MODEL))
+        rc = _batch_run(
+            srv, tmp_path / "exp" / "requests.jsonl", _score(items, tmp_path / "b", MODEL)
+        )
         err = capsys.readouterr().err
         assert rc == 0
         assert len(srv.messages()) == online_calls  # no online call by the batch run
         assert len(srv.batches) >= 2 and not srv.refused()  # one batch per stage
     assert _scores(tmp_path / "b") == _scores(tmp_path / "online") == _scores(tmp_path / "openai")
     assert _scores(tmp_path / "b")[0] > 0  # some claims conflict: the comparison means something
+    online_cost = json.loads((tmp_path / "online" / "summary.json").read_text())["cost"]
+    assert online_cost["usd"] > 0 and online_cost["no_price_known"] == []
+    assert online_cost["prices_per_million_tokens"] == {MODEL: {"prompt": 3.0, "completion": 15.0}}
     assert re.search(r"anthropic/claude-sonnet-4-5: \d+ by batch .* at batch rates", err)
     sent = [b for b in srv.batches.values()]
     assert all(set(r) == {"custom_id", "params"} for b in sent for r in b["requests"])
@@ -109,17 +114,20 @@ def test_expired_canceled_and_errored_requests_are_asked_again(items: Path, tmp_
     assert _scores(tmp_path / "b")[2]  # every item scored in the end
 
 
-def test_batch_import_reads_message_batches_results_and_vouches(items: Path, tmp_path: Path) -> None:
+def test_batch_import_reads_message_batches_results_and_vouches(
+    items: Path, tmp_path: Path
+) -> None:
     export = tmp_path / "exp" / "r.jsonl"
     assert main([*_score(items, tmp_path / "b", MODEL), "--batch-export", str(export)]) == 3
     ids = [line["custom_id"] for line in read_requests(export)]
     message = {"type": "message", "model": "claude-sonnet-4-5-20250929",
                "content": [{"type": "text", "text": "x"}], "stop_reason": "end_turn",
                "usage": {"input_tokens": 3, "output_tokens": 1}}  # fmt: skip
+    other = {**message, "model": "claude-opus-4-1"}
     rows = [
         {"custom_id": ids[0], "result": {"type": "succeeded", "message": message}},
         {"custom_id": ids[0], "result": {"type": "succeeded", "message": message}},
-        {"custom_id": ids[1], "result": {"type": "succeeded", "message": {**message, "model": "claude-opus-4-1"}}},
+        {"custom_id": ids[1], "result": {"type": "succeeded", "message": other}},
         {"custom_id": "f" * 64, "result": {"type": "succeeded", "message": message}},
         {"custom_id": ids[1], "result": {"type": "errored", "error": {"type": "error",
          "error": {"type": "overloaded_error", "message": "busy"}}}},
@@ -141,8 +149,8 @@ def _interrupted(tmp_path: Path, items: Path, srv: AnthropicServer) -> tuple[Pat
     assert main([*_score(items, tmp_path / "b", MODEL), "--batch-export", str(export)]) == 3
     requests = list(read_requests(export))
     state = BatchState(export=str(export))
-    job = BatchJob(file=export.name, round=1, model="claude-sonnet-4-5", requests=len(requests),
-                   status="creating", api="anthropic", intent_at="2000-01-01T00:00:00+00:00")  # fmt: skip
+    job = BatchJob(file=export.name, round=1, model="claude-sonnet-4-5", requests=len(requests))
+    job.status, job.api, job.intent_at = "creating", "anthropic", "2000-01-01T00:00:00Z"
     state.jobs.append(job)
     state.save(export)
     srv._create_message_batch(requests)  # the server created it; the client never heard
@@ -162,7 +170,9 @@ def test_an_interrupted_creation_adopts_the_batch_instead_of_paying_twice(
         assert BatchState.load(export).jobs[0].id == "msgbatch_000001"
 
 
-def test_two_candidate_batches_stop_the_run_instead_of_guessing(items: Path, tmp_path: Path) -> None:
+def test_two_candidate_batches_stop_the_run_instead_of_guessing(
+    items: Path, tmp_path: Path
+) -> None:
     with AnthropicServer(reply) as srv:
         export, runner = _interrupted(tmp_path, items, srv)
         srv._create_message_batch(list(read_requests(export)))

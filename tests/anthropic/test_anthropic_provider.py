@@ -73,7 +73,10 @@ def test_an_unreadable_structured_reply_is_reasked_once_then_a_parse_error() -> 
         out = _model(srv).generate_sync("label", response_schema=Verdict)
         bodies = [r.body for r in srv.messages()]
     assert out.parsed is None and out.parse_error and "after one re-ask" in out.parse_error
-    assert len(bodies) == 2 and bodies[1]["messages"][1] == {"role": "assistant", "content": "not json"}
+    assert len(bodies) == 2 and bodies[1]["messages"][1] == {
+        "role": "assistant",
+        "content": "not json",
+    }
 
 
 def test_a_reply_cut_by_max_tokens_is_truncated_and_not_cached(tmp_path: Path) -> None:
@@ -101,7 +104,9 @@ def test_retry_after_is_honoured() -> None:
     from conflicteval.models.anthropic_provider import read_reply
 
     with pytest.raises(ProviderError) as err:
-        read_reply(429, b'{"type":"error","error":{"type":"rate_limit_error"}}', {"retry-after": "7"}, None)
+        read_reply(
+            429, b'{"type":"error","error":{"type":"rate_limit_error"}}', {"retry-after": "7"}, None
+        )
     assert err.value.retry_after == 7.0
 
 
@@ -115,7 +120,12 @@ def test_client_errors_are_not_retried(status: int) -> None:
 
 def test_a_wrong_key_is_401_fatal_and_named() -> None:
     with AnthropicServer(["ok"], api_key=KEY) as srv:
-        model = get_model("anthropic/claude-sonnet-4-5", base_url=srv.base_url, api_key="wrong-key-123", cache=False)
+        model = get_model(
+            "anthropic/claude-sonnet-4-5",
+            base_url=srv.base_url,
+            api_key="wrong-key-123",
+            cache=False,
+        )
         with pytest.raises(ModelError) as info:
             model.generate_sync("q")
         assert len(srv.requests) == 1

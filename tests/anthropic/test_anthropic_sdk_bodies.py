@@ -123,4 +123,6 @@ def test_the_provider_sends_the_sdks_body(
     # and the SDK reads the reply as the provider does
     block = theirs.content[0]
     text = json.dumps(block.input) if block.type == "tool_use" else block.text
-    assert json.loads(text) == json.loads(ours.text) if block.type == "tool_use" else text == ours.text
+    assert (
+        json.loads(text) == json.loads(ours.text) if block.type == "tool_use" else text == ours.text
+    )

@@ -12,10 +12,16 @@ from conflicteval.testing.anthropic_server import AnthropicServer
 
 KEY = "sk-ant-test-0123456789"
 HEADERS = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
-GOOD = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+GOOD = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 10,
+    "messages": [{"role": "user", "content": "hi"}],
+}
 
 
-def _post(srv: AnthropicServer, body: Any, headers: dict[str, str], path: str = "/messages") -> httpx.Response:
+def _post(
+    srv: AnthropicServer, body: Any, headers: dict[str, str], path: str = "/messages"
+) -> httpx.Response:
     return httpx.post(srv.base_url + path, content=json.dumps(body), headers=headers)
 
 
@@ -85,7 +91,10 @@ def test_message_batches_creation_is_checked_and_results_need_an_ended_batch() -
         assert ended["processing_status"] == "ended"
         assert ended["request_counts"] == {"processing": 0, "succeeded": 1, "errored": 1,
                                            "canceled": 0, "expired": 0}  # fmt: skip
-        lines = [json.loads(x) for x in httpx.get(ended["results_url"], headers=HEADERS).text.splitlines()]
+        lines = [
+            json.loads(x)
+            for x in httpx.get(ended["results_url"], headers=HEADERS).text.splitlines()
+        ]
     assert [r["result"]["type"] for r in lines] == ["succeeded", "errored"]
     assert lines[0]["result"]["message"]["type"] == "message"
     assert "seed" in lines[1]["result"]["error"]["error"]["message"]

@@ -143,7 +143,9 @@ class AnthropicProvider:
         api_version: str = API_VERSION,
     ) -> None:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", api_version):
-            raise UsageError(f"api_version must be a date such as {API_VERSION}, not {api_version!r}")
+            raise UsageError(
+                f"api_version must be a date such as {API_VERSION}, not {api_version!r}"
+            )
         self.api_version = api_version
         self._said_sampling = False
         self.model = model
