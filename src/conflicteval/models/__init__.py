@@ -111,10 +111,13 @@ register_provider("scripted", _scripted_factory, cache_default=False)
 
 def accepted_specs() -> str:
     """One line naming the accepted spec forms (for error messages)."""
-    others = ", ".join(f"'{name}'" for name in sorted(_REGISTRY) if name != "openai")
+    others = ", ".join(
+        f"'{name}'" for name in sorted(_REGISTRY) if name not in ("openai", "anthropic")
+    )
     return (
         "accepted forms: 'openai/<model>' (OpenAI or any OpenAI-compatible server with "
         f"a base URL, e.g. openai/gpt-4o-mini or openai/meta-llama/Llama-3.1-8B), "
+        "'anthropic/<model>' (Claude, e.g. anthropic/claude-sonnet-4-5), "
         f"'<model>' alone (the same as openai/<model>), {others}"
     )
 
