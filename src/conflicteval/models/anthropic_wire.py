@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conflicteval.models.base import ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.call import MESSAGES_URL
 
 __all__ = [
     "API_VERSION",
@@ -65,8 +66,6 @@ provider says so once per run)."""
 SAMPLING_REMOVED_IN = "2026-10-21"
 """The API version from which ``temperature``, ``top_p`` and ``top_k`` are refused."""
 
-MESSAGES_URL = "/v1/messages"
-"""The Messages endpoint's path (a batch request line's target)."""
 
 BATCHES_URL = "/v1/messages/batches"
 """The Message Batches endpoint's path."""

@@ -57,7 +57,7 @@ def call_request(model: Model, key: str, request: ProviderRequest) -> CallReques
     if build is None:
         raise ConflictEvalError(
             f"{model.name}: this provider cannot write batch requests "
-            "(batch files are for OpenAI-compatible models, 'openai/<model>')"
+            "(batch files are for 'openai/<model>' and 'anthropic/<model>')"
         )
     url = getattr(model.provider, "batch_url", CHAT_URL)
     return CallRequest(custom_id=key, model=model.name, body=build(request), url=url)
