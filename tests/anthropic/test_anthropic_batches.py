@@ -97,6 +97,9 @@ def test_a_score_run_through_message_batches_equals_the_online_runs(
     assert _scores(tmp_path / "b") == _scores(tmp_path / "online") == _scores(tmp_path / "openai")
     assert _scores(tmp_path / "b")[0] > 0  # some claims conflict: the comparison means something
     online_cost = json.loads((tmp_path / "online" / "summary.json").read_text())["cost"]
+    assert main(["batch", "status", "--export", str(tmp_path / "exp" / "requests.jsonl")]) == 0
+    status = capsys.readouterr().out
+    assert "batch msgbatch_000001 (round 1, requests.jsonl): ended" in status
     assert online_cost["usd"] > 0 and online_cost["no_price_known"] == []
     assert online_cost["prices_per_million_tokens"] == {MODEL: {"prompt": 3.0, "completion": 15.0}}
     assert re.search(r"anthropic/claude-sonnet-4-5: \d+ by batch .* at batch rates", err)

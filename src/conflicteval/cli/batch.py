@@ -201,11 +201,13 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "run",
-        help="run a command in rounds through the OpenAI Batch API until it completes",
+        help="run a command in rounds through the OpenAI Batch API (or Anthropic's Message "
+        "Batches, for anthropic/ models) until it completes",
         description=(
             "Run COMMAND with --batch-export; while it exits 3, upload its request files, "
-            "create batches (24 h window), poll, download and import the results, and run it "
-            "again. Example: conflicteval batch run -- score --input items.jsonl --out run "
+            "create batches (24 h window; a Message Batch for anthropic/ models), poll, "
+            "download and import the results, and run it again. Example: conflicteval batch run "
+            "-- score --input items.jsonl --out run "
             "--model openai/gpt-4o-mini"
         ),
     )
@@ -215,7 +217,12 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=f"request file when COMMAND has no --batch-export (default {DEFAULT_EXPORT})",
     )
-    p.add_argument("--base-url", metavar="URL", default=None, help="Batch API server URL")
+    p.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="Batch API server URL (OpenAI's, or the Anthropic API root for Message Batches)",
+    )
     p.add_argument(
         "--poll-interval", type=positive_float, default=15.0, help="first wait between polls (15 s)"
     )
