@@ -199,3 +199,13 @@ def test_the_cache_key_names_the_provider() -> None:
     a = get_model("anthropic/m", base_url="http://127.0.0.1:9/v1", cache=False)
     o = get_model("openai/m", base_url="http://127.0.0.1:9/v1", cache=False)
     assert a.cache_key("q") != o.cache_key("q")
+
+
+def test_the_api_version_enters_the_cache_key_only_when_not_the_default() -> None:
+    url = "http://127.0.0.1:9/v1"
+    default = get_model("anthropic/m", base_url=url, cache=False)
+    pinned = get_model("anthropic/m", base_url=url, cache=False, api_version="2023-06-01")
+    newer = get_model("anthropic/m", base_url=url, cache=False, api_version="2026-10-21")
+    assert default.cache_key("q") == pinned.cache_key("q") != newer.cache_key("q")
+    schema_key = default.cache_key("q", response_schema=Verdict)
+    assert schema_key != newer.cache_key("q", response_schema=Verdict)

@@ -187,6 +187,12 @@ class AnthropicProvider:
         self._clients_lock = threading.Lock()
 
     @property
+    def key_settings(self) -> dict[str, str] | None:
+        """What enters the cache key beyond the call: a non-default API version (whose
+        bodies differ: no temperature), so its replies never answer a default-version call."""
+        return {"api_version": self.api_version} if self.api_version != API_VERSION else None
+
+    @property
     def needs_key(self) -> bool:
         """True when this provider talks to Anthropic's own API and has no key."""
         return not self.has_key and self.base_url == DEFAULT_BASE_URL

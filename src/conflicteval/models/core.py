@@ -128,7 +128,7 @@ class Model:
         schema, _, _ = _schema_of(response_schema)
         if isinstance(temperature, int) and not isinstance(temperature, bool):
             temperature = float(temperature)  # 0 and 0.0 are the same request
-        return {
+        components = {
             "provider": self.provider.name,
             "model": self.provider.model,
             "base_url": self.provider.base_url,
@@ -140,6 +140,12 @@ class Model:
             "prompt_version": prompt_version if prompt_version is not None else self.prompt_version,
             "extra": extra,
         }
+        # a provider setting that changes what is sent (Anthropic's API version): in the key
+        # only when set, so the keys of every other call stay as they were
+        settings = getattr(self.provider, "key_settings", None)
+        if settings:
+            components["provider_settings"] = settings
+        return components
 
     def cache_key(self, messages: Sequence[Message] | str, **settings: Any) -> str:
         """The cache key of a call with these messages and settings."""
