@@ -182,3 +182,12 @@ def test_two_candidate_batches_stop_the_run_instead_of_guessing(
         with pytest.raises(ConflictEvalError, match="more than once"):
             runner.run()
         assert len(srv.batches) == 2
+
+
+def test_polling_and_downloading_survive_overloaded_answers(items: Path, tmp_path: Path) -> None:
+    with AnthropicServer(reply, batch_faults=[529, 503, 429]) as srv:
+        rc = _batch_run(srv, tmp_path / "exp" / "r.jsonl", _score(items, tmp_path / "b", MODEL))
+        faulted = [r.status for r in srv.requests if r.fault == "status"]
+        assert rc == 0 and not srv.messages()
+    assert faulted == [529, 503, 429]
+    assert _scores(tmp_path / "b")[2]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.executors import batchfile, openai_batch
 from conflicteval.executors.batchstate import BatchJob
 from conflicteval.models.anthropic_provider import DEFAULT_BASE_URL, anthropic_headers
+from conflicteval.models.http_transport import parse_retry_after
 
 __all__ = ["API", "BatchRunner", "LazyBatchClient", "MessageBatchesClient"]
 
@@ -62,7 +64,16 @@ class MessageBatchesClient:
         ConflictEvalError: No key for Anthropic's own API.
     """
 
-    def __init__(self, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        attempts: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.attempts = attempts
+        self.sleep = sleep
         self.base_url = (
             base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
         ).rstrip("/")
@@ -77,6 +88,20 @@ class MessageBatchesClient:
         self._http = httpx.Client(headers=anthropic_headers(key or "no-key"), timeout=600.0)
 
     def _call(self, method: str, url: str, body: Any = None) -> Any:
+        """One request; a GET (retrieve, list, results: nothing billed) is tried again on a
+        lost connection, 429 or 5xx (529 overloaded), after the server's ``retry-after``."""
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return self._once(method, url, body)
+            except MessageBatchesError as exc:
+                again = exc.status is None or exc.status == 429 or exc.status >= 500
+                if method != "GET" or not again or attempt == self.attempts:
+                    raise
+                wait = exc.retry_after if exc.retry_after is not None else 2.0**attempt
+                self.sleep(min(wait, 60.0))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _once(self, method: str, url: str, body: Any) -> Any:
         import httpx
 
         try:
@@ -87,6 +112,7 @@ class MessageBatchesClient:
             raise MessageBatchesError(
                 f"{method} {url}: HTTP {resp.status_code}: {resp.text[:300]}",
                 status=resp.status_code,
+                retry_after=parse_retry_after(resp.headers),
             )
         return resp
 
@@ -121,9 +147,12 @@ class MessageBatchesClient:
 class MessageBatchesError(ConflictEvalError):
     """A Message Batches call failed (``status``: the HTTP status, None: no reply)."""
 
-    def __init__(self, message: str, *, status: int | None) -> None:
+    def __init__(
+        self, message: str, *, status: int | None, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 class LazyBatchClient:

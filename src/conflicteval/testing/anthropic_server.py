@@ -100,6 +100,8 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
         latency: Seconds to wait before answering every request.
         batch_outcomes: How Message Batches end, in order (default: every request
             answered after one retrieve).
+        batch_faults: HTTP statuses answered, in order, to Message Batches GETs
+            (with ``retry-after: 0``).
 
     Attributes:
         requests: The request log, in arrival order (``refused`` lists the refusals).
@@ -115,12 +117,15 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
         host: str = "127.0.0.1",
         port: int = 0,
         batch_outcomes: Sequence[MessageBatchOutcome] | None = None,
+        batch_faults: Sequence[int] | None = None,
     ) -> None:
         super().__init__(host, port)
         self.config = _Config(replies=replies, faults=faults, latency=latency)
         self.api_key = api_key
         self.batch_outcomes: list[MessageBatchOutcome] = list(batch_outcomes or [])
         self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_faults: list[int] = list(batch_faults or [])
+        """HTTP statuses answered, in order, to Message Batches GETs (529: overloaded)."""
 
     # -- the log -------------------------------------------------------------
     def messages(self) -> list[LoggedRequest]:
@@ -167,6 +172,12 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
             if refusal is not None:
                 return self._send(writer, entry, refusal[0], error_body(refusal[1], refusal[2]))
             route = path.split("?")[0].rstrip("/")
+            if "/messages/batches" in route and method == "GET" and self.batch_faults:
+                status = self.batch_faults.pop(0)
+                entry.fault = "status"
+                kind = "overloaded_error" if status == 529 else "api_error"
+                body_ = error_body(kind, f"error {status}")
+                return self._send(writer, entry, status, body_, {"retry-after": "0"})
             if "/messages/batches" in route:
                 status, payload = self._batches_route(method, route, path, body, raw, headers)
                 if isinstance(payload, bytes):
