@@ -4,7 +4,7 @@ The workflows and the reply script are those of the dry-run test (one table of e
 workflow); each runs once through the OpenAI-compatible test server and once with the
 same model names as ``anthropic/`` specs through the Messages API test server. No
 request may be refused, and both runs end alike: the same exit status and the same
-number of model calls.
+number of model calls made.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from conflicteval.cli import main
+from conflicteval.executors.ledger import track_calls
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.testing.anthropic_server import AnthropicServer
 
@@ -38,13 +39,20 @@ def _claude(argv: list[str]) -> list[str]:
 
 
 def _run(name: str, tmp: Path, data: Path, server: Any, claude: bool) -> tuple[int, int]:
-    """(exit status, model requests) of one workflow against ``server``."""
+    """(exit status, model calls made) of one workflow against ``server``.
+
+    Calls made are those sent plus those the cache served during the run: identical calls
+    in flight at once are each sent, so how many are sent depends on timing; how many are
+    made does not.
+    """
     tmp.mkdir()
     with server as srv:
         argv = TABLE.WORKFLOWS[name](tmp, data, srv.base_url)
         before = len(srv.messages() if claude else srv.completions())
-        rc = main(_claude(argv) if claude else argv)
-        sent = len(srv.messages() if claude else srv.completions()) - before
+        with track_calls() as ledger:
+            rc = main(_claude(argv) if claude else argv)
+        assert len(srv.messages() if claude else srv.completions()) > before
+        sent = sum(m.online.calls + m.cached.calls for m in ledger.models.values())
         if claude:
             assert srv.refused() == [], [(r.status, r.body) for r in srv.refused()][:2]
     return rc, sent
