@@ -49,5 +49,10 @@ def test_a_claude_labeler_on_ray_matches_local(ray_session: Any, tmp_path: Path)
     assert results["local-sent"] > 0 and results["ray-sent"] > 0
     local, on_ray = results["local"], results["ray"]
     assert local.counts == on_ray.counts and local.counts["ok"] == 6
-    assert [(r.id, r.result) for r in local.records] == [(r.id, r.result) for r in on_ray.records]
+
+    def scores(result: Any) -> list[tuple[Any, ...]]:  # usage (cached or sent) depends on timing
+        keys = ("cs_c", "cs_r", "claims", "labels")
+        return [(r.id, *(r.result[k] for k in keys)) for r in result.records]
+
+    assert scores(local) == scores(on_ray)
     assert any(r.result["cs_c"] > 0 for r in local.records)  # conflicts found: a real comparison
