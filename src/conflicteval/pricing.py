@@ -114,8 +114,34 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 """The built-in table (list prices, last checked on :data:`PRICES_AS_OF`)."""
 
+CLAUDE_PRICES_AS_OF = "2026-11-28"
+"""The date the Claude rows were checked against Anthropic's model pages (see below)."""
+
+CLAUDE_PRICES: dict[str, Price] = {
+    # Anthropic's list prices, US dollars per million tokens, from the model overview pages of
+    # platform.claude.com/docs/en/models/<model>/overview and the pricing table of the Message
+    # Batches guide (docs.anthropic.com/en/docs/build-with-claude/batch-processing): "Batch
+    # API: 50% discount on input and output". Checked on CLAUDE_PRICES_AS_OF. Cache writes
+    # and reads (priced apart by Anthropic) are not modelled. Keys are full specs: a Claude
+    # model is priced only as anthropic/<model>; a dated snapshot (-20250929) falls back here.
+    "anthropic/claude-opus-4": Price(15.00, 75.00, 7.50, 37.50),
+    "anthropic/claude-opus-4-0": Price(15.00, 75.00, 7.50, 37.50),
+    "anthropic/claude-opus-4-1": Price(15.00, 75.00, 7.50, 37.50),
+    "anthropic/claude-opus-4-5": Price(5.00, 25.00, 2.50, 12.50),
+    "anthropic/claude-opus-4-6": Price(5.00, 25.00, 2.50, 12.50),
+    "anthropic/claude-sonnet-4": Price(3.00, 15.00, 1.50, 7.50),
+    "anthropic/claude-sonnet-4-0": Price(3.00, 15.00, 1.50, 7.50),
+    "anthropic/claude-sonnet-4-5": Price(3.00, 15.00, 1.50, 7.50),
+    "anthropic/claude-sonnet-4-6": Price(3.00, 15.00, 1.50, 7.50),
+    "anthropic/claude-haiku-4-5": Price(1.00, 5.00, 0.50, 2.50),
+}
+"""Claude 4.x list prices (checked on :data:`CLAUDE_PRICES_AS_OF`), part of the built-in table."""
+
+DEFAULT_PRICES.update(CLAUDE_PRICES)
+
 _overrides: dict[str, Price] = {}
-_DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+_DATED = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
+"""A dated snapshot's suffix: OpenAI's ``-2024-07-18``, Anthropic's ``-20250929``."""
 
 
 def _price_of(path: str, key: str, value: Any) -> Price:

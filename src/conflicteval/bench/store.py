@@ -86,7 +86,8 @@ def unmeasured_command(labeler: Any) -> str:
     if isinstance(model, str):
         parts += ["--model", model]
         base_url = getattr(getattr(labeler.model, "provider", None), "base_url", None)
-        if isinstance(base_url, str) and "api.openai.com" not in base_url:
+        own_apis = ("api.openai.com", "api.anthropic.com")  # the providers' defaults
+        if isinstance(base_url, str) and not any(api in base_url for api in own_apis):
             parts += ["--base-url", base_url]  # the endpoint is part of the labeler's identity
         if getattr(labeler, "structured", True) is False:
             parts.append("--plain-json")

@@ -109,7 +109,8 @@ class CommandBatch:
         print(
             "the figures above are provisional (items waiting for these calls count as "
             "pending or unscored); submit the file(s) (conflicteval batch run, the OpenAI "
-            "Batch API, or vllm run-batch), import the results with 'conflicteval batch import "
+            "Batch API, Anthropic's Message Batches or vllm run-batch), import the results "
+            "with 'conflicteval batch import "
             f"RESULTS --export {result.path}', then run this command again",
             file=sys.stderr,
         )
@@ -200,11 +201,13 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "run",
-        help="run a command in rounds through the OpenAI Batch API until it completes",
+        help="run a command in rounds through the OpenAI Batch API (or Anthropic's Message "
+        "Batches, for anthropic/ models) until it completes",
         description=(
             "Run COMMAND with --batch-export; while it exits 3, upload its request files, "
-            "create batches (24 h window), poll, download and import the results, and run it "
-            "again. Example: conflicteval batch run -- score --input items.jsonl --out run "
+            "create batches (24 h window; a Message Batch for anthropic/ models), poll, "
+            "download and import the results, and run it again. Example: conflicteval batch run "
+            "-- score --input items.jsonl --out run "
             "--model openai/gpt-4o-mini"
         ),
     )
@@ -214,7 +217,12 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=f"request file when COMMAND has no --batch-export (default {DEFAULT_EXPORT})",
     )
-    p.add_argument("--base-url", metavar="URL", default=None, help="Batch API server URL")
+    p.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="Batch API server URL (OpenAI's, or the Anthropic API root for Message Batches)",
+    )
     p.add_argument(
         "--poll-interval", type=positive_float, default=15.0, help="first wait between polls (15 s)"
     )
@@ -321,7 +329,7 @@ def _command_argv(cmd: list[str], export: str | None) -> tuple[list[str], Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from conflicteval.executors.openai_batch import make_client
+    from conflicteval.executors.anthropic_batch import LazyBatchClient
     from conflicteval.executors.rounds import run_rounds
 
     argv, export = _command_argv(args.cmd, args.export)
@@ -331,7 +339,7 @@ def _run(args: argparse.Namespace) -> int:
     result = run_rounds(
         lambda: command.func(copy.copy(command)),  # in this process; each run its own args
         export,
-        client=make_client(args.base_url, azure=_is_azure(command)),
+        client=LazyBatchClient(args.base_url, azure=_is_azure(command)),
         poll_interval=args.poll_interval,
         max_poll_interval=args.max_poll_interval,
         max_rounds=args.max_rounds,

@@ -77,7 +77,7 @@ def model_options(
         options["cache"] = False
     provider = _provider(spec) if spec is not None else "openai"
     base_url = getattr(args, "base_url", None)
-    if base_url and provider in ("openai", "azure"):
+    if base_url and provider in ("openai", "azure", "anthropic"):
         options["base_url"] = base_url
     for name in ("max_output_tokens", "reasoning_effort"):
         options[name] = getattr(args, name, None)

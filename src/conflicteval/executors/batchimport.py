@@ -7,7 +7,10 @@ A result line (OpenAI's shape)::
      "error": null}
 
 Older vLLM versions write ``"response"`` as the bare chat completion; both are
-read. A reply is trusted only when its ``custom_id`` names an exported request
+read, and so are Anthropic's Message Batches result lines (``custom_id`` and
+``result``: see :mod:`~conflicteval.executors.anthropic_results`).
+
+A reply is trusted only when its ``custom_id`` names an exported request
 (the manifest), it is the first good reply for that id, the cache does not
 answer that request already, and the body names the requested model. A line
 that does not say its ``status_code`` (OpenAI's shape), names a ``model`` that is
@@ -29,6 +32,10 @@ from conflicteval._diskindex import IdSet
 from conflicteval.cache import ResponseCache
 from conflicteval.cache_values import token_count as _token_count
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.executors.anthropic_results import (
+    is_message_batch_result,
+    read_message_batch_result,
+)
 from conflicteval.executors.batchprogress import failure_digest
 from conflicteval.executors.batchrequests import ExportedRequests as _Requests
 from conflicteval.models.openai_provider import _content_text
@@ -65,6 +72,8 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     custom_id = row.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         raise DataError(path, lineno, "custom_id", "missing or not a string")
+    if is_message_batch_result(row):
+        return _message_batch_result(custom_id, row["result"])
     error = row.get("error")
     response = row.get("response")
     if error:
@@ -133,6 +142,17 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     # later run): otherwise an export would ask for it again, and get it again, forever.
     value = {"text": text, "finish_reason": finish, **tokens}
     return ParsedResult(custom_id, value=value, served_model=served_model)
+
+
+def _message_batch_result(custom_id: str, result: Any) -> ParsedResult:
+    """A Message Batches (Anthropic) result, read as the online provider reads a reply."""
+    value, reason, served = read_message_batch_result(result)
+    if value is not None:
+        for name in ("prompt_tokens", "completion_tokens"):
+            if _token_count(value[name]) is None:
+                reason = f"malformed response: usage.{name} is not a token count"
+                return ParsedResult(custom_id, reason=reason)
+    return ParsedResult(custom_id, value=value, reason=reason, served_model=served)
 
 
 @dataclass
@@ -276,12 +296,13 @@ def _model_matches(served: str | None, requested: str, accepted: frozenset[str])
     """Whether a reply naming ``served`` answers a request for ``requested``.
 
     Equal names match, and so does a dated snapshot of the requested name
-    (``gpt-4o-mini`` answered by ``gpt-4o-mini-2024-07-18``, as OpenAI reports it);
+    (``gpt-4o-mini`` answered by ``gpt-4o-mini-2024-07-18``, as OpenAI reports it, or
+    ``claude-sonnet-4-5`` by ``claude-sonnet-4-5-20250929``, as Anthropic reports it);
     a reply naming no model is accepted. ``accepted`` are names the user vouched for.
     """
     if served is None or served == requested or served in accepted:
         return True
-    return re.fullmatch(re.escape(requested) + r"-\d{4}-\d{2}-\d{2}", served) is not None
+    return re.fullmatch(re.escape(requested) + r"-(\d{4}-\d{2}-\d{2}|\d{8})", served) is not None
 
 
 STORE_BATCH = 2_000

@@ -41,6 +41,10 @@ class BatchJob:
     errors: list[str] = field(default_factory=list)
     sha256: str = ""
     """sha256 of the request file's bytes (sent as metadata, to find the batch again)."""
+    api: str = ""
+    """The batch API: "" for OpenAI's Batch API, ``anthropic`` for Message Batches."""
+    intent_at: str = ""
+    """When a Message Batch was first asked for (ISO 8601, UTC): to find it again."""
 
 
 @dataclass

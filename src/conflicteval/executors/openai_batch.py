@@ -228,7 +228,8 @@ class BatchRunner:
             job = BatchJob(file=path.name, round=round_no, sha256=_file_sha256(path))
             lines = list(batchfile.read_requests(path))
             job.requests = len(lines)
-            job.model = str(lines[0]["body"].get("model", "")) if lines else ""
+            body = (lines[0].get("body") or lines[0].get("params") or {}) if lines else {}
+            job.model = str(body.get("model", ""))  # "params": a Message Batches line
             self.state.jobs.append(job)
             self._create(job, path)
             jobs.append(job)
@@ -485,7 +486,7 @@ def status_lines(export: Path, cache: ResponseCache | None, client: Any | None =
     state = BatchState.load(export)
     if client is not None:
         for job in state.active():
-            if job.id:
+            if job.id and job.api != "anthropic":  # Message Batches: see 'batch run'
                 _read_status(job, client.batches.retrieve(job.id))
     lines = [f"batch export {export}"]
     if not entries:

@@ -138,8 +138,11 @@ def run_rounds(
         export: The request file (numbered files beside it for later rounds, a
             manifest, the batch state and the downloaded results).
         client: An ``openai.OpenAI`` client for the Files and Batches endpoints
-            (see :func:`~conflicteval.executors.openai_batch.make_client`). None,
-            without ``answer``: a client for ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``.
+            (see :func:`~conflicteval.executors.openai_batch.make_client`), or a
+            :class:`~conflicteval.executors.anthropic_batch.LazyBatchClient` (both APIs).
+            None, without ``answer``: clients from the environment (``OPENAI_API_KEY`` /
+            ``OPENAI_BASE_URL`` for OpenAI request files, ``ANTHROPIC_API_KEY`` /
+            ``ANTHROPIC_BASE_URL`` for Message Batches), each made when a file needs it.
         answer: Instead of the Batch API: a callable given each round's request
             files that returns once their replies are imported into the cache
             (e.g. :func:`wait_for_user`).
@@ -198,8 +201,8 @@ def _driver(
     or the ``answer`` callable."""
     if answer is not None:
         return _AnsweredElsewhere(answer, export, cache, run_command=run_once, **options)
-    if client is None:
-        from conflicteval.executors.openai_batch import make_client
+    from conflicteval.executors import anthropic_batch
 
-        client = make_client()
-    return BatchRunner(client, export, cache, run_once, **options)
+    if client is None:  # each API's client made when a request file needs it
+        client = anthropic_batch.LazyBatchClient()
+    return anthropic_batch.BatchRunner(client, export, cache, run_once, **options)

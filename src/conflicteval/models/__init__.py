@@ -12,6 +12,11 @@ Specs:
     ``azure/<deployment>``: a deployment of an Azure OpenAI resource; options
         ``base_url`` (the resource URL, default ``$AZURE_OPENAI_ENDPOINT``),
         ``api_key`` (``$AZURE_OPENAI_API_KEY``), ``api_version``, ``model_family``.
+    ``anthropic/<model>``: Claude through Anthropic's Messages API (e.g.
+        ``anthropic/claude-sonnet-4-5``); options ``base_url`` (default
+        ``$ANTHROPIC_BASE_URL`` or Anthropic's), ``api_key`` (default
+        ``$ANTHROPIC_API_KEY``), ``http_client``, ``api_version`` (the
+        ``anthropic-version`` header, default ``2023-06-01``).
     ``scripted``: the test double; option ``replies`` (list, mapping or callable).
 
 Common options: ``max_concurrency`` (16), ``timeout`` (60 s), ``cache``
@@ -30,6 +35,8 @@ from typing import Any
 
 from conflicteval.cache import ResponseCache, open_cache
 from conflicteval.errors import UsageError
+from conflicteval.models.anthropic_provider import AnthropicProvider
+from conflicteval.models.anthropic_wire import API_VERSION
 from conflicteval.models.base import (
     Provider,
     ProviderError,
@@ -100,6 +107,18 @@ def _azure_factory(model: str, options: dict[str, Any]) -> Provider:
     )
 
 
+def _anthropic_factory(model: str, options: dict[str, Any]) -> Provider:
+    if not model:
+        raise UsageError("anthropic spec needs a model name: 'anthropic/<model>'")
+    return AnthropicProvider(
+        model,
+        base_url=options.pop("base_url", None),
+        api_key=options.pop("api_key", None),
+        http_client=options.pop("http_client", None),
+        api_version=options.pop("api_version", API_VERSION),
+    )
+
+
 def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
     return ScriptedProvider(
         options.pop("replies", None),
@@ -111,15 +130,19 @@ def _scripted_factory(model: str, options: dict[str, Any]) -> Provider:
 
 register_provider("openai", _openai_factory)
 register_provider("azure", _azure_factory)
+register_provider("anthropic", _anthropic_factory)
 register_provider("scripted", _scripted_factory, cache_default=False)
 
 
 def accepted_specs() -> str:
     """One line naming the accepted spec forms (for error messages)."""
-    others = ", ".join(f"'{name}'" for name in sorted(_REGISTRY) if name != "openai")
+    others = ", ".join(
+        f"'{name}'" for name in sorted(_REGISTRY) if name not in ("openai", "anthropic")
+    )
     return (
         "accepted forms: 'openai/<model>' (OpenAI or any OpenAI-compatible server with "
         f"a base URL, e.g. openai/gpt-4o-mini or openai/meta-llama/Llama-3.1-8B), "
+        "'anthropic/<model>' (Claude, e.g. anthropic/claude-sonnet-4-5), "
         f"'<model>' alone (the same as openai/<model>), {others}"
     )
 
@@ -178,6 +201,7 @@ def get_model(spec: str | Model, **options: Any) -> Model:
 
 
 __all__ = [
+    "AnthropicProvider",
     "Model",
     "OpenAIProvider",
     "Provider",

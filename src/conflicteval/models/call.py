@@ -16,9 +16,11 @@ from conflicteval.models.base import ProviderRequest
 if TYPE_CHECKING:
     from conflicteval.models.core import Model
 
-__all__ = ["CHAT_URL", "CallRequest", "call_request"]
+__all__ = ["CHAT_URL", "MESSAGES_URL", "CallRequest", "call_request"]
 
 CHAT_URL = "/v1/chat/completions"
+MESSAGES_URL = "/v1/messages"
+"""Anthropic's Messages endpoint: its requests are written as Message Batches lines."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,10 @@ class CallRequest:
     url: str = CHAT_URL
 
     def to_line(self) -> dict[str, Any]:
-        """The OpenAI Batch API (and ``vllm run-batch``) input line."""
+        """The OpenAI Batch API (and ``vllm run-batch``) input line; for the Messages API,
+        a Message Batches request (``custom_id`` and ``params``)."""
+        if self.url == MESSAGES_URL:
+            return {"custom_id": self.custom_id, "params": self.body}
         return {"custom_id": self.custom_id, "method": "POST", "url": self.url, "body": self.body}
 
 
@@ -52,7 +57,7 @@ def call_request(model: Model, key: str, request: ProviderRequest) -> CallReques
     if build is None:
         raise ConflictEvalError(
             f"{model.name}: this provider cannot write batch requests "
-            "(batch files are for OpenAI-compatible models, 'openai/<model>')"
+            "(batch files are for 'openai/<model>' and 'anthropic/<model>')"
         )
     url = getattr(model.provider, "batch_url", CHAT_URL)  # Azure's lines: /chat/completions
     return CallRequest(custom_id=key, model=model.name, body=build(request), url=url)

@@ -155,7 +155,7 @@ class Model:
         temperature = sent.temperature  # 0 and 0.0 are the same request:
         if isinstance(temperature, int) and not isinstance(temperature, bool):
             temperature = float(temperature)
-        return {
+        components = {
             "provider": self.provider.name,
             "model": self.provider.model,
             "base_url": self.provider.base_url,
@@ -168,6 +168,12 @@ class Model:
             "extra": sent.extra,
             **sent.key_part(),
         }
+        # a provider setting that changes what is sent (Anthropic's API version): in the key
+        # only when set, so the keys of every other call stay as they were
+        settings = getattr(self.provider, "key_settings", None)
+        if settings:
+            components["provider_settings"] = settings
+        return components
 
     def cache_key(self, messages: Sequence[Message] | str, **settings: Any) -> str:
         """The cache key of a call with these messages and settings."""

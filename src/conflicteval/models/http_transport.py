@@ -487,8 +487,14 @@ async def post_completion(
     headers: Mapping[str, str] | None = None,
     params: Mapping[str, Any] | None = None,
     scrub: Any = None,
+    read: Any = None,
 ) -> ProviderResponse:
-    """POST one chat completion body; read the reply or raise a classified ProviderError."""
+    """POST one chat completion body; read the reply or raise a classified ProviderError.
+
+    ``read(status, content, headers, scrub)`` reads the reply of another API (the
+    Messages API's provider passes its own); by default a chat completion.
+    """
+    read = read or _read_reply
     if client.pool is not None and client.builtin_for(url):
         try:
             reply = await client.pool.post(
@@ -499,7 +505,7 @@ async def post_completion(
         except http11.HTTPError as exc:
             raise _connection_error(exc, scrub) from exc
         if reply.status not in http11.REDIRECTS or "location" not in reply.headers:
-            return _read_reply(reply.status, reply.content, reply.headers, scrub)
+            return read(reply.status, reply.content, reply.headers, scrub)
         # A redirect, which this client does not follow: the server did not take the request,
         # so it goes again through the general client, which follows redirects as the SDK does.
         client.leave_builtin(url)
@@ -512,7 +518,7 @@ async def post_completion(
         raise _timed_out(timeout) from None
     except Exception as exc:
         raise _connection_error(exc, scrub) from exc
-    return _read_reply(resp.status_code, resp.content, resp.headers, scrub)
+    return read(resp.status_code, resp.content, resp.headers, scrub)
 
 
 def _read_reply(status: int, content: bytes, headers: Any, scrub: Any) -> ProviderResponse:
