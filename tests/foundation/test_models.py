@@ -151,7 +151,8 @@ def test_usage_and_settings_are_sent() -> None:
 
 
 def test_concurrency_is_bounded_per_model() -> None:
-    with OpenAICompatServer(latency=0.1) as server:
+    # 0.5 s per reply: time enough to send three calls however loaded the machine is
+    with OpenAICompatServer(latency=0.5) as server:
         model = fast_model(server, max_concurrency=3)
 
         async def many() -> None:

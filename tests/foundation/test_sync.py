@@ -71,7 +71,10 @@ def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) 
 
     from conflicteval.runner import run_batch_sync
 
+    running = threading.Event()
+
     async def work(item: str) -> str:
+        running.set()
         try:
             await asyncio.sleep(600)  # only the Ctrl-C ends it, however late it comes
         except asyncio.CancelledError:
@@ -79,12 +82,16 @@ def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) 
             raise
         return item
 
+    def ctrl_c_once_running() -> None:  # not after a fixed time: the batch may start late
+        if running.wait(300):
+            os.kill(os.getpid(), signal.SIGINT)
+
     ck = tmp_path / "ck.jsonl"
-    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))  # Ctrl-C
-    timer.start()
     with pytest.raises(KeyboardInterrupt):
+        presser = threading.Thread(target=ctrl_c_once_running)
+        presser.start()
         run_batch_sync(work, ["a", "b"], key=str, checkpoint=ck, progress=False)
-    timer.join()
+    presser.join()
 
     async def quick(item: str) -> str:
         return item
