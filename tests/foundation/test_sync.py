@@ -82,9 +82,16 @@ def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) 
             raise
         return item
 
+    main = threading.main_thread().ident
+    assert main is not None
+
     def ctrl_c_once_running() -> None:  # not after a fixed time: the batch may start late
         if running.wait(300):
-            os.kill(os.getpid(), signal.SIGINT)
+            # To the main thread, as a terminal's Ctrl-C reaches it: os.kill(getpid()) from
+            # this thread let the kernel pick any thread of the process, and when it picked
+            # another one the main thread's wait was never interrupted (a loaded-suite run
+            # then slept the full 600 s)
+            signal.pthread_kill(main, signal.SIGINT)
 
     ck = tmp_path / "ck.jsonl"
     with pytest.raises(KeyboardInterrupt):
