@@ -49,14 +49,20 @@ def _start_ray(ray: Any, attempts: int = 3) -> None:
     """``ray.init``, again when the raylet died while starting (up to ``attempts`` times).
 
     Ray 2.60's raylet waits a fixed 15 s for its dashboard agent to write its port files and
-    exits when they come later (upstream: ray-project/ray#65983). On a machine busy enough that
-    the agent's start-up takes longer, every Ray test of the session then failed; here the
-    start is only accepted once the agent has written them with the raylet alive.
+    exits when they come later (upstream: ray-project/ray#65983); ``ray.init`` then fails
+    ("The current node timed out during startup") or returns with a raylet about to die. On a
+    machine busy enough that the agent's start-up takes longer, every Ray test of the session
+    then failed; here the start is only accepted once the agent has written them with the
+    raylet alive.
     """
     import time
 
     for _ in range(attempts):
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        except Exception:  # "The current node timed out during startup": the same cause
+            ray.shutdown()
+            continue
         node = ray._private.worker._global_node
         session = Path(node.get_session_dir_path())
         deadline = time.monotonic() + 300  # guards against a hang only
