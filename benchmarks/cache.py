@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -65,7 +66,7 @@ def _model(base_url: str, cache_dir: Path) -> Any:
 
 async def _batch(
     model: Any, n: int, checkpoint: Path | None = None
-) -> tuple[float, dict[str, int]]:
+) -> tuple[Timer, dict[str, int]]:
     async def work(i: int) -> str:
         return (await model.generate(item_prompt(i))).text
 
@@ -74,10 +75,10 @@ async def _batch(
         result = await run_batch(
             work, range(n), key=str, checkpoint=checkpoint, concurrency=32, progress=False
         )
-    return t.wall, result.counts
+    return t, result.counts
 
 
-async def _gather(model: Any, n: int) -> float:
+async def _gather(model: Any, n: int) -> Timer:
     async def one(i: int) -> str:
         return (await model.generate(item_prompt(i))).text
 
@@ -85,7 +86,7 @@ async def _gather(model: Any, n: int) -> float:
     with Timer() as t:
         texts = await asyncio.gather(*(one(i) for i in range(n)))
     assert len(texts) == n
-    return t.wall
+    return t
 
 
 def _settled_db_bytes(path: Path) -> int:
@@ -107,7 +108,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp, OpenAICompatServer(replies=reply) as server:
         cache_dir = Path(tmp) / "cache"
         first_model = _model(server.base_url, cache_dir)
-        wall_first, counts_first = asyncio.run(_batch(first_model, n))
+        first, counts_first = asyncio.run(_batch(first_model, n))
+        wall_first = first.wall
         assert counts_first["ok"] == n, counts_first
         first_requests = len(server.completions())
         log(
@@ -117,10 +119,11 @@ def main(argv: list[str] | None = None) -> None:
         info = first_model.cache.info()
 
         rerun_model = _model(server.base_url, cache_dir)
-        wall_batch, counts = asyncio.run(_batch(rerun_model, n))
+        t_batch, counts = asyncio.run(_batch(rerun_model, n))
         assert counts["ok"] == n, counts
-        wall_gather = asyncio.run(_gather(rerun_model, n))
-        wall_ck, counts_ck = asyncio.run(_batch(rerun_model, n, Path(tmp) / "rerun.jsonl"))
+        t_gather = asyncio.run(_gather(rerun_model, n))
+        t_ck, counts_ck = asyncio.run(_batch(rerun_model, n, Path(tmp) / "rerun.jsonl"))
+        wall_batch, wall_gather, wall_ck = t_batch.wall, t_gather.wall, t_ck.wall
         assert counts_ck["ok"] == n, counts_ck
         rerun_requests = len(server.completions()) - first_requests
         hits = rerun_model.cache.hits
@@ -145,6 +148,12 @@ def main(argv: list[str] | None = None) -> None:
         "rerun_run_batch_calls_per_s": round(n / wall_batch, 1),
         "rerun_gather_calls_per_s": round(n / wall_gather, 1),
         "rerun_run_batch_with_checkpoint_calls_per_s": round(n / wall_ck, 1),
+        # per CPU-second of this process (the server makes no request in the re-runs): on a
+        # shared machine the wall rates follow the load, these much less
+        "rerun_run_batch_calls_per_cpu_s": round(n / t_batch.cpu, 1),
+        "rerun_gather_calls_per_cpu_s": round(n / t_gather.cpu, 1),
+        "rerun_run_batch_with_checkpoint_calls_per_cpu_s": round(n / t_ck.cpu, 1),
+        "load_average": list(os.getloadavg()),
         "cache_entries": info["entries"],
         "cache_bytes_with_wal": info["size_bytes"],
         "cache_bytes_per_entry_with_wal": round(info["size_bytes"] / info["entries"], 1),

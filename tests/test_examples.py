@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -138,10 +137,9 @@ def test_detect_example_without_the_sample_data_says_so_in_one_line(tmp_path: Pa
 
 def test_wikicontradict_example_offline_without_the_dataset_fails_fast(tmp_path: Path) -> None:
     """No arguments, offline, the release not cached: one line naming the way out, exit 2."""
-    start = time.monotonic()
     out = run_example([str(REPO / "examples" / "wikicontradict_eval.py")], cwd=tmp_path)
-    assert time.monotonic() - start < 5 + 10  # interpreter start-up included; no retries
     assert out.returncode == 2, out.stderr
+    assert "Retrying" not in out.stderr  # the reason, not a duration: no retries
     assert out.stdout.startswith("needs: the WikiContradict release")
     assert "Traceback" not in out.stderr
     last = out.stderr.strip().splitlines()[-1]

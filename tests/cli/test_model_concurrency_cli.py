@@ -55,7 +55,9 @@ def _score(tmp_path: Path, server: OpenAICompatServer, *extra: str) -> int:
 def test_model_concurrency_bounds_the_calls_in_flight(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], limit: int
 ) -> None:
-    with OpenAICompatServer(replies=[PAIR], latency=0.1) as server:
+    # each reply waits 0.5 s: long enough for the client to have sent every call it may
+    # (a loaded machine sends them more slowly; with 0.1 s it sometimes had one fewer)
+    with OpenAICompatServer(replies=[PAIR], latency=0.5) as server:
         assert _score(tmp_path, server, "--model-concurrency", str(limit)) == 0
         assert len(server.completions()) == 12  # 3 claims x 4 documents
         assert server.max_in_flight == limit
@@ -63,7 +65,7 @@ def test_model_concurrency_bounds_the_calls_in_flight(
 
 
 def test_without_the_option_the_model_keeps_its_default(tmp_path: Path) -> None:
-    with OpenAICompatServer(replies=[PAIR], latency=0.1) as server:
+    with OpenAICompatServer(replies=[PAIR], latency=2.0) as server:  # all 12 sent meanwhile
         assert _score(tmp_path, server) == 0
         assert server.max_in_flight == 12  # all 12 pairs at once: below the default of 16
 

@@ -253,7 +253,9 @@ def test_not_cached_without_network_is_said_at_once(
     out = cli("wikicontradict", "stats", **env)
     waited = time.monotonic() - start - startup
     assert out.returncode == 2, out.stderr
-    assert waited < 5, (waited, startup)  # the probe takes at most 3 s (the Hub client: ~24)
+    # the probe takes at most 3 s (the Hub client: ~24); the margin absorbs the difference
+    # between two start-ups of the command on a loaded machine
+    assert waited < 15, (waited, startup)
     assert "working offline" in out.stderr and "there is no network" in out.stderr
     assert "Retrying" not in out.stderr and "Traceback" not in out.stderr
     assert "--data PATH" in out.stderr.strip().splitlines()[-1]

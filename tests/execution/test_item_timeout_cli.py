@@ -17,7 +17,7 @@ def test_an_item_past_its_bound_is_a_recorded_failure(
     data = shared_data / "wikicontradict" / "WikiContradict_dataset_v1_rag_qa.csv"
     out = tmp_path / "run"
     # Every attempt is slower than its own deadline and is retried: only the item bound ends it.
-    with OpenAICompatServer(replies=lambda body: "x", faults=lambda n, body: Fault.slow(5)) as srv:
+    with OpenAICompatServer(replies=lambda body: "x", faults=lambda n, b: Fault.slow(600)) as srv:
         code = main(
             [
                 "wikicontradict", "generate", "--data", str(data), "--model", "openai/test",
@@ -52,7 +52,7 @@ def test_score_applies_the_item_bound_too(tmp_path: Path) -> None:
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"id": "r1", "response": "The tower is tall.", "documents": docs}))
     out = tmp_path / "out"
-    with OpenAICompatServer(replies=lambda body: "x", faults=lambda n, body: Fault.slow(5)) as srv:
+    with OpenAICompatServer(replies=lambda body: "x", faults=lambda n, b: Fault.slow(600)) as srv:
         code = main(
             [
                 "score", "--input", str(items), "--out", str(out), "--model", "openai/test",

@@ -31,7 +31,9 @@ def labeller(server: OpenAICompatServer, **opts: object):
         cache=False,
         backoff_initial=0.005,
         backoff_max=0.02,
-        timeout=1.0,
+        # generous: a reply of the local server must never time out on a loaded machine;
+        # the slow faults below are far slower still, so they always do
+        timeout=10.0,
         max_attempts=3,
         **opts,
     )
@@ -53,7 +55,7 @@ def reply_for(body: dict) -> str:
 
 def test_batch_with_faults_accounts_for_every_item(tmp_path: Path) -> None:
     items = [{"id": f"i{n}", "prompt": f"item {n}"} for n in range(300)]
-    with OpenAICompatServer(replies=reply_for, faults=random_faults(0.2, seed=7, slow=2.0)) as s:
+    with OpenAICompatServer(replies=reply_for, faults=random_faults(0.2, seed=7, slow=60.0)) as s:
         _, work = labeller(s)
         result = run_batch_sync(work, items, checkpoint=tmp_path / "ck.jsonl", concurrency=32)
     c = result.counts
@@ -76,17 +78,28 @@ def test_batch_with_faults_accounts_for_every_item(tmp_path: Path) -> None:
 
 
 def test_resume_after_interruption_makes_no_request_for_finished_items(tmp_path: Path) -> None:
+    import threading
+
     items = [{"id": f"i{n}", "prompt": f"item {n}"} for n in range(200)]
     ck = tmp_path / "ck.jsonl"
-    # 200 items, 8 at a time, 30 ms each: at least 0.75 s; the batch is interrupted as soon
-    # as a few items are in the checkpoint (not after a fixed time, which a loaded machine
-    # may spend before the first item ends)
-    with OpenAICompatServer(replies=reply_for, latency=0.03) as s:
+    # The server answers 40 requests, then holds the rest until the batch is interrupted
+    # (once a few items are in the checkpoint): the interruption always lands mid-batch,
+    # however slowly a loaded machine writes the checkpoint or runs this poll.
+    gate = threading.Event()
+    answered = [0]
+
+    def held_after_40(body: dict) -> str:
+        answered[0] += 1
+        if answered[0] > 40 and not gate.is_set():
+            gate.wait(300)
+        return reply_for(body)
+
+    with OpenAICompatServer(replies=held_after_40, latency=0.03) as s:
         _, work = labeller(s)
 
         async def interrupted() -> None:
             task = asyncio.ensure_future(run_batch(work, items, checkpoint=ck, concurrency=8))
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 240  # guards against a hang only
             while not task.done() and time.monotonic() < deadline:
                 if ck.exists() and len(ck.read_bytes().splitlines()) >= 5:
                     break
@@ -95,9 +108,12 @@ def test_resume_after_interruption_makes_no_request_for_finished_items(tmp_path:
             with pytest.raises(asyncio.CancelledError):
                 await task
 
-        asyncio.run(interrupted())
+        try:
+            asyncio.run(interrupted())
+        finally:
+            gate.set()
         finished = read_checkpoint(ck)
-        assert 0 < len(finished) < 200
+        assert 0 < len(finished) <= 40
         before = len(s.completions())
         result = run_batch_sync(work, items, checkpoint=ck, concurrency=8)
         again = [(r.body or {})["messages"][0]["content"] for r in s.completions()[before:]]
@@ -244,28 +260,42 @@ KILL_SCRIPT = textwrap.dedent(
 
 
 def test_sigkill_and_resume_repeats_no_finished_request(tmp_path: Path) -> None:
+    import threading
+
     script = tmp_path / "job.py"
     script.write_text(KILL_SCRIPT)
     ck = tmp_path / "ck.jsonl"
-    with OpenAICompatServer(
-        replies=lambda b: "done " + b["messages"][-1]["content"], latency=0.02
-    ) as s:
+    # The server answers 40 requests, then holds the rest until the job is killed: the kill
+    # always lands mid-batch, however slowly this process gets to see the checkpoint grow.
+    gate = threading.Event()
+    answered = [0]
+
+    def reply(body: dict) -> str:
+        answered[0] += 1
+        if answered[0] > 40:
+            gate.wait(300)
+        return "done " + body["messages"][-1]["content"]
+
+    with OpenAICompatServer(replies=reply) as s:
         proc = subprocess.Popen([sys.executable, str(script), s.base_url, str(ck)])
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if ck.exists() and ck.read_text().count("\n") >= 30:
-                break
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        try:
+            deadline = time.monotonic() + 240  # guards against a hang only
+            while time.monotonic() < deadline and proc.poll() is None:
+                if ck.exists() and ck.read_text().count("\n") >= 30:
+                    break
+                time.sleep(0.02)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        finally:
+            gate.set()
         finished = read_checkpoint(ck)
-        assert 0 < len(finished) < 120
+        assert 0 < len(finished) <= 40
         before = len(s.completions())
         out = subprocess.run(
             [sys.executable, str(script), s.base_url, str(ck)],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=300,
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == "120"
@@ -279,21 +309,32 @@ def test_sigkill_and_resume_repeats_no_finished_request(tmp_path: Path) -> None:
 def test_a_checkpoint_in_use_by_another_batch_is_refused(tmp_path: Path) -> None:
     ck = tmp_path / "ck.jsonl"
 
-    async def slow(item: str) -> str:
-        await asyncio.sleep(0.3)
-        return item
-
     async def two_at_once() -> None:
-        first = asyncio.create_task(run_batch(slow, ["a", "b"], key=str, checkpoint=ck))
-        await asyncio.sleep(0.05)
-        with pytest.raises(ConflictEvalError, match="in use by another running batch"):
-            await run_batch(slow, ["a", "b"], key=str, checkpoint=ck)
+        # the first batch holds its items until the second has been refused (events, not
+        # sleeps: however slowly either starts, the first is still running at the check)
+        started, release = asyncio.Event(), asyncio.Event()
+
+        async def held(item: str) -> str:
+            started.set()
+            await release.wait()
+            return item
+
+        first = asyncio.create_task(run_batch(held, ["a", "b"], key=str, checkpoint=ck))
+        await started.wait()
+        try:
+            with pytest.raises(ConflictEvalError, match="in use by another running batch"):
+                await run_batch(held, ["a", "b"], key=str, checkpoint=ck)
+        finally:
+            release.set()
         result = await first
         assert result.counts["ok"] == 2
 
+    async def quick(item: str) -> str:
+        return item
+
     asyncio.run(two_at_once())
     # once the first batch is done the checkpoint is free again, and resumes
-    again = run_batch_sync(slow, ["a", "b", "c"], key=str, checkpoint=ck)
+    again = run_batch_sync(quick, ["a", "b", "c"], key=str, checkpoint=ck)
     assert again.resumed == 2 and again.counts["ok"] == 3
 
 
@@ -426,12 +467,14 @@ def test_an_enclosing_usage_scope_still_sees_the_calls_of_a_batch_inside_it() ->
     assert asyncio.run(stage()) == (3, 3)
 
 
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(120)
 def test_an_item_past_its_bound_is_a_recorded_failure_and_the_batch_finishes(
     tmp_path: Path,
 ) -> None:
     # A model without a per-attempt limit on a server that drips for ever: without a
-    # bound on the item, the batch would never finish and the item get no record.
+    # bound on the item, the batch would never finish and the item get no record. The
+    # drip announces a length under the reply bound, so the only way the item can end
+    # is its bound, however long a loaded machine takes (the pytest limit guards a hang).
     with OpenAICompatServer(
         replies=lambda body: "ok",
         faults=lambda n, body: (
@@ -445,13 +488,12 @@ def test_an_item_past_its_bound_is_a_recorded_failure_and_the_batch_finishes(
         async def work(item: str) -> str:
             return (await model.generate(item)).text
 
-        start = time.monotonic()
         ck = tmp_path / "ck.jsonl"
-        result = run_batch_sync(work, ["a", "stuck", "b"], key=str, checkpoint=ck, item_timeout=1.0)
-        assert time.monotonic() - start < 10
+        result = run_batch_sync(work, ["a", "stuck", "b"], key=str, checkpoint=ck, item_timeout=3.0)
     assert result.counts == {"ok": 2, "parse_error": 0, "model_error": 1, "total": 3}
     failed = result.records[1]
-    assert failed.id == "stuck" and "timed out" in str(failed.error) and "1s" in str(failed.error)
+    assert failed.id == "stuck" and "timed out" in str(failed.error) and "3s" in str(failed.error)
+    assert [r.fault for r in server.completions()].count("drip") == 1  # never retried
     assert read_checkpoint(ck)["stuck"].status == "model_error"
 
 
@@ -459,14 +501,19 @@ def test_the_item_bound_of_run_options_applies_and_inf_switches_it_off() -> None
     from conflicteval.runner import RunOptions
 
     async def work(item: float) -> float:
+        if item < 0:
+            await asyncio.Event().wait()  # never ends: only the bound can stop it
         await asyncio.sleep(item)
         return item
 
-    options = RunOptions(item_timeout=0.3)
-    result = run_batch_sync(work, [0.0, 1.0], key=str, options=options)
+    # the bound is generous for the item that ends at once, on however loaded a machine
+    options = RunOptions(item_timeout=3.0)
+    result = run_batch_sync(work, [0.0, -1.0], key=str, options=options)
     assert [r.status for r in result.records] == ["ok", "model_error"]
+    assert "timed out" in str(result.records[1].error)
     # a keyword that is set wins over the options
-    result = run_batch_sync(work, [0.0, 0.5], key=str, options=options, item_timeout=float("inf"))
+    short = RunOptions(item_timeout=0.01)
+    result = run_batch_sync(work, [0.0, 0.5], key=str, options=short, item_timeout=float("inf"))
     assert [r.status for r in result.records] == ["ok", "ok"]
     with pytest.raises(ValueError, match="item_timeout"):
         run_batch_sync(work, [0.0], key=str, item_timeout=0)

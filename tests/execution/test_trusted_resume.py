@@ -250,16 +250,23 @@ def test_two_batches_on_one_checkpoint_through_a_link_do_not_both_run(
         os.link(real, alias)
     ran: list[str] = []
 
-    async def slow(item: str) -> str:
-        ran.append(item)
-        await asyncio.sleep(0.3)
-        return item
-
     async def two_at_once() -> None:
-        first = asyncio.create_task(run_batch(slow, ["a", "b"], key=str, checkpoint=real))
-        await asyncio.sleep(0.05)
-        with pytest.raises(ConflictEvalError, match="in use by another running batch"):
-            await run_batch(slow, ["a", "b"], key=str, checkpoint=alias)
+        # the first batch holds its items until the second was refused (events, not sleeps)
+        started, release = asyncio.Event(), asyncio.Event()
+
+        async def held(item: str) -> str:
+            ran.append(item)
+            started.set()
+            await release.wait()
+            return item
+
+        first = asyncio.create_task(run_batch(held, ["a", "b"], key=str, checkpoint=real))
+        await started.wait()
+        try:
+            with pytest.raises(ConflictEvalError, match="in use by another running batch"):
+                await run_batch(held, ["a", "b"], key=str, checkpoint=alias)
+        finally:
+            release.set()
         await first
 
     asyncio.run(two_at_once())
@@ -291,28 +298,32 @@ def test_an_unparseable_base_url_is_a_usage_error_before_any_call(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     items = _detect_items(tmp_path / "bench.jsonl")
-    start = time.monotonic()
     argv = ["conflictbench", "detect", "--items", str(items), "--out", str(tmp_path / "d")]
     assert main([*argv, "--model", "openai/m", "--base-url", "not-a-url"]) == 2
     err = capsys.readouterr().err.strip()
     assert "'not-a-url'" in err and "http" in err and "\n" not in err
-    assert time.monotonic() - start < 5
     assert not (tmp_path / "d" / "checkpoint.jsonl").exists()
     with pytest.raises(UsageError, match="no host name"):
         get_model("openai/m", base_url="http://:80/v1")
 
 
 def test_a_closed_port_stops_the_run_at_once_and_the_fixed_url_resumes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     items = _detect_items(tmp_path / "bench.jsonl")
     out = tmp_path / "d"
     argv = ["conflictbench", "detect", "--items", str(items), "--out", str(out), "--quiet"]
     argv += ["--model", "openai/m", "--no-cache"]
+    # every retry would wait 120 s: ending well before one wait could pass proves that the
+    # refused connection was not retried call by call, however loaded the machine is
+    from conflicteval.models import core
+
+    monkeypatch.setattr(core.Model, "_wait", lambda self, state: 120.0)
     start = time.monotonic()
     dead = f"http://127.0.0.1:{_closed_port()}/v1"
     assert main([*argv, "--base-url", dead]) == 2
-    assert time.monotonic() - start < 5  # not retried call by call
+    assert time.monotonic() - start < 100  # not retried call by call
+    monkeypatch.undo()  # the fixed URL below retries as usual
     err = capsys.readouterr().err.strip()
     assert "connection refused at" in err.lower() and "--base-url" in err and "\n" not in err
     assert read_checkpoint(out / "checkpoint.jsonl") == {}  # nothing from the dead URL

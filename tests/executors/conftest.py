@@ -29,11 +29,54 @@ def ray_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         mp.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("ray-cache")))
         for name in ("RAY_ADDRESS", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
             mp.delenv(name, raising=False)
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        _start_ray(ray)
     try:
         yield ray
     finally:
         ray.shutdown()
+
+
+# The port files Ray's raylet waits for while it starts (its dashboard agent writes them).
+_AGENT_PORT_FILES = (
+    "metrics_agent_port",
+    "metrics_export_port",
+    "dashboard_agent_listen_port",
+    "runtime_env_agent_port",
+)
+
+
+def _start_ray(ray: Any, attempts: int = 3) -> None:
+    """``ray.init``, again when the raylet died while starting (up to ``attempts`` times).
+
+    Ray 2.60's raylet waits a fixed 15 s for its dashboard agent to write its port files and
+    exits when they come later (upstream: ray-project/ray#65983); ``ray.init`` then fails
+    ("The current node timed out during startup") or returns with a raylet about to die. On a
+    machine busy enough that the agent's start-up takes longer, every Ray test of the session
+    then failed; here the start is only accepted once the agent has written them with the
+    raylet alive.
+    """
+    import time
+
+    for _ in range(attempts):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        except Exception:  # "The current node timed out during startup": the same cause
+            ray.shutdown()
+            continue
+        node = ray._private.worker._global_node
+        session = Path(node.get_session_dir_path())
+        deadline = time.monotonic() + 300  # guards against a hang only
+        while time.monotonic() < deadline:
+            if any(kind == "raylet" for kind, _ in node.dead_processes()):
+                break  # died waiting for the agent: start again
+            if all(any(session.glob(f"{name}_*")) for name in _AGENT_PORT_FILES):
+                time.sleep(1.0)  # the raylet reads them at once; see it still alive after
+                if not any(kind == "raylet" for kind, _ in node.dead_processes()):
+                    return
+                break
+            time.sleep(0.2)
+        ray.shutdown()
+    pytest.fail(f"Ray's raylet did not survive its start-up in {attempts} attempts")
 
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "canal", "opened", "in"]

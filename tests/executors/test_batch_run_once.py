@@ -66,7 +66,7 @@ def test_two_batch_runs_on_one_export_submit_once(
 
         def sleep(_: float) -> None:  # the first run waits here, holding the export
             polling.set()
-            release.wait(30)
+            release.wait(300)
 
         first = BatchRunner(
             make_client(srv.base_url), export, open_cache(), lambda: main(cmd), sleep=sleep
@@ -75,7 +75,7 @@ def test_two_batch_runs_on_one_export_submit_once(
         thread = threading.Thread(target=lambda: codes.append(first.run()))
         thread.start()
         try:
-            assert polling.wait(30)
+            assert polling.wait(300)  # guards against a hang only
             capsys.readouterr()
             assert _run(srv, export, cmd) == 2  # the second run stops at once
             assert "another 'batch run' is working on this export" in capsys.readouterr().err

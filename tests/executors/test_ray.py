@@ -212,7 +212,7 @@ def _scorer(server: OpenAICompatServer, cache: Path) -> ConflictScorer:
         max_attempts=3,
         backoff_initial=0.01,
         backoff_max=0.02,
-        timeout=10,
+        timeout=60,  # generous: a plain reply must not time out on a loaded machine
     )
     return ConflictScorer(SentenceDecomposer(), LLMLabeler(model))
 

@@ -44,7 +44,9 @@ def test_batches_queued_on_one_actor_share_its_gate_of_items(ray_session: Any) -
     async def work(item: dict[str, Any]) -> int:
         state["now"] += 1
         state["peak"] = max(state["peak"], state["now"])
-        await asyncio.sleep(0.05)
+        # 0.5 s: time enough for the second batch to reach the actor while the first one's
+        # items still run (with 0.05 s a loaded machine sometimes delivered it too late)
+        await asyncio.sleep(0.5)
         state["now"] -= 1
         return state["peak"]
 

@@ -59,7 +59,9 @@ def test_stripping_is_linear() -> None:
     assert strip_wiki_links(deep + "]" * 50001) == "[x" * 50000 + "]" * 50000
     assert strip_wiki_links(deep + "]" * 50003) == "[x" * 50000 + "]" * 50001
     assert strip_wiki_links("[[" * 30000 + "]" * 60000) == ""
-    assert time.perf_counter() - start < 5.0
+    # quadratic work on these 100,000-character inputs would take hours; linear work
+    # takes well under a second alone, so the bound holds however loaded the machine is
+    assert time.perf_counter() - start < 60.0
 
 
 def test_real_feverous_s_records_lose_every_link(shared_data: Path) -> None:

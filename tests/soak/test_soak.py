@@ -27,11 +27,12 @@ def _load_soak() -> ModuleType:
 
 soak = _load_soak()
 
-# fast settings: a short client timeout, slow replies beyond it. A normal reply that a loaded
-# machine delays past the timeout shifts that call's attempt number, and with it the seeded
-# faults it meets, so a run can then differ from the reference for reasons of load, not of the
-# library: 2 s keeps that out of reach on a busy 2-core machine (1 s did not, now and then).
-FAST = {"timeout": 2.0, "slow": 3.0, "concurrency": 16}
+# A client timeout, and slow replies far beyond it. A normal reply that a loaded machine delays
+# past the timeout shifts that call's attempt number, and with it the seeded faults it meets,
+# so a run can then differ from the reference for reasons of load, not of the library: 8 s
+# keeps that out of reach beside two CPU hogs on a busy 2-core machine (1 s did not, and 2 s
+# left it a matter of luck); a slow reply (30 s) can only ever end by the timeout.
+FAST = {"timeout": 8.0, "slow": 30.0, "concurrency": 16}
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,8 @@ class Fault:
 
         Each byte comes well within a per-read timeout, so only a deadline on
         the whole attempt stops the wait. With ``endless`` the body never ends
-        (it announces a huge length and drips spaces).
+        (it announces a length of 1 MiB, under the client's reply bound, and drips
+        spaces), so only a deadline ends the attempt, never a refusal of its size.
         """
         return cls("drip", delay=interval, endless=endless)
 

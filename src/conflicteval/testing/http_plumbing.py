@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from conflicteval.testing.faults import Fault
 
 _S = TypeVar("_S", bound="HTTPServerBase")
+_ENDLESS_LENGTH = 1 << 20
+"""The length an endless drip announces: under the reply bound, never reached by the drip."""
 
 
 @dataclass
@@ -79,7 +81,7 @@ class HTTPServerBase:
         self._ready.clear()  # a restart waits for its own server, not the previous one's signal
         self._thread = threading.Thread(target=self._run, name="openai-compat-server", daemon=True)
         self._thread.start()
-        if not self._ready.wait(10):
+        if not self._ready.wait(60):  # guards against a hang only: generous under load
             raise RuntimeError("test server did not start")
         return self
 
@@ -170,7 +172,10 @@ class HTTPServerBase:
 
     async def _drip(self, writer: asyncio.StreamWriter, payload: bytes, fault: Fault) -> bool:
         """Headers now, then one byte of the body per ``fault.delay`` seconds."""
-        length = 10**12 if fault.endless else len(payload)
+        # An endless body announces a length under any reply bound (1 MiB, which a drip
+        # of one byte per interval never reaches): the attempt can only end by a deadline,
+        # never by a refusal of the announced size that could race that deadline.
+        length = _ENDLESS_LENGTH if fault.endless else len(payload)
         head = (
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
             f"Content-Length: {length}\r\nConnection: keep-alive\r\n\r\n"
