@@ -46,6 +46,7 @@ def faitheval_question(item: FaithItem) -> Question:
         "task": item.task,
         "answer_key": item.answer_key,
         "answer_text": item.answer_text,
+        "choices": [[label, text] for label, text in item.choices],  # counterfactual scoring
         "documents": documents,
         "prompt_versions": {"rag": version, "no-rag": version},
     }
