@@ -28,9 +28,9 @@ PINNED = {
     "feverous-train": "1bb5724a3090d8d5",
     "feverous-wikidb": "59ac7cfd86db7b63",
     "ramdocs": "74a8f04f106a0935",
-    "faitheval-inconsistent": "a4c70fdc0bf90788",
-    "faitheval-counterfactual": "8c0e4e098ad57e98",
-    "faitheval-unanswerable": "572434eedf012741",
+    "faitheval-inconsistent": "94efcc79782e21d2",
+    "faitheval-counterfactual": "38098a4a6cb41d1f",
+    "faitheval-unanswerable": "e448722eecacddae",
 }
 
 
