@@ -102,6 +102,8 @@ def test_two_answer_lists_that_differ_are_unreadable_with_the_raw_output() -> No
         ("[unknown; 3,559 people is misinformation]", ["3,559 people"], [], False),
         ("[3,559 people is wrong]", ["3,559 people"], [], False),
         ("[never 1963]", ["1963"], [], False),
+        ("[maybe 1963]", ["1963"], [], False),  # hedged
+        ("[1963 (probably)]; [possibly 1963]", ["1963"], [], True),  # asserted in one clause
         ("[1963; not 1956]", ["1963", "1956"], [], False),
         ("[1963, 1956]; 1956 is not disputed", ["1963", "1956"], [], True),  # once asserted
         ('["Paris, France"]', ["Paris, France"], [], True),  # gold across a comma

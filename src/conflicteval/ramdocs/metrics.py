@@ -11,13 +11,13 @@ be recovered here. This library's rule (also printed in every report's header):
 
 "Occurs" is containment at word boundaries of the normalized texts (``" 1963 "`` in
 ``" 1963 1956 "``), so ``3`` does not match inside ``1963``. A gold answer *asserted* is one
-not negated in its clause (clauses end at ``; [ ] ( ) | ,`` and line ends): a negation word
-before it (``[not 3,559 people]``) or a rejection after it (``3,559 people is
-misinformation``) makes that occurrence not count. A wrong answer counts against the output
-wherever it occurs in the segment, negated or not (the stricter reading). A wrong answer
-whose normalized text lies inside a gold answer's (``3559`` inside ``3559 people``) cannot be
-told apart from that gold answer and is not checked. An output that says only ``unknown`` has
-no gold answer in it and scores 0.
+not negated or hedged in its clause (clauses end at ``; [ ] ( ) | ,`` and line ends): a
+negation or hedge word before it (``[not 3,559 people]``, ``[maybe 1963]``) or a rejection
+after it (``3,559 people is misinformation``) makes that occurrence not count. A wrong
+answer counts against the output wherever it occurs in the segment, negated or not (the
+stricter reading). A wrong answer whose normalized text lies inside a gold answer's
+(``3559`` inside ``3559 people``) cannot be told apart from that gold answer and is not
+checked. An output that says only ``unknown`` has no gold answer in it and scores 0.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from conflicteval.ramdocs.answers import fold_numbers, normalize_answer
 
 EM_RULE = (
-    "exact match = every gold answer occurs, not negated in its clause, and no wrong answer "
-    "occurs (at word boundaries, after folding digit separators and MADAM-RAG's "
+    "exact match = every gold answer occurs, not negated or hedged in its clause, and no "
+    "wrong answer occurs (at word boundaries, after folding digit separators and MADAM-RAG's "
     "normalize_answer) in the text after 'All Correct Answers:' and before 'Explanation'; an "
     "output without 'All Correct Answers:', or with two such lists that differ, is unreadable "
     "and scores 0"
@@ -39,7 +39,8 @@ _CLAUSE_END = re.compile(r"[;\[\]()|,\n]")
 _BOUNDARY = "\u2016"  # survives normalize_answer (not ASCII punctuation): marks a clause end
 _NEGATION_BEFORE = frozenset(
     "not no never neither nor isnt wasnt arent werent cannot cant instead without except "
-    "excluding unlike rather".split()
+    "excluding unlike rather maybe perhaps possibly probably likely might unsure uncertain "
+    "unclear allegedly".split()
 )
 _REJECTION_AFTER = frozenset(
     "misinformation wrong incorrect false not untrue fabricated disputed inaccurate "
