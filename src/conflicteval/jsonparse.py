@@ -103,11 +103,28 @@ def balanced_spans(text: str, opener: str = "{") -> list[tuple[int, int]]:
     return spans
 
 
-def _decode_span(text: str, start: int, end: int) -> tuple[Any, int]:
+class PairsDict(dict[str, Any]):
+    """A decoded JSON object that also keeps every ``(key, value)`` pair as written.
+
+    ``json`` keeps only the last of duplicate keys (``{"answer": "A", "answer": "B"}`` is
+    ``{"answer": "B"}``); a parser that must see every value a reply gives for a key reads
+    :attr:`pairs`. Otherwise an ordinary dict (equal to, and serialised as, one).
+    """
+
+    pairs: list[tuple[str, Any]]
+
+
+def _pairs_dict(pairs: list[tuple[str, Any]]) -> PairsDict:
+    obj = PairsDict(pairs)
+    obj.pairs = pairs
+    return obj
+
+
+def _decode_span(text: str, start: int, end: int, keep_pairs: bool = False) -> tuple[Any, int]:
     """Decode ``text[start:end]``: (the value or ``_NONE``, characters of work)."""
     span = text[start:end]  # a copy, so a decoding error counts lines in the span only
     try:
-        value = json.loads(span)
+        value = json.loads(span, object_pairs_hook=_pairs_dict if keep_pairs else None)
     except ValueError as exc:
         pos = exc.pos if isinstance(exc, json.JSONDecodeError) else len(span)
         return _NONE, len(span) + pos
@@ -117,14 +134,20 @@ def _decode_span(text: str, start: int, end: int) -> tuple[Any, int]:
 
 
 def iter_json_spans(
-    text: str, want: type = dict, *, outermost: bool = False, budget: list[int] | None = None
+    text: str,
+    want: type = dict,
+    *,
+    outermost: bool = False,
+    budget: list[int] | None = None,
+    keep_pairs: bool = False,
 ) -> Iterator[tuple[Any, int, int]]:
     """Yield ``(value, start, end)`` for each balanced span of ``text`` that decodes to a ``want``.
 
     Spans come left to right (by start); with ``outermost`` a span inside one
     already yielded is skipped. The decoder reads at most ``budget[0]``
     characters over all spans (default: a few times the text's length), so the
-    work stays linear even for a hostile reply; ``budget`` is decreased in place.
+    work stays linear even for a hostile reply; ``budget`` is decreased in place. With
+    ``keep_pairs`` every object is a :class:`PairsDict` (duplicate keys kept in ``pairs``).
     """
     if budget is None:
         budget = [_PARSE_BUDGET * max(len(text), 1)]
@@ -134,7 +157,7 @@ def iter_json_spans(
             continue
         if budget[0] <= 0:
             return
-        value, cost = _decode_span(text, start, end)
+        value, cost = _decode_span(text, start, end, keep_pairs)
         budget[0] -= cost
         if value is not _NONE and isinstance(value, want):
             last_end = end

@@ -76,3 +76,48 @@ def test_table1_is_stored_exactly() -> None:
     }
     assert TABLE1["Qwen2.5-72B-Inst"]["faitheval"]["madam"] == 57.70
     assert TABLE1["Llama3.3-70B-Inst"]["faitheval"]["no-rag"] == 26.70
+
+
+# -- a draft list, negated gold answers, digit separators ----------------------------------
+
+
+def test_two_answer_lists_that_differ_are_unreadable_with_the_raw_output() -> None:
+    out = (
+        "All Correct Answers: [1963]. Explanation: a draft.\n"
+        "All Correct Answers: [1956]. Explanation: the final list."
+    )
+    with pytest.raises(ParseFailure) as caught:
+        answer_segment(out)
+    assert caught.value.raw == out
+    scored = score_item({"output": out, "gold_answers": ["1963"]})
+    assert scored["em"] == 0 and scored["unreadable"] is True and scored["raw"] == out
+    same = "All Correct Answers: [1963]\nAll Correct Answers: 1963. Explanation: again."
+    assert score_item({"output": same, "gold_answers": ["1963"]})["em"] == 1
+
+
+@pytest.mark.parametrize(
+    ("segment", "gold", "wrong", "expected"),
+    [
+        ("[not 3,559 people]", ["3,559 people"], [], False),
+        ("[unknown; 3,559 people is misinformation]", ["3,559 people"], [], False),
+        ("[3,559 people is wrong]", ["3,559 people"], [], False),
+        ("[never 1963]", ["1963"], [], False),
+        ("[maybe 1963]", ["1963"], [], False),  # hedged
+        ("[1963 (probably)]; [possibly 1963]", ["1963"], [], True),  # asserted in one clause
+        ("[1963; not 1956]", ["1963", "1956"], [], False),
+        ("[1963, 1956]; 1956 is not disputed", ["1963", "1956"], [], True),  # once asserted
+        ('["Paris, France"]', ["Paris, France"], [], True),  # gold across a comma
+        ("[3,559 people]", ["3,559 people"], [], True),
+        # digit separators, in the gold and in the wrong-answer check
+        ("[3 559 people]", ["3,559 people"], [], True),
+        ("[10,000]", ["10 000"], [], True),
+        ("[10\u202f000]", ["10.000"], [], True),
+        ("[5,000; 10 000 soldiers]", ["5000"], ["10,000"], False),
+        ("[5,000; 10.000 soldiers]", ["5000"], ["10 000"], False),
+        ("[2, 100]", ["2"], ["2100"], True),  # a comma and a space: a list, no separator
+    ],
+)
+def test_negated_gold_and_digit_separators(
+    segment: str, gold: list, wrong: list, expected: bool
+) -> None:
+    assert exact_match(segment, gold, wrong) is expected

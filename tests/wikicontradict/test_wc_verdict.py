@@ -107,11 +107,18 @@ def test_worked_examples_are_read_from_the_prompt() -> None:
             "two answers are merged.\nevaluation: incorrect",
             "incorrect",
         ),
+        # a judge that corrects itself names two verdicts: a parse failure, never a guess
         (
             "evaluation: correct\nOn second thought the preference matters.\n"
             "Evaluation: partially correct",
-            "partially correct",
+            None,
         ),
+        ("evaluation: correct\nevaluation: incorrect", None),
+        ("evaluation: incorrect\n**Evaluation:** Incorrect.", "incorrect"),  # two that agree
+        # a look-alike letter (Cyrillic і) hides no second label
+        ("evaluation: correct (or \u0456ncorrect)", None),
+        ("evaluation: \u0421orrect", "correct"),
+        ("evaluation: correct\nevaluation: \u0456ncorrect", None),
         # an invented further example after the verdict is not the verdict
         (
             "It lists both.\nevaluation: correct\n\nExample 9\nquestion: x?\n"

@@ -97,6 +97,15 @@ def _indexed_judgements(
     use_parsed = isinstance(parsed, BatchReply) and not copied_from(text, documents)
     source = json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False) if use_parsed else text
     result = parse_indexed_labels(source, n, documents)
+    if use_parsed:
+        # The validated form keeps one ``answer`` per entry (json keeps the last duplicate
+        # key, the model drops ``label``/``Answer``): the text must give the same labels.
+        raw = parse_indexed_labels(text, n, documents).labels
+        for i, judgement in result.labels.items():
+            seen = raw.get(i)
+            if seen is not None and seen.label != judgement.label:
+                why = seen.problem or f"the reply's text says {seen.label}"
+                result.labels[i] = Judgement(problem=why)
     if result.error and parse_error:
         for j in result.labels.values():
             j.problem = f"{j.problem}; {parse_error}"

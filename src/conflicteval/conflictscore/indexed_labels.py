@@ -8,15 +8,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval.conflictscore.label_words import object_label
 from conflicteval.conflictscore.parse import (
-    _ANSWER_KEYS,
     _INDEX_KEYS,
     Judgement,
     _copied,
     _get,
     _json_object_spans,
     _text_field,
-    normalize_label,
 )
 from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans
 
@@ -65,7 +64,9 @@ def _entries(text: str, sources: Sequence[str] = ()) -> list[dict[str, Any]]:
         return any(_copied(text[start:end], src) for src in sources)
 
     best: list[dict[str, Any]] = []
-    for value, start, end in iter_json_spans(text[:MAX_EXAMINED], list):  # linear, bounded
+    for value, start, end in iter_json_spans(
+        text[:MAX_EXAMINED], list, keep_pairs=True
+    ):  # linear, bounded
         if copied(start, end):
             continue
         dicts = [v for v in value if isinstance(v, dict)]
@@ -107,13 +108,14 @@ def parse_indexed_labels(text: str, n: int, sources: Sequence[str] = ()) -> Inde
         if index is None or not 1 <= index <= n:
             result.extra.append(f"entry with index {raw_index!r} outside 1..{n}")
             continue
-        label = normalize_label(_get(entry, _ANSWER_KEYS))
+        # every label-bearing key of the entry must agree (duplicates, Answer/label too)
+        label, disagreement = object_label(entry)
         seen.setdefault(index - 1, []).append(
             Judgement(
                 label=label,
                 snippet=_text_field(entry, "document_snippet", "snippet", "evidence"),
                 reasoning=_text_field(entry, "reasoning", "justification", "rationale"),
-                problem=None if label is not None else "no label in entry",
+                problem=None if label is not None else disagreement or "no label in entry",
             )
         )
     for i in range(n):

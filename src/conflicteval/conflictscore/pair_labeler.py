@@ -99,6 +99,12 @@ def pair_label_from_reply(
     elif isinstance(parsed, PairReply):
         answer = parsed.answer  # the validator has normalised it already
         label = cast("Relation", answer) if answer in RELATIONS else normalize_label(answer)
+        # The validated object holds one ``answer`` (json keeps the last duplicate key and
+        # drops ``label``/``Answer``): the reply's text must name that label and no other.
+        check = parse_judgement(text, document)
+        if check.label != label:
+            problem = check.problem or f"the reply's text says {check.label}, its JSON {answer}"
+            return _pair(i, j, Judgement(problem=problem), text)
         if label is not None:  # the common case, built at once (what _pair would build)
             return PairLabel(
                 claim_index=i,

@@ -25,6 +25,13 @@ from pydantic import BaseModel
 
 from conflicteval.conflictscore.claims_parse import claims_list_problem, parse_claims
 from conflicteval.conflictscore.hedging import label_context_problem, quoted_spans
+from conflicteval.conflictscore.label_words import (
+    ANSWER_KEYS,
+    corrected_labels,
+    normalize_label,
+    object_label,
+)
+from conflicteval.confusables import fold_confusables
 from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans, string_end
 from conflicteval.types import Relation
 
@@ -39,49 +46,12 @@ __all__ = [
 
 # --------------------------------------------------------------------------- labels
 
-_SYNONYMS: dict[str, Relation] = {
-    "SUPPORTS": "SUPPORTS",
-    "SUPPORT": "SUPPORTS",
-    "SUPPORTED": "SUPPORTS",
-    "SUPPORTING": "SUPPORTS",
-    "CONTRADICTS": "CONTRADICTS",
-    "CONTRADICT": "CONTRADICTS",
-    "CONTRADICTED": "CONTRADICTS",
-    "CONTRADICTING": "CONTRADICTS",
-    "CONTRADICTION": "CONTRADICTS",
-    "CONTRADICTORY": "CONTRADICTS",
-    "REFUTES": "CONTRADICTS",
-    "REFUTE": "CONTRADICTS",
-    "REFUTED": "CONTRADICTS",
-    "IRRELEVANT": "IRRELEVANT",
-    "IRRELEVANCE": "IRRELEVANT",
-    "NOT RELEVANT": "IRRELEVANT",
-    "UNRELATED": "IRRELEVANT",
-    "NEUTRAL": "IRRELEVANT",
-}
-
 MAX_PIECES = 50
 """JSON objects, answer lines or label words a reply may hold: a reply with more is not one
 answer (a parse failure), and the work per reply stays bounded."""
 
-_ANSWER_KEYS = ("answer", "label", "relation", "verdict", "prediction", "final_answer")
+_ANSWER_KEYS = ANSWER_KEYS
 _INDEX_KEYS = ("index", "claim_index", "document_index", "doc_index", "number", "id")
-_STRIP = " \t\r\n*_`'\"<>[]().,:;!"
-
-
-def normalize_label(value: object) -> Relation | None:
-    """Map one label value to a :data:`~conflicteval.types.Relation`, or None.
-
-    Accepts the three labels in any case, singular or plural ("support",
-    "Contradicted", "CONTRADICTION"), wrapped in markdown or quotes, and the
-    synonyms REFUTES (-> CONTRADICTS), NOT RELEVANT / UNRELATED / NEUTRAL
-    (-> IRRELEVANT). A template echo such as ``<SUPPORTS|CONTRADICTS|IRRELEVANT>``
-    or any longer phrase gives None.
-    """
-    if not isinstance(value, str) or "|" in value:
-        return None
-    word = re.sub(r"[\s_\-]+", " ", value.strip(_STRIP)).upper()
-    return _SYNONYMS.get(word)
 
 
 class Judgement(BaseModel):
@@ -101,7 +71,7 @@ class Judgement(BaseModel):
 
 
 def _json_object_spans(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
-    yield from iter_json_spans(text[:MAX_EXAMINED], dict, outermost=True)
+    yield from iter_json_spans(text[:MAX_EXAMINED], dict, outermost=True, keep_pairs=True)
 
 
 def _get(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -230,7 +200,9 @@ def _from_json_objects(
         if _copied(text[start:end], document) or _reported_object(plain, quoted, start):
             continue
         saw_object = True
-        label = normalize_label(_get(obj, _ANSWER_KEYS))
+        label, disagreement = object_label(obj)  # every label-bearing key, duplicates too
+        if disagreement:
+            return Judgement(problem=disagreement), True
         if label is not None:
             found.append((label, obj))
     shaped = [(lab, obj) for lab, obj in found if _get(obj, ("document_snippet", "reasoning"))]
@@ -241,7 +213,7 @@ def _from_json_objects(
         if len(labels) > 1:
             problem = f"JSON objects with different answers: {', '.join(labels)}"
             return Judgement(problem=problem), saw_object
-        other = _prose_disagrees(_blank(plain, objects), found[0][0])
+        other = _prose_disagrees(_blank(plain, objects), found[0][0], keyed_lines=True)
         if other:
             return Judgement(problem=other), saw_object
         obj = found[0][1]
@@ -279,6 +251,17 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     prose does not count. A lower-case verb in prose ("the document does not
     support ...") is never read as a label.
 
+    Whatever step finds the label, every label-bearing key and every label word
+    of the reply must agree with it (:mod:`.label_words`): two label keys of one
+    object that differ (duplicate ``answer`` keys, ``answer`` and ``Answer``,
+    ``answer`` and ``label``), an answer line outside the object naming another
+    label, the answer's own label negated, hedged or asked elsewhere in the
+    reply ("I would not say SUPPORTS. answer: SUPPORTS"), or a self-correction
+    ("Label: SUPPORTS. Wait, no: CONTRADICTS.") is a parse failure. The reply is
+    read after :func:`~conflicteval.confusables.fold_confusables` (a Cyrillic
+    ``Ѕ`` in ``ЅUPPORTS`` is an ``S``); snippet and reasoning are returned as
+    the reply wrote them.
+
     Args:
         text: The reply.
         document: The document the pair was labelled against, when known. A
@@ -287,6 +270,28 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
     """
     if not isinstance(text, str) or not text.strip():
         return Judgement(problem="empty reply")
+    folded = fold_confusables(text)
+    judgement = _parse_folded(folded, fold_confusables(document) if document else document)
+    if folded != text and (judgement.snippet or judgement.reasoning):
+        judgement.snippet = _as_written(text, judgement.snippet, "document_snippet")
+        judgement.reasoning = _as_written(text, judgement.reasoning, "reasoning")
+    return judgement
+
+
+def _as_written(text: str, folded_value: str | None, key: str) -> str | None:
+    """The reply's own text of a field the folded reply gave as ``folded_value``."""
+    if folded_value is None:
+        return None
+    candidates = [_salvage_field(text, key)]
+    candidates += [v for obj, _, _ in _json_object_spans(text) for v in obj.values()]
+    for value in candidates:
+        if isinstance(value, str) and fold_confusables(value) == folded_value:
+            return value
+    return folded_value
+
+
+def _parse_folded(text: str, document: str | None) -> Judgement:
+    """:func:`parse_judgement` on a reply (and document) already folded."""
     head = text[:MAX_EXAMINED]
     spans = quoted_spans(head)
     plain = _without_copied_lines(text, _unquoted(head, spans), document)
@@ -391,16 +396,41 @@ def _keyed_answers(
     return None, f"no single answer in reply: {names}"
 
 
-def _prose_disagrees(plain: str, label: Relation) -> str | None:
-    """A problem when the reply's own prose asserts a label other than ``label``."""
+def _prose_disagrees(plain: str, label: Relation, *, keyed_lines: bool = False) -> str | None:
+    """A problem when the reply's own prose does not agree with the answer ``label``.
+
+    It disagrees when it asserts another upper-case label, when it negates, hedges or
+    asks the answer's own label ("I would not say SUPPORTS"), when it corrects itself
+    to another label ("Wait, no: contradicts"), and (``keyed_lines``) when an answer
+    line of its own outside the JSON object names another label or a negated one.
+    """
     for n, m in enumerate(_UPPER_WORD.finditer(plain)):
         if n >= MAX_PIECES:
             return f"more than {MAX_PIECES} label words in the reply: not one answer"
         other = normalize_label(m.group(1))
-        if other is None or other == label:
+        if other is None:
             continue
-        if label_context_problem(plain, m.start(), m.end()) != "a negated label":
+        problem = label_context_problem(plain, m.start(), m.end())
+        if other == label:
+            if problem:
+                return f"the answer says {label} but the reply's text gives it as {problem}"
+        elif problem != "a negated label":
             return f"the answer says {label} but the reply's text says {other}"
+    corrected = sorted(corrected_labels(plain, MAX_PIECES) - {label})
+    if corrected:
+        return f"the answer says {label} but the reply corrects itself to {corrected[0]}"
+    if keyed_lines:
+        for n, m in enumerate(_KEYED.finditer(plain)):
+            if n >= MAX_PIECES:
+                return f"more than {MAX_PIECES} answer lines: not one answer"
+            lab, length = _keyed_label(m.group(1))
+            if lab is None or lab == label:
+                continue
+            end = m.start(1) + length
+            if label_context_problem(plain, m.start(), end, keyed=True) == _REPORTED_PROBLEM:
+                continue
+            said = "a negated label" if lab is False else lab
+            return f"the JSON answer says {label} but an answer line says {said}"
     return None
 
 
@@ -408,6 +438,7 @@ def _prose_label(plain: str) -> tuple[Relation | None, str]:
     """Step 3: exactly one upper-case label word, asserted plainly, in the unquoted prose."""
     upper: set[Relation] = set()
     negated_words = 0
+    negated: set[Relation] = set()
     problems: list[str] = []
     for n, m in enumerate(_UPPER_WORD.finditer(plain)):
         if n >= MAX_PIECES:
@@ -415,6 +446,9 @@ def _prose_label(plain: str) -> tuple[Relation | None, str]:
         problem = label_context_problem(plain, m.start(), m.end())
         if problem == "a negated label":
             negated_words += 1
+            said = normalize_label(m.group(1))
+            if said is not None:
+                negated.add(said)
         elif problem:
             problems.append(problem)
         else:
@@ -424,7 +458,13 @@ def _prose_label(plain: str) -> tuple[Relation | None, str]:
     if problems:
         return None, f"{problems[0]} in reply"
     if len(upper) == 1:
-        return upper.pop(), ""
+        label = upper.pop()
+        if label in negated:
+            return None, f"{label} both said and negated in reply"
+        corrected = sorted(corrected_labels(plain, MAX_PIECES) - {label})
+        if corrected:
+            return None, f"the reply says {label} and corrects itself to {corrected[0]}"
+        return label, ""
     if len(upper) > 1:
         return None, "several label words in reply and no answer field"
     if negated_words:

@@ -107,9 +107,11 @@ _FAITHEVAL_LICENCE = (
     "restricts the release to research purposes"
 )
 _FAITHEVAL_NOTE = (
-    "not pinned: no commit of the dataset repository could be verified where this registry was "
-    "made, so 'main' is read and the first download's sha256 is recorded; the file name is the "
-    "one the unanswerable repository lists, assumed for the other two tasks"
+    "not pinned: no full commit id of the dataset repository and no sha256 of the file could be "
+    "found where this registry was made (the Hub pages seen list the file as an LFS entry "
+    "without its object id), so neither is invented: 'main' is read and the first download's "
+    "sha256 is recorded; the file name is the one the unanswerable repository lists, assumed "
+    "for the other two tasks"
 )
 
 

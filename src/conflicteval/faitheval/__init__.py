@@ -12,14 +12,17 @@ from conflicteval import _lazy
 if TYPE_CHECKING:
     from conflicteval.faitheval.data import TASKS, FaithItem, load_faitheval
     from conflicteval.faitheval.questions import (
+        MAX_NEW_TOKENS,
         faitheval_question,
         faitheval_questions,
         split_documents,
     )
     from conflicteval.faitheval.report import faitheval_report, format_faitheval
     from conflicteval.faitheval.scoring import (
+        counterfactual_verdict,
         faitheval_prompt,
         is_correct,
+        negated_credit,
         normalize_answer,
         valid_phrases,
     )
@@ -29,8 +32,9 @@ __all__ = _lazy.exports(
     __name__,
     {
         ".data": "TASKS FaithItem load_faitheval",
-        ".questions": "faitheval_question faitheval_questions split_documents",
+        ".questions": "MAX_NEW_TOKENS faitheval_question faitheval_questions split_documents",
         ".report": "faitheval_report format_faitheval",
-        ".scoring": "faitheval_prompt is_correct normalize_answer valid_phrases",
+        ".scoring": "counterfactual_verdict faitheval_prompt is_correct negated_credit "
+        "normalize_answer valid_phrases",
     },
 )

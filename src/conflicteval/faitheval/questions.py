@@ -8,6 +8,7 @@ Choices of this library (the RAMDocs paper's FaithEval setup could not be recove
 * ``madam``: one agent per document of the context. A context holding two or more lines that
   start with ``Document`` followed by a colon or a number is split before each such line;
   any other context is one document.
+* every call: the RAMDocs methods' decoding, 128 new tokens (:data:`MAX_NEW_TOKENS`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,16 @@ from collections.abc import Iterable
 from conflicteval.faitheval.data import FaithItem
 from conflicteval.faitheval.scoring import PROMPT, faitheval_prompt, question_text
 from conflicteval.identity import text_version
+from conflicteval.ramdocs.methods import MAX_NEW_TOKENS as _RAMDOCS_MAX_NEW_TOKENS
 from conflicteval.ramdocs.methods import Question
 from conflicteval.ramdocs.prompts import load_prompt
+
+MAX_NEW_TOKENS = _RAMDOCS_MAX_NEW_TOKENS
+"""Reply budget of every FaithEval call: 128, the RAMDocs script's ``call_llm``
+(``max_new_tokens=128``), not the 256 of FaithEval's README. These runs reproduce the RAMDocs
+paper's Table 1 FaithEval column, measured through that one ``call_llm``; the README's budget
+is for FaithEval's own leaderboard, which this library does not reproduce. The answers are
+short (``unknown``, ``conflict``, an option), so the budget rarely binds."""
 
 _DOC_START = re.compile(r"^(?=Document\s*(?:\d+\s*)?:|Document\s+\d+\b)", re.M)
 
@@ -46,6 +55,7 @@ def faitheval_question(item: FaithItem) -> Question:
         "task": item.task,
         "answer_key": item.answer_key,
         "answer_text": item.answer_text,
+        "choices": [[label, text] for label, text in item.choices],  # counterfactual scoring
         "documents": documents,
         "prompt_versions": {"rag": version, "no-rag": version},
     }

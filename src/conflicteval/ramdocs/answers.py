@@ -7,9 +7,10 @@ corner cases: an agent reply without ``Answer: `` or ``Explanation`` is sliced w
 normalized answers (an empty answer is contained in every answer).
 
 :func:`answer_segment` is this library's reading of the final output for scoring (the
-repository ships no scorer): the text after the first ``All Correct Answers:`` up to the next
-``Explanation``. The explanation is left out because it routinely names the answers it rejects
-(the aggregator's own example does: "Agent 3 provides an error stating ... 1998").
+repository ships no scorer): the text after ``All Correct Answers:`` up to the next
+``Explanation``; an output whose several such lists differ is unreadable. The explanation
+is left out because it routinely names the answers it rejects (the aggregator's own example
+does: "Agent 3 provides an error stating ... 1998").
 """
 
 from __future__ import annotations
@@ -66,16 +67,48 @@ def answers_unchanged(previous: Sequence[str], current: Sequence[str]) -> bool:
     return True
 
 
+def _segments(output: str) -> list[str]:
+    """Every answer list of ``output``: after each ``All Correct Answers:``, up to the next
+    ``Explanation`` or the next ``All Correct Answers:``, whichever comes first."""
+    parts = output.split(FINAL_MARKER)[1:]
+    out = []
+    for part in parts:
+        end = part.find("Explanation")
+        out.append((part if end == -1 else part[:end]).strip())
+    return out
+
+
 def answer_segment(output: str) -> str:
     """The answer list of a final output: after ``All Correct Answers:``, before ``Explanation``.
 
+    An output may repeat the marker (a draft, then a final list). When every answer list it
+    writes reads the same (after :func:`normalize_answer` and :func:`fold_numbers`), that list
+    is the answer; when they differ, the output names two answers and is unreadable.
+
     Raises:
-        ParseFailure: The output has no ``All Correct Answers:`` (an unreadable reply is a
-            failure, never a guess), with the output as ``raw``.
+        ParseFailure: The output has no ``All Correct Answers:``, or two answer lists that
+            differ (an unreadable reply is a failure, never a guess), with the output as
+            ``raw``.
     """
-    at = output.find(FINAL_MARKER)
-    if at == -1:
+    segments = _segments(output)
+    if not segments:
         raise ParseFailure(f"no '{FINAL_MARKER}' in the final output", raw=output)
-    rest = output[at + len(FINAL_MARKER) :]
-    end = rest.find("Explanation")
-    return (rest if end == -1 else rest[:end]).strip()
+    readings = {normalize_answer(fold_numbers(seg)) for seg in segments}
+    if len(readings) > 1:
+        raise ParseFailure(
+            f"{len(segments)} '{FINAL_MARKER}' lists that differ: not one answer", raw=output
+        )
+    return segments[-1]
+
+
+_DIGIT_SEPARATOR = re.compile(r"(?<=\d)[,.'\u00a0\u2009\u202f ](?=\d{3}(?!\d))")
+
+
+def fold_numbers(text: str) -> str:
+    """``text`` with the separators of digit groups removed: ``10 000``, ``10,000``,
+    ``10.000``, ``10'000`` and ``10\u202f000`` all read ``10000``.
+
+    A separator is one comma, dot, apostrophe or (narrow, no-break) space between a digit and
+    a group of exactly three digits; ``2, 100`` (a comma and a space: a list) is left alone.
+    """
+    return _DIGIT_SEPARATOR.sub("", text)

@@ -2,10 +2,11 @@
 
 A question whose run ended ``ok`` is scored; its final output's answer segment is read with
 :func:`~conflicteval.ramdocs.answers.answer_segment`. An output without ``All Correct
-Answers:`` is *unreadable*: counted, shown, and scored 0 in the headline (every answered
-question counts, as the paper's EM over the whole set would). Questions whose run failed (a
-model error) are counted and shown, not scored. The interval is a seeded percentile bootstrap
-over the scored questions (:func:`conflicteval.stats.bootstrap_ci`, 1,000 resamples, seed 0).
+Answers:``, or with two such lists that differ, is *unreadable* (its reason and raw text
+kept): counted, shown, and scored 0 in the headline (every answered question counts, as
+the paper's EM over the whole set would). Questions whose run failed (a model error) are
+counted and shown, not scored. The interval is a seeded percentile bootstrap over the
+scored questions (:func:`conflicteval.stats.bootstrap_ci`, 1,000 resamples, seed 0).
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def answered(
 
 
 def score_item(result: dict[str, Any]) -> dict[str, Any]:
-    """One answered question: ``{"em": 0|1, "unreadable": bool, "segment": str|None}``.
+    """One answered question: ``{"em": 0|1, "unreadable": bool, "segment": str|None}``; an
+    unreadable output also carries its ``reason`` and the ``raw`` output.
 
     Raises:
         ValueError: The question has no gold answer to match.
@@ -90,7 +92,7 @@ def score_item(result: dict[str, Any]) -> dict[str, Any]:
     try:
         segment = answer_segment(str(result.get("output", "")))
     except ParseFailure as exc:
-        return {"em": 0, "unreadable": True, "segment": None, "reason": exc.reason}
+        return {"em": 0, "unreadable": True, "segment": None, "reason": exc.reason, "raw": exc.raw}
     gold = result.get("gold_answers") or []
     wrong = result.get("wrong_answers") or []
     return {"em": int(exact_match(segment, gold, wrong)), "unreadable": False, "segment": segment}

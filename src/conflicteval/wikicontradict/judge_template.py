@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from conflicteval.confusables import fold_confusables
 from conflicteval.prompt_files import prompt_text
 
 Verdict = Literal["correct", "partially correct", "incorrect"]
@@ -185,11 +186,13 @@ def parse_verdict(text: str, response: str | None = None) -> Verdict | None:
     The judge's own lines are those of :func:`_evaluation_lines`: an
     invented further example, an echoed template field, a block quote and
     (with ``response``) a line copied word for word from the judged response
-    are not its verdict. Of its own evaluation lines the LAST counts (a judge
-    that corrects itself ends with the corrected label), so an evaluation
-    planted at the end of a response and echoed after the verdict does not
-    win when the response is given (as :class:`~conflicteval.wikicontradict.Judge`
-    does).
+    are not its verdict. Its own evaluation lines must all name the same label:
+    a judge that corrects itself (``evaluation: correct`` ... ``evaluation:
+    partially correct``) names two and the reply is a parse failure, never a
+    guess. An evaluation planted at the end of a response and echoed after the
+    verdict is no line of its own when the response is given (as
+    :class:`~conflicteval.wikicontradict.Judge` does). The reply is read after
+    folding look-alike letters (:func:`~conflicteval.confusables.fold_confusables`).
 
     Tolerates case, markdown (``**Evaluation:** *Partially correct*``),
     ``partially-correct``, quotes and trailing punctuation, a label on the
@@ -205,15 +208,24 @@ def parse_verdict(text: str, response: str | None = None) -> Verdict | None:
     Returns:
         ``"correct"``, ``"partially correct"``, ``"incorrect"`` or None.
     """
-    lines, evals = _evaluation_lines(text, response)
+    text = fold_confusables(text)  # a look-alike letter hides no second label
+    lines, evals = _evaluation_lines(text, fold_confusables(response) if response else None)
     if not evals:
         return None
-    last, _, end = evals[-1]
+    labels = {_label_of(_value_at(lines, line, end)) for line, _, end in evals}
+    if len(labels) != 1:
+        return None  # two own verdicts that differ (a self-correction), or one unreadable
+    return labels.pop()
+
+
+def _value_at(lines: list[str], last: int, end: int) -> str:
+    """The text after the ``evaluation:`` marker ending at ``end`` of line ``last`` (the next
+    non-blank line when the marker ends its line)."""
     value = lines[last][end:]
     if not value.strip(" \t*_`"):
         rest = [ln for ln in lines[last + 1 :] if ln.strip()]
         value = rest[0] if rest else ""
-    return _label_of(value)
+    return value
 
 
 def parse_comment(text: str, response: str | None = None) -> str:

@@ -129,17 +129,23 @@ def ramdocs(
 def faitheval_accuracy() -> Scorer:
     """FaithEval README's valid-phrase accuracy, strict and non-strict, on the whole output."""
     from conflicteval.faitheval.data import FaithItem
-    from conflicteval.faitheval.scoring import is_correct
+    from conflicteval.faitheval.scoring import counterfactual_verdict, is_correct
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
-        key, text = meta.get("answer_key"), meta.get("answer_text")
-        choices = ((key, text),) if key is not None and text is not None else ()
+        key = meta.get("answer_key")
+        choices = tuple((str(c[0]), str(c[1])) for c in meta.get("choices") or [])
         item = FaithItem(str(state.sample_id), str(meta.get("task")), "", "", (), choices, key)
         output = state.output.completion
         if not output.strip():
             return Score(
                 value={"strict": 0, "non_strict": 0}, metadata=unscored_metadata("empty output")
+            )
+        if item.task == "counterfactual" and counterfactual_verdict(item, output) == "unreadable":
+            return Score(
+                value={"strict": 0, "non_strict": 0},
+                answer=output,
+                metadata={**unscored_metadata("no option named"), "unreadable": True},
             )
         return Score(
             value={
