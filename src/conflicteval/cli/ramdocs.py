@@ -36,6 +36,7 @@ from conflicteval.cli.options import (
     add_run_options,
     positive_int,
 )
+from conflicteval.errors import ConflictEvalError
 from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
 
 if TYPE_CHECKING:
@@ -102,31 +103,48 @@ def run_questions(
     args: argparse.Namespace, items: list[Question], benchmark: str, task: str | None
 ) -> int:
     """Run ``args.method`` over ``items`` into ``args.out``; print the closing lines."""
+    from conflicteval.models.answerers import writes_outputs
     from conflicteval.ramdocs.run import ANSWERS_FILE, run_method
 
     if args.limit is not None:
         items = items[: args.limit]
     model = model_from_args(args, max_concurrency=args.concurrency)
-    result = run_sync(
-        run_method(
-            items,
-            args.method,
-            model,
-            args.out,
-            benchmark=benchmark,
-            task=task,
-            rounds=args.rounds,
-            concurrency=args.concurrency,
-            **run_options(args),
+    try:
+        result = run_sync(
+            run_method(
+                items,
+                args.method,
+                model,
+                args.out,
+                benchmark=benchmark,
+                task=task,
+                rounds=args.rounds,
+                data_sha256=args.data_source.sha256,
+                concurrency=args.concurrency,
+                **run_options(args),
+            )
         )
-    )
-    from conflicteval.models.answerers import writes_outputs
-
+    finally:
+        # the directory belongs to the data file its identity names (also after an interrupted
+        # run): data.json then names that file alone, and nothing when the run was refused
+        if writes_outputs():
+            _record_owned_data(Path(args.out) / ANSWERS_FILE, args.data_source)
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
-    record_data_source(args.out, args.data_source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
     return finish(result, "questions", run_dir=args.out)
+
+
+def _record_owned_data(answers: Path, source: Any) -> None:
+    """Write ``data.json`` naming ``source`` alone when the run's identity names its sha256."""
+    from conflicteval.execution.checkpoint import read_identity
+
+    try:
+        ident = read_identity(answers)
+    except ConflictEvalError:
+        return
+    if ident is not None and ident.get("data_sha256") == source.sha256:
+        record_data_source(answers.parent, source, replace=True)
 
 
 def _run(args: argparse.Namespace) -> int:
