@@ -41,6 +41,7 @@ class BenchResult(BaseModel):
     Attributes:
         gold: The gold set's name.
         gold_path: Where it was read from.
+        gold_sha256: sha256 of the gold file ("" when it was not read from a file).
         labeler: The labeler's name (``lexical``, ``llm``, ...).
         model: The labeler's model name, if it has one.
         labeler_identity: What determines its labels (as a checkpoint records it).
@@ -58,6 +59,7 @@ class BenchResult(BaseModel):
 
     gold: str
     gold_path: str = ""
+    gold_sha256: str = ""
     labeler: str
     model: str | None = None
     labeler_identity: Any = None
@@ -83,6 +85,7 @@ class BenchResult(BaseModel):
         return {
             "gold": self.gold,
             "gold_path": self.gold_path,
+            "gold_sha256": self.gold_sha256,
             "labeler": self.labeler,
             "model": self.model,
             "n": m.n,
