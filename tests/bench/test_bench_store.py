@@ -17,13 +17,13 @@ from conflicteval.stats import classification_difference, compare_means
 TYPES = ["correct", "misinfo", "noise", "correct", "noise"]
 
 
-def _gold(path: Path, questions: int, tag: str = "") -> Path:
+def _gold(path: Path, questions: int, tag: str = "", types: list[str] = TYPES) -> Path:
     rows = [
         {
             "question": f"Who wrote book {k}{tag}?",
             "documents": [
                 {"text": f"Book {k} doc-{t} number {j}.", "type": t, "answer": "x"}
-                for j, t in enumerate(TYPES)
+                for j, t in enumerate(types)
             ],
             "disambig_entity": [f"Book {k}"],
             "gold_answers": ["Ann"],
@@ -100,3 +100,39 @@ def test_a_zero_width_interval_is_never_larger_than_itself() -> None:
     same = compare_means(np.zeros(3), np.ones(3))
     assert same["difference_ci"] == [1.0, 1.0] and not same["larger_than_interval"]
     assert compare_means(np.zeros(30), np.r_[np.ones(20), np.zeros(10)])["larger_than_interval"]
+
+
+def test_a_class_without_gold_pairs_is_not_measured_and_n_names_the_resampled_unit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.view import load_run
+    from conflicteval.view.page import _headline_cell
+
+    # correct documents only: no CONTRADICTS or IRRELEVANT gold pair
+    gold = _gold(tmp_path / "gold.jsonl", 2, types=["correct"] * 5)
+    assert (
+        main(
+            [
+                "bench",
+                "labeler",
+                "--gold",
+                "ramdocs",
+                "--data",
+                str(gold),
+                "--labeler",
+                "lexical",
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    absent = [line for line in out.splitlines() if "not measured (no gold pair)" in line]
+    assert absent and all(" 0.0000 " not in line for line in absent)
+    assert "interval over 2 gold items (under 10): too small to mean much" in out
+    run = load_run(tmp_path / "b")
+    accuracy = run.headlines[0]
+    assert accuracy.n == 2 and accuracy.unit == "gold items" and "10 gold pairs" in accuracy.note
+    cell = _headline_cell(accuracy)
+    assert "n = 2 gold items" in cell and "too small to mean much" in cell

@@ -169,6 +169,11 @@ class BenchResult(BaseModel):
             f"{'class':<12} {'P':>7} {'R':>7} {'F1':>7} {'support':>8}  F1 95% interval",
         ]
         for label, s in m.per_class.items():
+            if not s.support:  # no gold pair of this class: its recall and F1 are not 0
+                lines.append(
+                    f"{label:<12} {'':>7} {'':>7} {'':>7} {0:8d}  not measured (no gold pair)"
+                )
+                continue
             lines.append(
                 f"{label:<12} {s.precision:7.4f} {s.recall:7.4f} {s.f1:7.4f} {s.support:8d}  "
                 f"{format_ci(s.f1_ci)}"
@@ -193,4 +198,9 @@ class BenchResult(BaseModel):
             f"intervals: percentile bootstrap, {m.level:.0%}, {m.n_resamples} resamples of the "
             f"{m.units} gold items, seed {m.seed}"
         )
+        from conflicteval.stats_text import small_sample_note
+
+        note = small_sample_note(m.units, "gold items")
+        if note:
+            lines.append(note)
         return "\n".join(lines)
