@@ -181,6 +181,14 @@ def report_runs(
                     options=run_options(args)["options"],
                 )
             )
+    measured: list[str] = []
+    if args.conflictscore:  # the instrument's measured accuracy travels with its numbers
+        from conflicteval.bench.store import measured_lines
+        from conflicteval.conflictscore.score_files import measured as measured_rows
+
+        measured = measured_lines(scorer.labeler)
+        for rep in reports:
+            rep["conflictscore"]["labeler_measured"] = measured_rows(scorer.labeler)
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return 0
@@ -193,6 +201,7 @@ def report_runs(
         print(fmt(rep))
         if "conflictscore" in rep:
             print(format_conflict(rep["conflictscore"]))
+            print("\n".join(measured))
     if len(reports) > 1:
         print()
         print(format_table(reports))
