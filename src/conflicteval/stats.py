@@ -71,11 +71,11 @@ __all__ = [
     "classification_metrics",
     "compare_means",
     "format_ci",
+    "larger_than_interval",
     "mean",
     "mean_ci",
     "percentile_ci",
     "resample_counts",
-    "larger_than_interval",
 ]
 
 DEFAULT_RESAMPLES = 1000

@@ -45,7 +45,7 @@ def proportion_ci(
         return None
     if len(outcomes) >= MIN_INTERVAL_UNITS and bootstrap is not None:
         return list(bootstrap)
-    return wilson_ci(int(round(sum(outcomes))), len(outcomes), level)
+    return wilson_ci(round(sum(outcomes)), len(outcomes), level)
 
 
 def small_sample_note(units: int, unit: str = "items") -> str | None:
@@ -53,9 +53,7 @@ def small_sample_note(units: int, unit: str = "items") -> str | None:
     (None when there are enough): it names the unit resampled."""
     if units >= MIN_INTERVAL_UNITS:
         return None
-    return (
-        f"interval over {units} {unit} (under {MIN_INTERVAL_UNITS}): too small to mean much"
-    )
+    return f"interval over {units} {unit} (under {MIN_INTERVAL_UNITS}): too small to mean much"
 
 
 def share_text(

@@ -223,9 +223,7 @@ def _verify(entry: DatasetFile, path: Path, allow_mismatch: bool) -> DataSource:
     key = f"{entry.name}@{entry.revision or ''}"
     expected = entry.sha256 or records["first_use"].get(key)
     if not entry.sha256 and expected is not None and not _is_sha256(expected):
-        raise _damaged_records(
-            _records_path(), f"record 'first_use', field {key!r}: not a sha256"
-        )
+        raise _damaged_records(_records_path(), f"record 'first_use', field {key!r}: not a sha256")
     if expected is None and unknown_length_marker(path).exists():
         # the server sent no length: whether the download completed is unknown, so its
         # hash is not trusted as this dataset's first-use pin (the file is used, unverified)
