@@ -3,6 +3,10 @@ an interval over a few items does not look certain (Wilson, with a small-sample 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from conflicteval.stats_text import share_text, small_sample_note, wilson_ci
 from conflicteval.wikicontradict.report import LabelledRow, report_from_rows, share_ci
 
@@ -51,3 +55,32 @@ def test_the_formatters_name_the_unit_and_refuse_nothing() -> None:
     assert text.startswith("100.0% [43.9, 100.0] n = 3 instances (interval over 3 instances")
     assert small_sample_note(10, "items") is None
     assert wilson_ci(0, 0) is None
+
+
+def test_the_viewer_headline_after_every_judge_reply_failed_is_not_measured(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conflicteval.cli import main
+    from conflicteval.testing import OpenAICompatServer
+    from conflicteval.view import load_run
+    from conflicteval.view.page import _headline_cell
+
+    csv = shared_data / "wikicontradict" / "WikiContradict_dataset_v1_rag_qa.csv"
+    if not csv.exists():
+        pytest.skip(f"{csv} not found")
+    run = tmp_path / "wc"
+    with OpenAICompatServer() as server:
+        server.set_replies(lambda body: "Paris.")
+        common = ["--model", "openai/t", "--base-url", server.base_url, "--quiet"]
+        gen = ["wikicontradict", "generate", "--data", str(csv), "--templates", "2"]
+        assert main([*gen, "--out", str(run), "--limit", "3", *common]) == 0
+        server.set_replies(lambda body: "I am not sure what you mean.")  # no verdict in it
+        main(["wikicontradict", "judge", "--run", str(run), *common])
+    capsys.readouterr()
+    view = load_run(run)
+    (headline,) = view.headlines
+    assert headline.value is None and headline.note.startswith("not measured")
+    cell = _headline_cell(headline)
+    assert "not measured" in cell and "0.0%" not in cell
+    assert main(["wikicontradict", "report", "--run", str(run)]) == 1  # failures: exit 1
+    assert "not measured" in capsys.readouterr().out

@@ -88,7 +88,8 @@ class ReportCell(BaseModel):
         if value == "failed" or self.graded or not self.n:
             return None
         why = ((self.failed_judge, "judge"), (self.failed_generation, "generation"))
-        parts = [f"{k} {w} failures" for k, w in why if k] + [f"{self.ungraded} not graded"]
+        parts = [f"{k} {w} failure{'s' * (k > 1)}" for k, w in why if k]
+        parts.append(f"{self.ungraded} not graded")
         return "no item graded: " + ", ".join(p for p in parts if not p.startswith("0 "))
 
     def pct(self, value: Verdict | Literal["failed"]) -> float | None:
