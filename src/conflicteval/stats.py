@@ -9,8 +9,7 @@ item (one claim against several documents) stay together. The random generator i
 numpy's PCG64 seeded with ``seed`` (default 0), so a run's intervals are reproducible.
 
 A percentile bootstrap needs no distributional assumption but is too narrow for very
-few items (with one item every resample is that item and the interval has width 0):
-read intervals over fewer than about 20 items as rough.
+few items (with one item every resample is that item and the interval has width 0).
 
 **Classification metrics** (:func:`classification_metrics`): per-class precision,
 recall, F1 and support, macro-F1, accuracy and the confusion matrix of gold labels
@@ -30,8 +29,20 @@ Precision, recall and F1 are 0.0 where their denominator is 0 (as in the judge
 calibration before); macro-F1 is the mean F1 over the classes present in the gold
 labels or the predictions.
 
+**Too few units.** An interval over fewer than :data:`MIN_INTERVAL_UNITS` (10) resampled
+units (items, questions, claims; the text names the unit) is printed with a note that it
+is too small to mean much. A *proportion* (a share of 0/1 outcomes) on so few units gets
+a Wilson score interval instead, which does not collapse to ``[0, 0]`` or ``[1, 1]`` when
+every outcome agrees, as a bootstrap does.
+
+**Not measured.** A share over nothing graded is not 0: it is "not measured" with the
+reason; a class without any gold item has no recall and prints "not measured" rather than
+0.0000. The formatters that apply these rules are in :mod:`conflicteval.stats_text`.
+
 **Comparing two runs**: the difference of two figures is called *larger than its
-interval* when the percentile bootstrap interval of the difference does not contain 0.
+interval* when the percentile bootstrap interval of the difference does not contain 0
+and has a width (a zero-width interval, all resamples equal, is never "larger"); two
+paired runs sharing fewer than :data:`MIN_INTERVAL_UNITS` items get no verdict.
 Two runs over different items (:func:`compare_means`) are resampled independently; two
 labelers on the same gold items (:func:`classification_difference`) are resampled
 *paired*: each resample draws the same items for both.
@@ -51,6 +62,7 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "MIN_INTERVAL_UNITS",
     "ClassScore",
     "ClassificationMetrics",
     "bootstrap_ci",
@@ -59,6 +71,7 @@ __all__ = [
     "classification_metrics",
     "compare_means",
     "format_ci",
+    "larger_than_interval",
     "mean",
     "mean_ci",
     "percentile_ci",
@@ -71,6 +84,9 @@ DEFAULT_SEED = 0
 """Seed of every interval's random generator."""
 DEFAULT_LEVEL = 0.95
 """Coverage of every interval."""
+
+MIN_INTERVAL_UNITS = 10
+"""An interval over fewer resampled units is said to be too small to mean much."""
 
 _CELLS = 4_000_000
 """Resampled cells drawn at once (bounds the memory of one bootstrap chunk)."""
@@ -207,6 +223,12 @@ def _apply(stat: Callable[..., Any], samples: np.ndarray) -> np.ndarray:
     return result
 
 
+def larger_than_interval(low: float, high: float) -> bool:
+    """A difference is larger than its interval when the interval excludes 0 and has a
+    width: a zero-width interval (every resample the same) proves nothing."""
+    return bool(high > low and (low > 0.0 or high < 0.0))
+
+
 def compare_means(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
@@ -235,7 +257,7 @@ def compare_means(
     return {
         "difference": float(y.mean() - x.mean()),
         "difference_ci": [low, high],
-        "larger_than_interval": bool(low > 0.0 or high < 0.0),
+        "larger_than_interval": larger_than_interval(low, high),
     }
 
 
@@ -473,6 +495,6 @@ def classification_difference(
         out[name] = {
             "difference": float(getattr(b, name) - getattr(a, name)),
             "difference_ci": [low, high],
-            "larger_than_interval": bool(low > 0.0 or high < 0.0),
+            "larger_than_interval": larger_than_interval(low, high),
         }
     return out

@@ -163,3 +163,29 @@ def test_an_edited_cached_file_with_its_size_and_mtime_restored_is_hashed_again(
         fetch(ENTRY, progress=False)
     assert err.value.actual == sha(bytes(edited))
     assert "conflicteval data fetch blob --force" in str(err.value)
+
+
+@pytest.mark.parametrize("where", ["hashed", "first_use"])
+def test_a_hand_edited_record_is_one_line_naming_record_and_field(
+    monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A record whose sha256 was removed (or replaced) is refused by name, not a KeyError."""
+    import json
+
+    with FileServer({"/blob.bin": BODY}) as srv:
+        monkeypatch.setenv("CONFLICTEVAL_DATA_MIRROR", srv.base_url)
+        fetch(ENTRY, progress=False)
+        records = data_dir() / "records.json"
+        data = json.loads(records.read_text(encoding="utf-8"))
+        if where == "hashed":
+            for seen in data["hashed"].values():
+                del seen["sha256"]
+        else:
+            data["first_use"]["blob@"] = 7
+        records.write_text(json.dumps(data), encoding="utf-8")
+        with pytest.raises(ConflictEvalError) as caught:
+            fetch(ENTRY, progress=False)
+    message = str(caught.value)
+    assert "records.json" in message and f"record '{where}'" in message
+    assert ("'sha256'" if where == "hashed" else "'blob@'") in message
+    assert "\n" not in message

@@ -1,10 +1,12 @@
 """Paired comparison of two bench runs on the same gold items (``bench compare``).
 
-When two runs measured different labelers on the same gold set and both output
-directories hold ``records.jsonl``, the items both runs labelled are compared *paired*:
-each bootstrap resample draws the same gold items for both labelers
-(:func:`conflicteval.stats.classification_difference`), and a difference of accuracy or
-macro-F1 is called larger than its interval when the 95 % interval excludes 0.
+When two runs measured different labelers on the same gold file (the same sha256, not
+merely the same gold set name) and both output directories hold ``records.jsonl``, the
+items both runs labelled are compared *paired*: each bootstrap resample draws the same
+gold items for both labelers (:func:`conflicteval.stats.classification_difference`), and
+a difference of accuracy or macro-F1 is called larger than its interval when the 95 %
+interval excludes 0 and has a width. Two runs sharing fewer than
+:data:`~conflicteval.stats.MIN_INTERVAL_UNITS` items get no verdict.
 """
 
 from __future__ import annotations
@@ -12,10 +14,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conflicteval.stats import classification_difference
+from conflicteval.stats import MIN_INTERVAL_UNITS, classification_difference
 from conflicteval.types import RELATIONS
 
-__all__ = ["paired_differences", "read_records"]
+__all__ = ["paired_differences", "read_records", "same_gold_file"]
+
+
+def same_gold_file(first: dict[str, Any], second: dict[str, Any]) -> str | None:
+    """Why two bench results cannot be paired (None: they measured the same gold file)."""
+    a, b = first.get("gold_sha256"), second.get("gold_sha256")
+    if not a or not b:
+        return "a result does not record its gold file's sha256 (made by an earlier version)"
+    if a != b:
+        return f"different gold files (sha256 {str(a)[:12]}… and {str(b)[:12]}…)"
+    return None
 
 
 def read_records(directory: Path) -> dict[str, dict[str, Any]] | None:
@@ -58,7 +70,11 @@ def paired_differences(
     if not gold:
         return None
     result = classification_difference(gold, a, b, RELATIONS, groups=groups)
-    return {"items": len(shared), "pairs": len(gold), **result}
+    verdict = len(shared) >= MIN_INTERVAL_UNITS
+    if not verdict:
+        for figure in ("accuracy", "macro_f1"):
+            result[figure]["larger_than_interval"] = False
+    return {"items": len(shared), "pairs": len(gold), "verdict": verdict, **result}
 
 
 def difference_lines(name_a: str, name_b: str, diff: dict[str, Any]) -> list[str]:
@@ -70,6 +86,10 @@ def difference_lines(name_a: str, name_b: str, diff: dict[str, Any]) -> list[str
         d = diff[figure]
         low, high = d["difference_ci"]
         verdict = "larger than its interval" if d["larger_than_interval"] else "within noise"
+        if not diff.get("verdict", True):
+            verdict = (
+                f"no verdict (fewer than {MIN_INTERVAL_UNITS} shared items: too few to compare)"
+            )
         lines.append(f"  {figure} {d['difference']:+.4f} [{low:+.4f}, {high:+.4f}]: {verdict}")
     return lines
 

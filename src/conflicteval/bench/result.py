@@ -41,6 +41,7 @@ class BenchResult(BaseModel):
     Attributes:
         gold: The gold set's name.
         gold_path: Where it was read from.
+        gold_sha256: sha256 of the gold file ("" when it was not read from a file).
         labeler: The labeler's name (``lexical``, ``llm``, ...).
         model: The labeler's model name, if it has one.
         labeler_identity: What determines its labels (as a checkpoint records it).
@@ -58,6 +59,7 @@ class BenchResult(BaseModel):
 
     gold: str
     gold_path: str = ""
+    gold_sha256: str = ""
     labeler: str
     model: str | None = None
     labeler_identity: Any = None
@@ -83,6 +85,7 @@ class BenchResult(BaseModel):
         return {
             "gold": self.gold,
             "gold_path": self.gold_path,
+            "gold_sha256": self.gold_sha256,
             "labeler": self.labeler,
             "model": self.model,
             "n": m.n,
@@ -166,6 +169,11 @@ class BenchResult(BaseModel):
             f"{'class':<12} {'P':>7} {'R':>7} {'F1':>7} {'support':>8}  F1 95% interval",
         ]
         for label, s in m.per_class.items():
+            if not s.support:  # no gold pair of this class: its recall and F1 are not 0
+                lines.append(
+                    f"{label:<12} {'':>7} {'':>7} {'':>7} {0:8d}  not measured (no gold pair)"
+                )
+                continue
             lines.append(
                 f"{label:<12} {s.precision:7.4f} {s.recall:7.4f} {s.f1:7.4f} {s.support:8d}  "
                 f"{format_ci(s.f1_ci)}"
@@ -190,4 +198,9 @@ class BenchResult(BaseModel):
             f"intervals: percentile bootstrap, {m.level:.0%}, {m.n_resamples} resamples of the "
             f"{m.units} gold items, seed {m.seed}"
         )
+        from conflicteval.stats_text import small_sample_note
+
+        note = small_sample_note(m.units, "gold items")
+        if note:
+            lines.append(note)
         return "\n".join(lines)

@@ -184,6 +184,7 @@ def collect(
     return BenchResult(
         gold=gold.name,
         gold_path=gold.path,
+        gold_sha256=_sha256(gold.path),
         labeler=str(getattr(labeler, "name", type(labeler).__name__)),
         model=model if isinstance(model, str) else None,
         metrics=metrics,
@@ -197,6 +198,15 @@ def collect(
         version=__version__,
         batch=batch,
     )
+
+
+def _sha256(path: str) -> str:
+    """sha256 of the gold file ("" when the gold set was not read from a file)."""
+    from pathlib import Path
+
+    from conflicteval.data.fetch import sha256_file
+
+    return sha256_file(path) if path and Path(path).is_file() else ""
 
 
 def _cost(model: Any, usage: Usage) -> float | None:

@@ -3,13 +3,17 @@
 Every finished bench run (nothing pending) is also saved under the user's cache
 directory (``$CONFLICTEVAL_CACHE_DIR`` or the user cache dir)::
 
-    <cache dir>/bench/<labeler key>/<gold set>.json
+    <cache dir>/bench/<labeler key>/<gold set>/<gold file sha256, 16 digits>-<pairs>.json
 
 where the labeler key is the first 16 hex digits of the sha256 of the labeler's
 identity as a run's checkpoint records it (:func:`conflicteval.identity.describe`:
-its kind, model, endpoint, prompt version and decoding settings). A later run of the
-same labeler on the same gold set replaces the file. ``score`` and ``conflictbench
-detect`` look their labeler up here (:func:`measured_lines`).
+its kind, model, endpoint, prompt version and decoding settings). Each measurement is
+kept with its gold file's sha256 and size (pairs): a later run replaces only the
+measurement on the same gold file and the same number of pairs, so a run on a one-item
+file or with ``--limit`` never replaces a measurement on the whole set. ``score`` and
+``conflictbench detect`` look their labeler up here (:func:`measured_lines`) and show
+the measurement on the most pairs, naming its gold file; one under
+:data:`MIN_RELIABLE_PAIRS` pairs is marked as too small to rely on.
 
 This module imports no workflow, so any command may use it.
 """
@@ -24,7 +28,18 @@ from typing import Any
 
 from conflicteval._atomic import atomic_write_text
 
-__all__ = ["bench_dir", "labeler_key", "load_measurements", "measured_lines", "save_measurement"]
+__all__ = [
+    "MIN_RELIABLE_PAIRS",
+    "bench_dir",
+    "best_measurement",
+    "labeler_key",
+    "load_measurements",
+    "measured_lines",
+    "save_measurement",
+]
+
+MIN_RELIABLE_PAIRS = 100
+"""A saved measurement on fewer gold pairs is shown as too small to rely on."""
 
 
 def bench_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -46,11 +61,17 @@ def labeler_key(labeler: Any) -> str:
 def save_measurement(
     result: dict[str, Any], cache_dir: str | os.PathLike[str] | None = None
 ) -> Path:
-    """Save one bench result (``BenchResult.to_dict()``) under its labeler's key; its path."""
+    """Save one bench result (``BenchResult.to_dict()``) under its labeler's key; its path.
+
+    The file is named by the gold set, its file's sha256 and the pairs measured, so only a
+    measurement of the same size on the same gold file is replaced.
+    """
     ident = result.get("labeler_identity")
     if ident is None:
         raise ValueError("a bench result without a labeler identity cannot be saved")
-    path = bench_dir(cache_dir) / labeler_key(ident) / f"{result['gold']}.json"
+    sha = str(result.get("gold_sha256") or "unknown")[:16]
+    name = f"{sha}-{int(result.get('n') or 0)}.json"
+    path = bench_dir(cache_dir) / labeler_key(ident) / str(result["gold"]) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(result, indent=2) + "\n")
     return path
@@ -59,20 +80,53 @@ def save_measurement(
 def load_measurements(
     labeler: Any, cache_dir: str | os.PathLike[str] | None = None
 ) -> list[dict[str, Any]]:
-    """The saved bench results of this labeler (any gold set), by gold set name.
+    """Every saved bench result of this labeler (any gold set or file), most pairs first.
 
     Unreadable files are skipped: a damaged store never stops a scoring run.
     """
     folder = bench_dir(cache_dir) / labeler_key(labeler)
     out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and "macro_f1" in data:
+        if isinstance(data, dict) and isinstance(data.get("macro_f1"), int | float):
             out.append(data)
-    return out
+    return sorted(out, key=_pairs, reverse=True)
+
+
+def _pairs(result: dict[str, Any]) -> int:
+    n = result.get("n")
+    return n if isinstance(n, int) and not isinstance(n, bool) else 0
+
+
+def best_measurement(
+    labeler: Any, cache_dir: str | os.PathLike[str] | None = None
+) -> dict[str, Any] | None:
+    """The saved measurement of this labeler on the most gold pairs (None: unmeasured)."""
+    found = load_measurements(labeler, cache_dir)
+    return found[0] if found else None
+
+
+def measurement_text(result: dict[str, Any]) -> str:
+    """``macro-F1 0.6123 [0.5510, 0.6702] on gold set ramdocs (file sha256 1a2b...,
+    119 pairs, 0 failed; <created>)``, marked when it is too small to rely on."""
+    ci = result.get("macro_f1_ci")
+    interval = f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""
+    sha = result.get("gold_sha256")
+    where = f"file sha256 {str(sha)[:12]}…" if sha else "gold file not recorded"
+    n = _pairs(result)
+    small = (
+        f"; too small to rely on (under {MIN_RELIABLE_PAIRS} pairs)"
+        if n < MIN_RELIABLE_PAIRS
+        else ""
+    )
+    return (
+        f"macro-F1 {result['macro_f1']:.4f}{interval} on gold set {result.get('gold')} "
+        f"({where}, {n} pairs, {result.get('failed', '?')} failed; "
+        f"{result.get('created', '')}){small}"
+    )
 
 
 def unmeasured_command(labeler: Any) -> str:
@@ -98,9 +152,11 @@ def unmeasured_command(labeler: Any) -> str:
 def measured_lines(labeler: Any, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """What to print beside CS-C and CS-R about the labeler that produced them.
 
-    One line per saved gold set: ``labeler ...: macro-F1 0.6123 [0.5510, 0.6702] on
-    ramdocs (119 pairs, 0 failed; measured ...)``; without one, a line saying the
-    labeler is unmeasured and the exact command that measures it.
+    The measurement on the most pairs: ``labeler ...: measured macro-F1 0.6123 [0.5510,
+    0.6702] on gold set ramdocs (file sha256 ..., 119 pairs, 0 failed; ...)``, marked
+    when under :data:`MIN_RELIABLE_PAIRS` pairs, and how many other measurements are kept;
+    without one, a line saying the labeler is unmeasured and the exact command that
+    measures it.
     """
     found = load_measurements(labeler, cache_dir)
     name = getattr(labeler, "name", type(labeler).__name__)
@@ -109,13 +165,7 @@ def measured_lines(labeler: Any, cache_dir: str | os.PathLike[str] | None = None
             f"labeler {name}: unmeasured (no saved bench result for this labeler, model and "
             f"settings); measure it with: {unmeasured_command(labeler)}"
         ]
-    lines = []
-    for r in found:
-        ci = r.get("macro_f1_ci")
-        interval = f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""
-        lines.append(
-            f"labeler {name}: measured macro-F1 {r['macro_f1']:.4f}{interval} on gold set "
-            f"{r['gold']} ({r.get('n', '?')} pairs, {r.get('failed', '?')} failed; "
-            f"{r.get('created', '')})"
-        )
-    return lines
+    line = f"labeler {name}: measured {measurement_text(found[0])}"
+    if len(found) > 1:
+        line += f" (the largest of {len(found)} saved measurements)"
+    return [line]

@@ -190,23 +190,32 @@ def _compare(args: argparse.Namespace) -> int:
         read_records,
         read_result,
         results_table,
+        same_gold_file,
     )
 
     rows = [read_result(p) for p in args.paths]
     dirs = [Path(p) if Path(p).is_dir() else Path(p).parent for p in args.paths]
     diffs: list[dict[str, Any]] = []
+    unpaired: list[str] = []
     first_records = read_records(dirs[0])
     for k in range(1, len(rows)):
-        if rows[k]["gold"] != rows[0]["gold"] or first_records is None:
+        why = same_gold_file(rows[0], rows[k])
+        if why is not None:  # items are paired only within one gold file
+            unpaired.append(f"{args.paths[k]} not paired with {args.paths[0]}: {why}")
+            continue
+        if first_records is None:
             continue
         records = read_records(dirs[k])
         diff = paired_differences(first_records, records) if records is not None else None
         if diff is not None:
             diffs.append({"first": str(args.paths[0]), "second": str(args.paths[k]), **diff})
     if args.json:
-        print(json.dumps({"results": rows, "paired_differences": diffs}, indent=2))
+        out = {"results": rows, "paired_differences": diffs, "not_paired": unpaired}
+        print(json.dumps(out, indent=2))
         return 0
     print(results_table(rows))
+    for line in unpaired:
+        print(line)
     for d in diffs:
         print()
         print("\n".join(difference_lines(d["first"], d["second"], d)))

@@ -145,12 +145,37 @@ def _score_one(args: argparse.Namespace) -> int:
     return 0 if result.error is None and result.n_failed_pairs == 0 else 1
 
 
+def _refuse_other_kind(out: Path) -> None:
+    """A run directory belongs to one command: ``score`` writes only into a new or empty
+    directory or one of its own (a ConflictScore run, or a bare checkpoint waiting for batch
+    results).
+
+    Raises:
+        UsageError: ``out`` holds the run of another command (its kind is named).
+    """
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.view.registry import detect_kind
+
+    if not out.is_dir():
+        return
+    try:
+        kind = detect_kind(out)
+    except ConflictEvalError:  # empty, or no run of a known kind
+        return
+    if kind.name not in ("conflictscore", "run"):
+        raise UsageError(
+            f"{out}: holds a {kind.title} ({kind.name}), not a ConflictScore run; "
+            "a run directory belongs to one command: give 'score' another --out"
+        )
+
+
 def _score_batch(args: argparse.Namespace) -> int:
     items = lazy_items(args.input)  # read twice (check and count, then run): never held
     scorer = _scorer(args)
     from conflicteval.models.answerers import writes_outputs
 
     out = Path(args.out or ".")
+    _refuse_other_kind(out)
     if writes_outputs():  # a dry run (--dry-run) writes nothing
         out.mkdir(parents=True, exist_ok=True)
     result = scorer.score_many(

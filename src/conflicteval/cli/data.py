@@ -125,17 +125,20 @@ def resolve_data_arg(args: argparse.Namespace, name: str, *, dest: str = "data")
     return source
 
 
-def record_data_source(run_dir: str | Path, source: Any) -> Path:
+def record_data_source(run_dir: str | Path, source: Any, *, replace: bool = False) -> Path:
     """Write a run's provenance record to ``<run_dir>/data.json`` (atomically); return its path.
 
     A run that reads several files (or the same command run again with other data) keeps one
     entry per file path, so the record says exactly which bytes every result came from.
+    ``replace``: the record names ``source`` alone (a run directory that belongs to one file).
     """
     path = Path(run_dir) / DATA_RECORD
     try:
         existing = json.loads(path.read_text(encoding="utf-8"))
         files = existing.get("files", []) if isinstance(existing, dict) else []
     except (OSError, ValueError):
+        files = []
+    if replace:
         files = []
     # a record edited out of shape is rewritten, as an unreadable one is
     files = [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []

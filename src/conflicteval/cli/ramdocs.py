@@ -37,6 +37,7 @@ from conflicteval.cli.options import (
     add_run_options,
     positive_int,
 )
+from conflicteval.errors import ConflictEvalError
 from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
 
 if TYPE_CHECKING:
@@ -103,30 +104,47 @@ def run_questions(
     args: argparse.Namespace, items: list[Question], benchmark: str, task: str | None
 ) -> int:
     """Run ``args.method`` over ``items`` into ``args.out``; print the closing lines."""
+    from conflicteval.models.answerers import writes_outputs
     from conflicteval.ramdocs.run import ANSWERS_FILE, run_method
 
     items = limited(items, args.limit, "questions")
     model = model_from_args(args, max_concurrency=args.concurrency)
-    result = run_sync(
-        run_method(
-            items,
-            args.method,
-            model,
-            args.out,
-            benchmark=benchmark,
-            task=task,
-            rounds=args.rounds,
-            concurrency=args.concurrency,
-            **run_options(args),
+    try:
+        result = run_sync(
+            run_method(
+                items,
+                args.method,
+                model,
+                args.out,
+                benchmark=benchmark,
+                task=task,
+                rounds=args.rounds,
+                data_sha256=args.data_source.sha256,
+                concurrency=args.concurrency,
+                **run_options(args),
+            )
         )
-    )
-    from conflicteval.models.answerers import writes_outputs
-
+    finally:
+        # the directory belongs to the data file its identity names (also after an interrupted
+        # run): data.json then names that file alone, and nothing when the run was refused
+        if writes_outputs():
+            _record_owned_data(Path(args.out) / ANSWERS_FILE, args.data_source)
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
-    record_data_source(args.out, args.data_source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
     return finish(result, "questions", run_dir=args.out)
+
+
+def _record_owned_data(answers: Path, source: Any) -> None:
+    """Write ``data.json`` naming ``source`` alone when the run's identity names its sha256."""
+    from conflicteval.execution.checkpoint import read_identity
+
+    try:
+        ident = read_identity(answers)
+    except ConflictEvalError:
+        return
+    if ident is not None and ident.get("data_sha256") == source.sha256:
+        record_data_source(answers.parent, source, replace=True)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -163,6 +181,14 @@ def report_runs(
                     options=run_options(args)["options"],
                 )
             )
+    measured: list[str] = []
+    if args.conflictscore:  # the instrument's measured accuracy travels with its numbers
+        from conflicteval.bench.store import measured_lines
+        from conflicteval.conflictscore.score_files import measured as measured_rows
+
+        measured = measured_lines(scorer.labeler)
+        for rep in reports:
+            rep["conflictscore"]["labeler_measured"] = measured_rows(scorer.labeler)
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return 0
@@ -175,6 +201,7 @@ def report_runs(
         print(fmt(rep))
         if "conflictscore" in rep:
             print(format_conflict(rep["conflictscore"]))
+            print("\n".join(measured))
     if len(reports) > 1:
         print()
         print(format_table(reports))

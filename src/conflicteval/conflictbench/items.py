@@ -183,8 +183,21 @@ def iter_items(path: str | PathLike[str]) -> Iterator[BenchItem]:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or None
             raise DataError(path, lineno, field, err["msg"]) from exc
+        _check_blank(path, lineno, item)
         ids.add(item.id, lineno)
         yield item
+
+
+def _check_blank(path: str | PathLike[str], lineno: int, item: BenchItem) -> None:
+    """A blank item id, document id or document text is refused with its field (a blank
+    text would be labelled as evidence; a blank id cannot name the item in any output)."""
+    if not item.id.strip():
+        raise DataError(path, lineno, "id", "empty id")
+    for i, doc in enumerate(item.documents):
+        if not doc.id.strip():
+            raise DataError(path, lineno, f"documents[{i}].id", "empty id")
+        if not doc.text.strip():
+            raise DataError(path, lineno, f"documents[{i}].text", "empty document text")
 
 
 def read_items(path: str | PathLike[str]) -> list[BenchItem]:

@@ -105,9 +105,17 @@ class _ScoreTally:
         return row
 
 
-def measured(labeler: Any) -> list[dict[str, Any]]:
-    """The saved bench results of this labeler (see ``conflicteval bench labeler``)."""
-    from conflicteval.bench.store import load_measurements
+def _at_least(n: Any, bound: int) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n >= bound
 
-    keys = ("gold", "macro_f1", "macro_f1_ci", "n", "failed", "created")
-    return [{k: r.get(k) for k in keys} for r in load_measurements(labeler)]
+
+def measured(labeler: Any) -> list[dict[str, Any]]:
+    """The saved bench results of this labeler, most pairs first (``conflicteval bench
+    labeler``); ``too_small`` marks one under ``MIN_RELIABLE_PAIRS`` pairs."""
+    from conflicteval.bench.store import MIN_RELIABLE_PAIRS, load_measurements
+
+    keys = ("gold", "gold_sha256", "macro_f1", "macro_f1_ci", "n", "failed", "created")
+    return [
+        {**{k: r.get(k) for k in keys}, "too_small": not _at_least(r.get("n"), MIN_RELIABLE_PAIRS)}
+        for r in load_measurements(labeler)
+    ]

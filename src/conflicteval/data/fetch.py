@@ -167,6 +167,13 @@ def _load_records() -> dict[str, Any]:
     return data
 
 
+def _is_sha256(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in HEX for c in value)
+
+
+HEX = frozenset("0123456789abcdef")
+
+
 def _damaged_records(path: Path, why: str) -> ConflictEvalError:
     # Forgetting the file would forget every first-use pin and trust whatever comes next.
     return ConflictEvalError(
@@ -200,6 +207,10 @@ def _hash_cached(path: Path, records: dict[str, Any]) -> str:
     }
     seen = records["hashed"].get(real)
     if isinstance(seen, dict) and all(seen.get(k) == v for k, v in stamp.items()):
+        if not _is_sha256(seen.get("sha256")):  # edited by hand: never trust or guess it
+            raise _damaged_records(
+                _records_path(), f"record 'hashed' {real!r}, field 'sha256': not a sha256"
+            )
         return str(seen["sha256"])
     digest = sha256_file(path)
     records["hashed"][real] = {**stamp, "sha256": digest}
@@ -211,6 +222,8 @@ def _verify(entry: DatasetFile, path: Path, allow_mismatch: bool) -> DataSource:
     digest = _hash_cached(path, records)
     key = f"{entry.name}@{entry.revision or ''}"
     expected = entry.sha256 or records["first_use"].get(key)
+    if not entry.sha256 and expected is not None and not _is_sha256(expected):
+        raise _damaged_records(_records_path(), f"record 'first_use', field {key!r}: not a sha256")
     if expected is None and unknown_length_marker(path).exists():
         # the server sent no length: whether the download completed is unknown, so its
         # hash is not trusted as this dataset's first-use pin (the file is used, unverified)

@@ -240,6 +240,8 @@ def _feverous_s_item(
             body = unicodedata.normalize(normalize, body)  # type: ignore[arg-type]
             page = unicodedata.normalize(normalize, page)  # type: ignore[arg-type]
         pieces.append(EvidencePiece(id=f"{claim_id}:{k}", text=body.strip(), title=page))
+    if not pieces:  # nothing to verify against: never a silent NOT ENOUGH INFO in accuracy
+        raise DataError(path, number, "evidence", "empty: no 'page<TAB>text' line")
     challenge = record.get("challenge")
     return VerifyItem(
         id=claim_id,

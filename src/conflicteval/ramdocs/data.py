@@ -132,6 +132,9 @@ def load_ramdocs(path: str | PathLike[str] | None = None) -> list[RamItem]:
             raise DataError(
                 p, row, "gold_answers", "empty list: a RAMDocs item needs a gold answer"
             )
+        for i, answer in enumerate(gold):
+            if not answer.strip():  # it would spend the calls and then be unscorable
+                raise DataError(p, row, f"gold_answers[{i}]", "empty answer: nothing to match")
         wrong = _str_list(p, row, record, "wrong_answers") if "wrong_answers" in record else ()
         items.append(
             RamItem(

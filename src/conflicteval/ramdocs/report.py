@@ -99,10 +99,18 @@ def score_item(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def percent_ci(values: list[float]) -> dict[str, Any]:
-    """Mean and 95% bootstrap interval of 0/1 values, in percent (None when no values)."""
+    """Mean and 95% interval of 0/1 values (one per question), in percent (None when no
+    values): the percentile bootstrap, or the Wilson interval under ``MIN_INTERVAL_UNITS``
+    questions (it does not collapse at 0 or 100 %; :mod:`conflicteval.stats_text`)."""
+    from conflicteval.stats import MIN_INTERVAL_UNITS
+    from conflicteval.stats_text import proportion_ci
+
     if not values:
         return {"value": None, "ci": None, "n": 0}
-    low, high = bootstrap_ci(values, n_resamples=N_RESAMPLES, seed=SEED)
+    boot = None
+    if len(values) >= MIN_INTERVAL_UNITS:
+        boot = bootstrap_ci(values, n_resamples=N_RESAMPLES, seed=SEED)
+    low, high = proportion_ci(values, boot) or (0.0, 0.0)
     mean = sum(values) / len(values)
     return {"value": 100 * mean, "ci": [100 * low, 100 * high], "n": len(values)}
 
@@ -143,11 +151,16 @@ def ramdocs_report(run: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def fmt_metric(m: dict[str, Any]) -> str:
-    """``33.3% [95% CI 16.7-50.0] (n=30)`` or ``n/a (nothing scored)``."""
+    """``33.3% [95% CI 16.7-50.0] (n=30 questions)`` or ``not measured (nothing scored)``; under
+    ``MIN_INTERVAL_UNITS`` questions, with the note that the interval means little."""
+    from conflicteval.stats_text import small_sample_note
+
     if m["value"] is None:
-        return "n/a (nothing scored)"
+        return "not measured (nothing scored)"
     lo, hi = m["ci"]
-    return f"{m['value']:.1f}% [95% CI {lo:.1f}-{hi:.1f}] (n={m['n']})"
+    note = small_sample_note(m["n"], "questions")
+    text = f"{m['value']:.1f}% [95% CI {lo:.1f}-{hi:.1f}] (n={m['n']} questions)"
+    return f"{text}; {note}" if note else text
 
 
 def fmt_published(rep: dict[str, Any]) -> str:

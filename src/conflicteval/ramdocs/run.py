@@ -39,10 +39,24 @@ async def _work(method: str, model: Model, rounds: int, item: Question) -> Any:
     return await answer(method, model, item, rounds=rounds)
 
 
-def identity(method: str, model: Model, rounds: int, benchmark: str, task: str | None) -> dict:
-    """What produces a run's answers (recorded beside the checkpoint, compared on resume)."""
+def identity(
+    method: str,
+    model: Model,
+    rounds: int,
+    benchmark: str,
+    task: str | None,
+    data_sha256: str | None = None,
+) -> dict:
+    """What produces a run's answers (recorded beside the checkpoint, compared on resume).
+
+    ``data_sha256`` (the data file's sha256, when the questions came from one) makes the run
+    directory belong to that file: a run from another file into it is refused unless restarted,
+    so a report never mixes two files' questions.
+    """
     names = [prompts.AGENT, prompts.AGENT_HISTORY, prompts.AGGREGATOR, prompts.RAG, prompts.NO_RAG]
+    data = {} if data_sha256 is None else {"data_sha256": data_sha256}
     return {
+        **data,
         "task": "ramdocs-methods",
         "benchmark": benchmark,
         "benchmark_task": task,
@@ -63,6 +77,7 @@ async def run_method(
     benchmark: str = "ramdocs",
     task: str | None = None,
     rounds: int = DEFAULT_ROUNDS,
+    data_sha256: str | None = None,
     **run: Unpack[RunKeywords],
 ) -> BatchResult:
     """Run ``method`` over ``items`` into the run directory ``out`` (resumable).
@@ -76,6 +91,9 @@ async def run_method(
         benchmark: ``ramdocs``, ``ambigdocs`` or ``faitheval`` (how the report scores it).
         task: The FaithEval task, for ``faitheval``.
         rounds: MADAM-RAG's maximum number of rounds (3 in the paper).
+        data_sha256: sha256 of the data file the items were read from; recorded in the run's
+            identity, so the directory then refuses a run from another file (unless
+            ``restart=True``).
         **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
             questions in flight at once (default 8).
 
@@ -85,7 +103,8 @@ async def run_method(
 
     Raises:
         ValueError: Unknown method or fewer than one round.
-        CheckpointMismatch: The run directory holds a run made otherwise.
+        CheckpointMismatch: The run directory holds a run made otherwise (another method,
+            model, prompt or data file).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
@@ -97,7 +116,7 @@ async def run_method(
     writes = writes_outputs()  # a dry run (the Count answerer) writes nothing
     if writes:
         run_dir.mkdir(parents=True, exist_ok=True)
-    ident = identity(method, model, rounds, benchmark, task)
+    ident = identity(method, model, rounds, benchmark, task, data_sha256)
     stage = Stage(f"{benchmark} {method}", run_dir / ANSWERS_FILE, identity=ident, inputs=_inputs)
     result = await stage.run(
         functools.partial(_work, method, model, rounds),

@@ -40,6 +40,8 @@ class Headline:
         n: The number of items it is computed over.
         percent: The value is a percentage (drawn with ``%``).
         note: A short remark (what the interval is, why undefined).
+        unit: What ``n`` counts, the unit the interval resampled ("gold items"); "" when
+            unnamed.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Headline:
     n: int | None = None
     percent: bool = False
     note: str = ""
+    unit: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (for the compare table): every field but the note."""

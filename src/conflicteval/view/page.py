@@ -66,16 +66,23 @@ def fmt_number(value: float | None, percent: bool = False) -> str:
 
 
 def _headline_cell(h: Headline) -> str:
-    text = f"<span class='big'>{_e(fmt_number(h.value, h.percent))}</span>"
-    if h.low is not None and h.high is not None:
+    from conflicteval.stats_text import small_sample_note
+
+    shown = "not measured" if h.value is None and "not measured" in h.note else None
+    text = f"<span class='big'>{_e(shown or fmt_number(h.value, h.percent))}</span>"
+    interval = h.low is not None and h.high is not None
+    if interval:
         text += (
             f" <span class='ci'>[{_e(fmt_number(h.low, h.percent))}, "
             f"{_e(fmt_number(h.high, h.percent))}]</span>"
         )
     if h.n is not None:
-        text += f" <span class='ci'>n = {h.n}</span>"
-    if h.note:
-        text += f"<div class='ci'>{_e(h.note)}</div>"
+        text += f" <span class='ci'>n = {h.n}{' ' + _e(h.unit) if h.unit else ''}</span>"
+    # the one rule of conflicteval.stats: an interval over a few units says so
+    small = small_sample_note(h.n, h.unit or "items") if interval and h.n is not None else None
+    for note in (h.note, small):
+        if note:
+            text += f"<div class='ci'>{_e(note)}</div>"
     return text
 
 

@@ -91,7 +91,8 @@ def load_run(path: str | Path, kind: str | None = None) -> RunView:
         kind: Force a kind by name (default: detected from the directory's files).
 
     Raises:
-        ConflictEvalError: Unknown kind, or an unreadable run.
+        ConflictEvalError: Unknown kind, a forced ``kind`` the directory is not a run of,
+            or an unreadable run.
         DataError: A file of the run does not hold what conflicteval wrote there
             (edited by hand): names the file and record where the kind's reader
             knows them, else the run directory.
@@ -104,5 +105,15 @@ def load_run(path: str | Path, kind: str | None = None) -> RunView:
         if kind not in by_name:
             raise ConflictEvalError(f"unknown run kind {kind!r}; known: {', '.join(by_name)}")
         chosen = by_name[kind]
+        if p.is_dir() and not chosen.detect(p):
+            # a forced kind reads nothing of another kind's files: an empty report, refused
+            try:
+                found = f"a {detect_kind(p).name} run"
+            except ConflictEvalError:
+                found = "no run of a known kind"
+            raise ConflictEvalError(
+                f"{p}: not a {chosen.name} run ({found}; a {chosen.name} run holds other "
+                "files); drop --kind to read it as what it is"
+            )
     with reading_record(p):  # the last resort; kinds name the file and record themselves
         return chosen.read(p)

@@ -77,32 +77,53 @@ class ReportCell(BaseModel):
         """The count of one label."""
         return int(getattr(self, label.replace(" ", "_")))
 
+    @property
+    def graded(self) -> int:
+        """Items with a label."""
+        return self.n - self.failed
+
+    def not_measured(self, value: Verdict | Literal["failed"]) -> str | None:
+        """Why a label's share is not measured (None: it is): no item of the cell was graded,
+        so the share is not 0 %: it is "not measured", with the failures that emptied it."""
+        if value == "failed" or self.graded or not self.n:
+            return None
+        why = ((self.failed_judge, "judge"), (self.failed_generation, "generation"))
+        parts = [f"{k} {w} failure{'s' * (k > 1)}" for k, w in why if k]
+        parts.append(f"{self.ungraded} not graded")
+        return "no item graded: " + ", ".join(p for p in parts if not p.startswith("0 "))
+
     def pct(self, value: Verdict | Literal["failed"]) -> float | None:
-        """Percentage of all items of the cell (None when the cell is empty)."""
-        if not self.n:
+        """Percentage of all items of the cell (None when the cell is empty, or for a label
+        when no item was graded: see :meth:`not_measured`)."""
+        if not self.n or self.not_measured(value):
             return None
         num = self.failed if value == "failed" else self.count(value)
         return 100.0 * num / self.n
 
     # --- 95 % intervals (percentile bootstrap over the cell's items; conflicteval.stats)
     def pct_ci(self, value: Verdict | Literal["failed"]) -> list[float] | None:
-        """The 95 % interval of :meth:`pct`, in percent (None when the cell is empty)."""
-        if not self.n:
+        """The 95 % interval of :meth:`pct`, in percent (None when :meth:`pct` is None)."""
+        if self.pct(value) is None:
             return None
         num = self.failed if value == "failed" else self.count(value)
         return share_ci(num, self.n)
 
 
 def share_ci(count: int, n: int) -> list[float]:
-    """Percentile bootstrap 95 % interval (percent) of a share ``count / n`` of items."""
+    """95 % interval (percent) of a share ``count / n`` of items: the percentile bootstrap,
+    or the Wilson interval under ``MIN_INTERVAL_UNITS`` items (it does not collapse at 0 or
+    1; :func:`conflicteval.stats_text.proportion_ci`)."""
     import numpy as np
 
-    from conflicteval.stats import bootstrap_ci
+    from conflicteval.stats import MIN_INTERVAL_UNITS, bootstrap_ci
+    from conflicteval.stats_text import proportion_ci
 
     values = np.zeros(n)
     values[:count] = 1.0
-    low, high = bootstrap_ci(values)
-    return [100.0 * low, 100.0 * high]
+    boot = list(bootstrap_ci(values)) if n >= MIN_INTERVAL_UNITS else None
+    ci = proportion_ci(values.tolist(), boot)
+    assert ci is not None  # n >= 1
+    return [100.0 * ci[0], 100.0 * ci[1]]
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -121,6 +142,8 @@ def _fmt(cell: ReportCell, value: Verdict | Literal["failed"], template: str) ->
     ):
         return "–"
     pct = cell.pct(value)
+    if cell.not_measured(value):
+        return "not measured"
     if pct is None:
         return "–"
     num = cell.failed if value == "failed" else cell.count(value)
@@ -198,22 +221,31 @@ class WikiContradictReport(BaseModel):
 
     def _intervals(self) -> str:
         """The 95 % intervals of the percentages, one line per model, template and subset."""
+        from conflicteval.stats import MIN_INTERVAL_UNITS
+        from conflicteval.stats_text import small_sample_note
+
         lines = [
             "95% intervals of the percentages (percentile bootstrap over the items of each",
-            "cell, 1,000 resamples, seed 0):",
+            "cell, 1,000 resamples, seed 0); Wilson score intervals for cells under",
+            f"{MIN_INTERVAL_UNITS} items:",
             "",
         ]
         for c in sorted(self.cells, key=lambda c: _template_order(c.template)):
             if not c.n:
                 continue
             parts = []
+            if c.not_measured("correct"):
+                parts.append(f"labels not measured ({c.not_measured('correct')})")
             for value in (*VERDICTS, "failed"):
                 ci = c.pct_ci(value)  # type: ignore[arg-type]
                 if ci is not None:
                     parts.append(f"{_SHORT.get(value, 'failed')} [{ci[0]:.1f}, {ci[1]:.1f}]")
             # two lines per cell, so that the report stays within 100 columns
+            note = small_sample_note(c.n, "items")
             lines.append(f"- T{c.template} {_shorten(c.model, 40)} {c.subset}:")
             lines.append("  " + "; ".join(parts))
+            if note:
+                lines.append(f"  ({note})")
         return "\n".join(lines)
 
     def _compact(self, template: str) -> str:
@@ -349,37 +381,9 @@ class WikiContradictReport(BaseModel):
 
         Needs the ``plot`` extra (matplotlib).
         """
-        require("matplotlib", "plot")
-        import matplotlib
+        from conflicteval.wikicontradict.report_plot import plot_report
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        cells = [c for c in self.cells if c.subset == subset and c.n]
-        cells.sort(key=lambda c: (_template_order(c.template), self.models.index(c.model)))
-        labels = [f"{c.model} · T{c.template}" for c in cells]
-        fig, ax = plt.subplots(figsize=(8, 0.45 * len(cells) + 1.5))
-        left = [0.0] * len(cells)
-        colours = {
-            "correct": "#2e7d32",
-            "partially correct": "#f9a825",
-            "incorrect": "#c62828",
-            "failed": "#9e9e9e",
-        }
-        values: list[Verdict | Literal["failed"]] = [*VERDICTS, "failed"]
-        for value in values:
-            widths = [c.pct(value) or 0.0 for c in cells]
-            ax.barh(labels, widths, left=left, color=colours[value], label=value)
-            left = [a + b for a, b in zip(left, widths, strict=True)]
-        ax.set_xlim(0, 100)
-        ax.set_xlabel(f"% of items ({subset})")
-        ax.invert_yaxis()
-        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False)
-        fig.tight_layout()
-        out = Path(path)
-        fig.savefig(out, dpi=120)
-        plt.close(fig)
-        return out
+        return plot_report(self, path, subset)
 
 
 def report_from_rows(

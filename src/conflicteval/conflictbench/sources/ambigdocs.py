@@ -111,7 +111,8 @@ def load_ambigdocs(
 
     Raises:
         DataError: naming file, record and field of a malformed record (also
-            for a ``qid`` given twice in the file).
+            for a ``qid`` given twice in the file, a blank document text or answer,
+            or a file without any record).
     """
     if path is None:
         from conflicteval.data import fetch
@@ -119,6 +120,7 @@ def load_ambigdocs(
         path = fetch("ambigdocs").path
     p = Path(path)
     first_row: dict[str, int | str] = {}
+    read = 0
     for row, record in _records(p):
         qid = get_id(p, row, record, "qid")
         entity = get_str(p, row, record, "ambiguous_entity")
@@ -147,6 +149,9 @@ def load_ambigdocs(
                     continue
                 if not isinstance(value, str):
                     raise DataError(p, row, f"{where}.{key}", "missing or not a string")
+                if key in ("text", "answer") and not value.strip():
+                    # a blank document has nothing to answer from; a blank answer is no gold
+                    raise DataError(p, row, f"{where}.{key}", "empty value")
                 values[key] = value
             values_by_doc.append(values)
         claimed_answer = normalize_answer(values_by_doc[k]["answer"])
@@ -169,6 +174,7 @@ def load_ambigdocs(
         # The question's claim: it names the ambiguous entity as the question does
         # (no disambiguated subject), so same-name documents really contradict it.
         request = ClaimRequest("ambigdocs", question, answer=claimed.meta["answer"])
+        read += 1
         yield BenchItem(
             id=f"ambigdocs:{qid}",
             source="ambigdocs",
@@ -185,3 +191,5 @@ def load_ambigdocs(
                 "claimed_title": claimed.title,
             },
         )
+    if not read:  # an empty (or whitespace-only) file is a mistake, never "0 questions"
+        raise DataError(p, None, None, "no AmbigDocs records (the file is empty)")

@@ -121,11 +121,24 @@ def _read(path: Path) -> RunView:
         else "no price known",
     }
     n = data.get("n")
+    # n names the unit the bootstrap resampled: gold items (a claim with its documents)
+    units = (
+        (data.get("bootstrap") or {}).get("units")
+        if isinstance(data.get("bootstrap"), dict)
+        else None
+    )
+    pairs = f"{n} gold pairs" if n is not None else ""
     run.headlines = [
-        headline("accuracy", data, "accuracy", n=n),
-        headline("macro-F1", data, "macro_f1", n=n),
-        headline("accuracy of the answered pairs", data, "answered_accuracy", n=n),
+        headline(label, data, key, n=units if isinstance(units, int) else n, note=pairs)
+        for label, key in (
+            ("accuracy", "accuracy"),
+            ("macro-F1", "macro_f1"),
+            ("accuracy of the answered pairs", "answered_accuracy"),
+        )
     ]
+    if isinstance(units, int):
+        for h in run.headlines:
+            h.unit = "gold items"
     confusion = data.get("confusion") or {}
     classes = list(confusion)
     if classes:

@@ -197,10 +197,14 @@ def _read(path: Path) -> RunView:
             ]
             n = len(cell)
             correct = sum(1 for it in cell if it["value"] == "correct")
+            name = f"correct, T{template}" + ("" if one_model else f", {model}")
+            if not any(it["value"] in VERDICTS for it in cell):  # a share of nothing graded
+                note = f"not measured: none of the {n} items was graded"
+                run.headlines.append(Headline(name, None, None, None, n=n, note=note))
+                continue
             share = 100.0 * correct / n
             # the report's interval of the same share: failed rows count in n, as there
             low, high = share_ci(correct, n)
-            name = f"correct, T{template}" + ("" if one_model else f", {model}")
             run.headlines.append(Headline(name, share, low, high, n=n, percent=True))
     if run.items:
         run.charts.append(_chart(run.items, judge, run.dataset))
