@@ -31,6 +31,7 @@ from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.endpoint import dead_endpoint, note_answered
+from conflicteval._calltimes import record_latency
 from conflicteval.models.limits import _semaphore
 from conflicteval.models.observe import active_observers
 from conflicteval.models.schemas import class_schema_text, key_with_schema_text
@@ -338,7 +339,9 @@ class Model:
                 return hit
         # the active answerer: online (HTTP), or a dry run / batch export / replay,
         # which raise PendingCall (see models/answerers.py)
+        started = time.perf_counter()
         resp = await answerer.answer(self, key, request)
+        record_latency(time.perf_counter() - started)
         note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
         usage = Usage(
