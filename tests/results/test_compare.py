@@ -59,8 +59,8 @@ def test_compare_two_runs_paired(tmp_path, capsys) -> None:
     # the hand-made table: 10 both right, 1 A only, 6 B only, 3 both wrong
     a_out = [1] * 10 + [1] + [0] * 6 + [0] * 3
     b_out = [1] * 10 + [0] + [1] * 6 + [0] * 3
-    a = _run(tmp_path, "a", dict(zip(ids, a_out)), {i: 0.5 for i in ids})
-    b = _run(tmp_path, "b", dict(zip(ids, b_out)), {i: 0.5 for i in ids} | {"q0": 0.6})
+    a = _run(tmp_path, "a", dict(zip(ids, a_out, strict=True)), {i: 0.5 for i in ids})
+    b = _run(tmp_path, "b", dict(zip(ids, b_out, strict=True)), {i: 0.5 for i in ids} | {"q0": 0.6})
     result = compare(a, b)
     assert result.shared == 20 and not result.warnings
     correct = result.metrics[0]

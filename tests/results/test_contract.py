@@ -24,7 +24,12 @@ from conflicteval.types import Usage
 
 def test_counts_have_one_definition_and_must_add_up() -> None:
     c = counts_of({"ok": 7, "parse_error": 2, "model_error": 1}, {"no claim": 3})
-    assert (c.total, c.scored, c.failed, c.not_scored) == (10, 4, {"parse": 2, "model": 1}, {"no claim": 3})
+    assert (c.total, c.scored, c.failed, c.not_scored) == (
+        10,
+        4,
+        {"parse": 2, "model": 1},
+        {"no claim": 3},
+    )
     with pytest.raises(ValidationError, match="do not add up"):
         Counts(total=5, scored=3)
 
@@ -34,7 +39,9 @@ def test_a_metric_of_nothing_is_null_never_zero() -> None:
     assert m.value is None and m.ci is None and m.n == 0 and m.note == "nothing to measure"
     with pytest.raises(ValidationError, match="n = 0"):
         Metric(id="x", name="x", value=0.0, n=0, n_counts="items")
-    m = mean_metric("correct", "correct", [True, False, True, True], "judged", binary=True, scale=100)
+    m = mean_metric(
+        "correct", "correct", [True, False, True, True], "judged", binary=True, scale=100
+    )
     assert m.value == pytest.approx(75.0) and m.ci is not None and m.items == "binary"
 
 
@@ -74,7 +81,7 @@ def test_written_run_loads_back_flat(tmp_path) -> None:
     )
     write_run(tmp_path, summary, items)
     raw = json.loads((tmp_path / "summary.json").read_text())
-    assert list(raw)[0] == "schema" and raw["schema"] == "conflicteval.run/1"
+    assert next(iter(raw)) == "schema" and raw["schema"] == "conflicteval.run/1"
     assert raw["old"] == 1 and raw["status"] == "finished" and raw["elapsed_s"] > 0
     run = load_run(tmp_path)
     assert run.summary.metric("correct").value == 0.5
@@ -85,13 +92,9 @@ def test_written_run_loads_back_flat(tmp_path) -> None:
 
 def test_load_run_refuses_a_summary_not_in_the_contract(tmp_path) -> None:
     (tmp_path / "summary.json").write_text(json.dumps({"mean_cs_c": 0.1}))
-    with pytest.raises(ConflictEvalError, match="conflicteval.run/1"):
+    with pytest.raises(ConflictEvalError, match=r"conflicteval\.run/1"):
         load_run(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
     with pytest.raises(ConflictEvalError, match="no such file"):
-        load_run(tmp_path / "x") if False else load_run(_empty(tmp_path))
-
-
-def _empty(tmp_path):
-    d = tmp_path / "empty"
-    d.mkdir()
-    return d
+        load_run(empty)

@@ -126,7 +126,22 @@ def run_questions(
         return 0
     record_data_source(args.out, args.data_source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
+    _write_contract(args, result)
     return finish(result, "questions", run_dir=args.out)
+
+
+def _write_contract(args: argparse.Namespace, result: Any) -> None:
+    """The run's summary.json in the run contract, from its report."""
+    from conflicteval.faitheval.report import faitheval_report
+    from conflicteval.ramdocs.report import ramdocs_report
+    from conflicteval.ramdocs.run import read_run
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_answers import write_question_run
+
+    if not any(r.status != "pending" for r in result.records):
+        return  # nothing answered yet (every call waits for a batch): no report to build
+    report = faitheval_report if read_run(args.out)["benchmark"] == "faitheval" else ramdocs_report
+    write_question_run(args.out, report(args.out), result.usage, **timing_of(args))
 
 
 def _run(args: argparse.Namespace) -> int:

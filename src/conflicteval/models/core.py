@@ -24,6 +24,7 @@ from tenacity import (
 )
 
 from conflicteval import pricing
+from conflicteval._calltimes import record_latency
 from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
@@ -31,7 +32,6 @@ from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.endpoint import dead_endpoint, note_answered
-from conflicteval._calltimes import record_latency
 from conflicteval.models.limits import _semaphore
 from conflicteval.models.observe import active_observers
 from conflicteval.models.schemas import class_schema_text, key_with_schema_text

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from conflicteval import _lazy
 
 if TYPE_CHECKING:
-    from conflicteval.results.build import build_summary, write_run
-    from conflicteval.results.compare import Comparison, compare
-    from conflicteval.results.contract import SCHEMA, ItemRecord, Metric, RunSummary
-    from conflicteval.results.load import Run, load_run
+    from .build import build_summary, write_run
+    from .compare import Comparison, compare
+    from .contract import SCHEMA, ItemRecord, Metric, RunSummary
+    from .load import Run, load_run
 
 __all__ = _lazy.exports(
     __name__,

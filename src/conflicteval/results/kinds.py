@@ -21,7 +21,6 @@ from conflicteval.results.build import (
     counts_of,
     data_of,
     item_record,
-    mean_metric,
     write_run,
 )
 from conflicteval.results.contract import (
@@ -51,7 +50,9 @@ def model_use(role: str, model: Any, decoding: Mapping[str, Any] | None = None) 
     return ModelUse(role=role, spec=spec, decoding=dict(decoding or {}))
 
 
-def instrument_of(role: str, instrument: Any, settings: Mapping[str, Any] | None = None) -> Instrument:
+def instrument_of(
+    role: str, instrument: Any, settings: Mapping[str, Any] | None = None
+) -> Instrument:
     """A judge or labeler with its saved bench measurement (the latest, if any), else
     ``"unmeasured"``."""
     name = str(getattr(instrument, "name", instrument))
@@ -167,9 +168,7 @@ def write_batch_run(
             status = "not_scored"
             skipped[unscored] = skipped.get(unscored, 0) + 1
         status_counts[rec.status] = status_counts.get(rec.status, 0) + 1
-        items.append(
-            item_record(rec.id, status, error=rec.error, usage=rec.usage, values=values)
-        )
+        items.append(item_record(rec.id, status, error=rec.error, usage=rec.usage, values=values))
     made = metrics(items) if callable(metrics) else metrics
     summary = build_summary(
         kind,

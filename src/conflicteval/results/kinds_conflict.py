@@ -15,7 +15,13 @@ from conflicteval.results.kinds import (
     write_batch_run,
 )
 
-__all__ = ["write_conflictbench", "write_conflictscore", "write_detect", "write_regenerate", "write_reports"]
+__all__ = [
+    "write_conflictbench",
+    "write_conflictscore",
+    "write_detect",
+    "write_regenerate",
+    "write_reports",
+]
 
 _PCT = 100.0
 
@@ -87,7 +93,9 @@ def write_conflictscore(
     )
 
 
-def write_detect(out: str | os.PathLike[str], run: Any, labeler: Any = None, **timing: Any) -> RunSummary:
+def write_detect(
+    out: str | os.PathLike[str], run: Any, labeler: Any = None, **timing: Any
+) -> RunSummary:
     """The contract of a ``conflictbench detect`` run: Table 2 overall (per-item outcome:
     the conflict prediction right or wrong; an undetermined prediction is not scored)."""
     overall = run.metrics["overall"]
@@ -230,7 +238,9 @@ def write_regenerate(out: str | os.PathLike[str], run: Any, **timing: Any) -> Ru
     )
 
 
-def write_conflictbench(writer: str, out: str | os.PathLike[str], run: Any, **timing: Any) -> RunSummary:
+def write_conflictbench(
+    writer: str, out: str | os.PathLike[str], run: Any, **timing: Any
+) -> RunSummary:
     """The contract of a ConflictBench run, by the name of the writer of its files
     (``write_detection_files``, ``write_report_files``, ``write_regeneration_files``)."""
     if writer == "write_detection_files":

@@ -44,7 +44,7 @@ def permutation_p(diffs: Sequence[float], seed: int = 0, n: int = PERMUTATIONS) 
         raise ValueError("no paired items: a test needs at least one")
     observed = abs(d.mean())
     eps = 1e-12 * max(1.0, observed)
-    if 2 ** d.size <= n:
+    if 2**d.size <= n:
         patterns = ((np.arange(2**d.size)[:, None] >> np.arange(d.size)) & 1) * 2 - 1
         means = np.abs(patterns @ d) / d.size
         return float(np.mean(means >= observed - eps))
