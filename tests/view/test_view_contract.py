@@ -161,3 +161,33 @@ def test_every_command_writes_the_run_contract(
     if kind in ("ramdocs", "faitheval", "reports", "regenerate"):  # calls sent to the server
         assert s.cost.sent.calls > 0 and s.latency.calls == s.cost.sent.calls
         assert s.cost.usd is None and s.cost.unpriced  # openai/m has no price
+    _export_validates(run, tmp_path / "eee")
+
+
+SCHEMAS = Path(__file__).parents[1] / "results" / "eee_schema"
+
+
+def _export_validates(run: Any, out: Path) -> None:
+    """``conflicteval export --format eee`` of the run validates against the Every Eval Ever
+    0.3.0 JSON Schema files (copied under tests/results/eee_schema with their licence)."""
+    jsonschema = pytest.importorskip("jsonschema", reason="validating needs jsonschema")
+    assert main(["export", str(run.path), "--format", "eee", "--out", str(out)]) == 0
+    aggregate_schema = json.loads((SCHEMAS / "eval.schema.json").read_text(encoding="utf-8"))
+    sample_schema = json.loads(
+        (SCHEMAS / "instance_level_eval.schema.json").read_text(encoding="utf-8")
+    )
+    (record,) = out.glob("data/*/*/*/*[0-9a-f].json")
+    aggregate = json.loads(record.read_text(encoding="utf-8"))
+    jsonschema.validate(aggregate, aggregate_schema)
+    measured = [m for m in run.summary.metrics if m.value is not None]
+    assert [r["evaluation_result_id"] for r in aggregate["evaluation_results"]] == [
+        m.id for m in measured
+    ]
+    detail = aggregate.get("detailed_evaluation_results")
+    if any(m.items == "binary" for m in measured):
+        lines = (out / detail["file_path"]).read_text(encoding="utf-8").splitlines()
+        assert len(lines) == detail["total_rows"] > 0
+        for line in lines:
+            jsonschema.validate(json.loads(line), sample_schema)
+    else:
+        assert detail is None
