@@ -12,8 +12,8 @@ What goes where:
   record (score 0 or 1, ``is_correct``); metrics that are means of real values (CS-C,
   CS-R) have no instance records, as the format's instances are correct or not;
 * the run contract keeps item ids and values, not the items' text: an instance's
-  ``input.raw`` is its id, ``reference`` and ``output.raw`` are empty (the inputs are the run's data files,
-  named with their sha256 in ``source_data``).
+  ``input.raw`` is its id, ``reference`` and ``output.raw`` are empty (the inputs are the
+  run's data files, named with their sha256 in ``source_data``).
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ def _model(summary: RunSummary) -> tuple[str, str, str]:
 
 
 def _details(values: dict[str, Any]) -> dict[str, str]:
-    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items() if v is not None}
+    return {
+        k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items() if v is not None
+    }
 
 
 def eee_records(run: Run | str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -115,7 +117,7 @@ def eee_records(run: Run | str | os.PathLike[str]) -> tuple[dict[str, Any], list
             }
         )
     binary = [m for m in s.metrics if m.items == "binary" and m.value is not None]
-    samples = []
+    samples: list[dict[str, Any]] = []
     for item in r.items():
         for m in binary:
             value = item.values.get(m.id)
@@ -157,7 +159,9 @@ def eee_records(run: Run | str | os.PathLike[str]) -> tuple[dict[str, Any], list
                     "run_contract": s.schema_,
                     "status": s.status,
                     "progress": f"{s.progress.done} of {s.progress.total}",
-                    "instruments": ", ".join(f"{i.role} {i.name}: {i.status}" for i in s.instruments),
+                    "instruments": ", ".join(
+                        f"{i.role} {i.name}: {i.status}" for i in s.instruments
+                    ),
                     "cost_usd": s.cost.usd,
                     "not_measured": ", ".join(not_measured) or None,
                 }
@@ -188,7 +192,9 @@ def export_eee(run: Run | str | os.PathLike[str], out: str | os.PathLike[str]) -
     digest = hashlib.sha256(r.summary.model_dump_json().encode("utf-8")).digest()
     name = str(uuid.UUID(bytes=digest[:16], version=4))
     model = aggregate["model_info"]
-    rel = Path("data", f"conflicteval-{r.summary.kind}", _slug(model["developer"]), _slug(model["name"]))
+    rel = Path(
+        "data", f"conflicteval-{r.summary.kind}", _slug(model["developer"]), _slug(model["name"])
+    )
     folder = Path(out) / rel
     written = []
     if samples:
