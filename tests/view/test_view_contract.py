@@ -138,6 +138,7 @@ def test_every_command_writes_the_run_contract(
     openai_server: Any,
     monkeypatch: pytest.MonkeyPatch,
     request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
@@ -161,7 +162,27 @@ def test_every_command_writes_the_run_contract(
     if kind in ("ramdocs", "faitheval", "reports", "regenerate"):  # calls sent to the server
         assert s.cost.sent.calls > 0 and s.latency.calls == s.cost.sent.calls
         assert s.cost.usd is None and s.cost.unpriced  # openai/m has no price
+    _viewer_agrees(run, capsys)
     _export_validates(run, tmp_path / "eee")
+
+
+def _viewer_agrees(run: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """The viewer shows the money the command printed, from the same contract; an
+    unmeasured headline is never 0."""
+    from conflicteval.results.load import cost_line
+    from conflicteval.view import load_run as view_run
+
+    printed = capsys.readouterr()
+    line = cost_line(run.summary)
+    if run.summary.kind != "bench":  # bench labeler prints its own closing lines
+        assert line in printed.out + printed.err
+    rv = view_run(run.path)
+    shown = rv.usage.get("cost") or rv.usage.get("unpriced")
+    assert shown is not None and shown.startswith(line.removeprefix("cost: "))
+    if all(m.note == "not judged" for m in run.summary.metrics):
+        percents = [h for h in rv.headlines if h.percent]
+        assert percents and all(h.value is None and h.note == "not judged" for h in percents)
+        assert all(h.n == 0 for h in percents)
 
 
 SCHEMAS = Path(__file__).parents[1] / "results" / "eee_schema"

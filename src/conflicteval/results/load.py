@@ -14,7 +14,7 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.results.build import ITEMS_FILE, SUMMARY_FILE
 from conflicteval.results.contract import SCHEMA, ItemRecord, RunSummary
 
-__all__ = ["Run", "load_run", "read_summary"]
+__all__ = ["Run", "cost_line", "load_run", "read_summary"]
 
 
 def read_summary(path: str | os.PathLike[str]) -> RunSummary:
@@ -136,3 +136,15 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     if not p.is_dir():
         raise ConflictEvalError(f"{p}: not a run directory")
     return Run(p, read_summary(p))
+
+
+def cost_line(summary: RunSummary) -> str:
+    """The money of a run's contract on one line (the CLI's closing line and the viewer's
+    "estimated cost" say the same)."""
+    from conflicteval.pricing import format_usd
+
+    c = summary.cost
+    calls = f"{c.sent.calls} calls sent, {c.replayed.calls} replayed from the cache (not priced)"
+    if c.usd is None:
+        return f"cost: not priced ({', '.join(c.unpriced)} not in the price table); {calls}"
+    return f"cost: est. {format_usd(c.usd)} ({calls}; list prices of {c.prices_as_of})"
