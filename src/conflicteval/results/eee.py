@@ -78,72 +78,11 @@ def eee_records(run: Run | str | os.PathLike[str]) -> tuple[dict[str, Any], list
             {"sha256": data.sha256, "path": data.path, "items": data.items} if data else {}
         ),
     }
-    results = []
-    for m in s.metrics:
-        if m.value is None:
-            continue
-        score: dict[str, Any] = {
-            "score": m.value,
-            "details": _details({"n": m.n, "n_counts": m.n_counts, "note": m.note}),
-        }
-        if m.ci is not None:
-            score["uncertainty"] = {
-                "confidence_interval": {
-                    "lower": m.ci[0],
-                    "upper": m.ci[1],
-                    "confidence_level": 0.95,
-                    "method": m.interval or "bootstrap",
-                },
-                "num_samples": m.n,
-                "num_bootstrap_samples": 1000,
-            }
-        results.append(
-            {
-                "evaluation_result_id": m.id,
-                "evaluation_name": f"{evaluation_name}.{m.id}",
-                "source_data": source_data,
-                "evaluation_timestamp": s.finished_at or "",
-                "metric_config": {
-                    "evaluation_description": f"{m.name} over {m.n_counts}",
-                    "metric_id": f"conflicteval.{s.kind}.{m.id}",
-                    "metric_name": m.name,
-                    "metric_unit": _UNITS.get(m.unit, m.unit),
-                    "lower_is_better": m.lower_is_better,
-                    "score_type": "continuous",
-                    "min_score": 0.0,
-                    "max_score": m.scale,
-                },
-                "score_details": score,
-            }
-        )
+    results = [
+        _result(m, s, evaluation_name, source_data) for m in s.metrics if m.value is not None
+    ]
     binary = [m for m in s.metrics if m.items == "binary" and m.value is not None]
-    samples: list[dict[str, Any]] = []
-    for item in r.items():
-        for m in binary:
-            value = item.values.get(m.id)
-            if value is None:
-                continue
-            samples.append(
-                {
-                    "schema_version": EEE_SCHEMA_VERSION,
-                    "evaluation_id": evaluation_id,
-                    "model_id": model_id,
-                    "evaluation_name": f"{evaluation_name}.{m.id}",
-                    "evaluation_result_id": m.id,
-                    "sample_id": item.id,
-                    "interaction_type": "single_turn",
-                    "input": {"raw": item.id, "reference": []},
-                    "output": {"raw": []},  # the contract keeps no reply text
-                    "answer_attribution": [],
-                    "evaluation": {"score": value, "is_correct": value == 1.0},
-                    "token_usage": {
-                        "input_tokens": item.prompt_tokens,
-                        "output_tokens": item.completion_tokens,
-                        "total_tokens": item.prompt_tokens + item.completion_tokens,
-                    },
-                    "error": item.error,
-                }
-            )
+    samples = _samples(r, binary, evaluation_id, model_id, evaluation_name)
     not_measured = [m.id for m in s.metrics if m.value is None]
     aggregate: dict[str, Any] = {
         "schema_version": EEE_SCHEMA_VERSION,
@@ -179,6 +118,78 @@ def eee_records(run: Run | str | os.PathLike[str]) -> tuple[dict[str, Any], list
     if s.started_at:
         aggregate["evaluation_timestamp"] = s.started_at
     return aggregate, samples
+
+
+def _result(
+    m: Any, s: RunSummary, evaluation_name: str, source_data: dict[str, Any]
+) -> dict[str, Any]:
+    """One ``evaluation_results`` entry: a metric with its value, interval and n."""
+    score: dict[str, Any] = {
+        "score": m.value,
+        "details": _details({"n": m.n, "n_counts": m.n_counts, "note": m.note}),
+    }
+    if m.ci is not None:
+        score["uncertainty"] = {
+            "confidence_interval": {
+                "lower": m.ci[0],
+                "upper": m.ci[1],
+                "confidence_level": 0.95,
+                "method": m.interval or "bootstrap",
+            },
+            "num_samples": m.n,
+            "num_bootstrap_samples": 1000,
+        }
+    return {
+        "evaluation_result_id": m.id,
+        "evaluation_name": f"{evaluation_name}.{m.id}",
+        "source_data": source_data,
+        "evaluation_timestamp": s.finished_at or "",
+        "metric_config": {
+            "evaluation_description": f"{m.name} over {m.n_counts}",
+            "metric_id": f"conflicteval.{s.kind}.{m.id}",
+            "metric_name": m.name,
+            "metric_unit": _UNITS.get(m.unit, m.unit),
+            "lower_is_better": m.lower_is_better,
+            "score_type": "continuous",
+            "min_score": 0.0,
+            "max_score": m.scale,
+        },
+        "score_details": score,
+    }
+
+
+def _samples(
+    r: Run, binary: list[Any], evaluation_id: str, model_id: str, evaluation_name: str
+) -> list[dict[str, Any]]:
+    """One instance record per item and metric of 0/1 outcomes the item has a value for."""
+    samples: list[dict[str, Any]] = []
+    for item in r.items():
+        for m in binary:
+            value = item.values.get(m.id)
+            if value is None:
+                continue
+            samples.append(
+                {
+                    "schema_version": EEE_SCHEMA_VERSION,
+                    "evaluation_id": evaluation_id,
+                    "model_id": model_id,
+                    "evaluation_name": f"{evaluation_name}.{m.id}",
+                    "evaluation_result_id": m.id,
+                    "sample_id": item.id,
+                    "interaction_type": "single_turn",
+                    "input": {"raw": item.id, "reference": []},
+                    "output": {"raw": []},  # the contract keeps no reply text
+                    "answer_attribution": [],
+                    "evaluation": {"score": value, "is_correct": value == 1.0},
+                    "token_usage": {
+                        "input_tokens": item.prompt_tokens,
+                        "output_tokens": item.completion_tokens,
+                        "total_tokens": item.prompt_tokens + item.completion_tokens,
+                    },
+                    "error": item.error,
+                }
+            )
+    return samples
 
 
 def export_eee(run: Run | str | os.PathLike[str], out: str | os.PathLike[str]) -> list[Path]:
