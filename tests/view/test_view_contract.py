@@ -159,6 +159,8 @@ def test_every_command_writes_the_run_contract(
         assert all(m.value is None and m.note == "not judged" for m in s.metrics)
     if command == "wikicontradict-judged":
         assert s.instruments[0].status == "unmeasured" and s.metrics[0].n == s.counts.scored
+        # one answering model: items are template and instance, so runs of two models pair
+        assert all(it.id.startswith("t2|") for it in items)
     if kind in ("ramdocs", "faitheval", "reports", "regenerate"):  # calls sent to the server
         assert s.cost.sent.calls > 0 and s.latency.calls == s.cost.sent.calls
         assert s.cost.usd is None and s.cost.unpriced  # openai/m has no price

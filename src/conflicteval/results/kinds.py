@@ -129,6 +129,7 @@ def write_batch_run(
     batch: Any,
     *,
     values_of: Callable[[Any], Values] | None = None,
+    id_of: Callable[[Any], str] | None = None,
     unscored: str = "metric undefined",
     metrics: Sequence[Metric] | Callable[[list[ItemRecord]], Sequence[Metric]] = (),
     models: Sequence[ModelUse] = (),
@@ -146,6 +147,8 @@ def write_batch_run(
         batch: The :class:`~conflicteval.runner.BatchResult` (its records in input order).
         values_of: An ``ok`` record's per-item metric values (by metric id); an ``ok``
             item whose values are all None is *not scored* (reason ``unscored``).
+        id_of: An item's id in the contract (default: the record's id), the key
+            ``compare`` pairs two runs' items by.
         unscored: The reason counted for an ok item without any value.
         metrics: The run's metrics, or a function of the items that makes them.
         models: The models with their roles and decoding.
@@ -168,7 +171,8 @@ def write_batch_run(
             status = "not_scored"
             skipped[unscored] = skipped.get(unscored, 0) + 1
         status_counts[rec.status] = status_counts.get(rec.status, 0) + 1
-        items.append(item_record(rec.id, status, error=rec.error, usage=rec.usage, values=values))
+        item_id = id_of(rec) if id_of else rec.id
+        items.append(item_record(item_id, status, error=rec.error, usage=rec.usage, values=values))
     made = metrics(items) if callable(metrics) else metrics
     summary = build_summary(
         kind,

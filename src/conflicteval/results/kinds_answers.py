@@ -101,11 +101,19 @@ def write_wikicontradict_judged(
 
     model = getattr(judge, "model", None)
     settings = getattr(judge, "settings", None) if model is not None else None
+    answering = {rec.id.split("|", 1)[0] for rec in batch.records}
+
+    def id_of(rec: Any) -> str:
+        # one answering model: the item is its template and instance (``t5|12``), so two
+        # runs of different models pair item by item in ``compare``; several: the full id
+        return rec.id.split("|", 1)[1] if len(answering) == 1 and "|" in rec.id else rec.id
+
     return write_batch_run(
         "wikicontradict",
         out,
         batch,
         values_of=values,
+        id_of=id_of,
         metrics=metrics,
         models=[model_use("judge", model, settings)] if model is not None else [],
         instruments=[_judge_instrument(judge, settings)],
