@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from conflicteval.feverous import score as feverous_score
     from conflicteval.models import Model, get_model, register_provider
     from conflicteval.models.answerers import CacheOnly, Count, Export, Online, answer_with
+    from conflicteval.results.compare import compare
+    from conflicteval.results.load import load_run
     from conflicteval.runner import BatchResult, Record, run_batch, run_batch_sync
     from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
     from conflicteval.wikicontradict import (
@@ -72,6 +74,8 @@ __all__ = [
                 "load_feverous_claims=load_claims feverous_score=score",
             ),
             ".models": "Model get_model register_provider",
+            ".results.compare": "compare",
+            ".results.load": "load_run",
             ".runner": "BatchResult Record run_batch run_batch_sync",
             ".types": "Completion Document PairLabel Relation Usage",
             ".wikicontradict": (

@@ -130,11 +130,13 @@ def test_compare_puts_runs_side_by_side(
     assert lines[3].startswith("| lexical | – | ramdocs | 41 | 0 |")
     # the same labeler on the ten shared questions: paired, no difference at all
     assert "paired on 10 shared items (41 pairs)" in lines[5]
-    assert lines[6] == "  accuracy +0.0000 [+0.0000, +0.0000]: within noise"
+    # no discordant pair: McNemar's p is 1
+    assert lines[6] == "  accuracy +0.0000 [+0.0000, +0.0000]: within noise; exact McNemar p = 1"
     assert main(["bench", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [r["n"] for r in data["results"]] == [119, 41]
     assert data["paired_differences"][0]["macro_f1"]["difference"] == 0.0
+    assert data["paired_differences"][0]["accuracy"]["discordant"] == [0, 0]
 
 
 def test_score_prints_the_measured_labeler_or_how_to_measure_it(

@@ -34,6 +34,8 @@ def test_the_top_level_commands_keep_their_order() -> None:
         "data",
         "bench",
         "view",
+        "compare",
+        "export",
         "docs",
     ]
 

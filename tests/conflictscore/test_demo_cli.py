@@ -147,7 +147,7 @@ def test_score_batch_offline_writes_scores_and_summary(
     assert rows[0]["cs_c"] == pytest.approx(1 / 3)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mean_cs_c"] == pytest.approx(1 / 9)
-    assert summary["counts"]["parse_error"] == 1
+    assert summary["counts"]["failed"]["parse"] == 1  # the run contract's counts
     assert main(["score", "--input", str(inp), "--out", str(out), "--dry-run"]) == 0
     assert "no model calls" in capsys.readouterr().out
 

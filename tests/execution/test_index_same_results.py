@@ -78,6 +78,8 @@ def _score_items(path: Path, n: int) -> None:
 def _score_files(out: Path) -> dict[str, Any]:
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     summary.pop("labeler_measured", None)  # the saved bench results of this machine
+    for run_fields in ("started_at", "finished_at", "elapsed_s", "latency", "cost", "data"):
+        summary.pop(run_fields, None)  # this run's time, calls sent and temporary input path
     return {"scores": (out / "scores.jsonl").read_text(encoding="utf-8"), "summary": summary}
 
 

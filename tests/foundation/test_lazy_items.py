@@ -51,7 +51,13 @@ def write_items(path: Path, n: int = 60, seed: int = 5) -> None:
 SCORES_SHA256 = "86c9a318bd08b759ae7104ac15b8b3ada3d44efbf252d23366f8edf528d51573"
 CHECKPOINT_SORTED_SHA256 = "6a38171ecb90dd40bea30c3600eb8127f1db22f4d66aba574bd6b048ba794116"
 SUMMARY = {
-    "counts": {"ok": 60, "parse_error": 0, "model_error": 0, "total": 60},
+    "counts": {  # the run contract's counts
+        "total": 60,
+        "scored": 60,
+        "failed": {"parse": 0, "model": 0},
+        "pending": 0,
+        "not_scored": {},
+    },
     "mean_cs_c": 0.051388888888888894,
     "mean_cs_c_ci": [0.01944444444444444, 0.08888888888888888],
     "mean_cs_r": 0.9819444444444445,

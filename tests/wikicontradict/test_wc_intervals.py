@@ -53,7 +53,11 @@ def test_compare_runs_marks_only_differences_beyond_their_interval() -> None:
     assert big["difference_pct"] == pytest.approx(40.0) and big["larger_than_interval"]
     small = next(r for r in compare_runs(a, c) if r["label"] == "correct" and r["subset"] == "all")
     assert small["difference_pct"] == pytest.approx(2.0) and not small["larger_than_interval"]
-    assert small["difference_ci"][0] < 0 < small["difference_ci"][1]
+    # paired on the same 100 items: the two discordant items both favour the second run, so
+    # the paired interval reaches 0 from above; McNemar p on 0 vs 2 discordant pairs is 0.5
+    assert small["difference_ci"][0] <= 0 < small["difference_ci"][1]
+    assert small["p"] == pytest.approx(0.5) and small["paired_n"] == 100
+    assert big["p"] == pytest.approx(2 / 2**40) and big["verdict"] == "second higher"
 
 
 def test_agreement_has_intervals_in_the_shared_shape() -> None:

@@ -6,7 +6,10 @@ items both runs labelled are compared *paired*: each bootstrap resample draws th
 gold items for both labelers (:func:`conflicteval.stats.classification_difference`), and
 a difference of accuracy or macro-F1 is called larger than its interval when the 95 %
 interval excludes 0 and has a width. Two runs sharing fewer than
-:data:`~conflicteval.stats.MIN_INTERVAL_UNITS` items get no verdict.
+:data:`~conflicteval.stats.MIN_INTERVAL_UNITS` items get no verdict. The accuracy
+difference also gets the exact McNemar p over the gold pairs (each right or wrong in both
+runs) from :func:`conflicteval.results.compare.compare_values`, the test ``conflicteval
+compare`` uses; McNemar treats the pairs as independent, which pairs of one item need not be.
 """
 
 from __future__ import annotations
@@ -70,11 +73,34 @@ def paired_differences(
     if not gold:
         return None
     result = classification_difference(gold, a, b, RELATIONS, groups=groups)
+    result["accuracy"].update(_accuracy_test(first, second, shared))
     verdict = len(shared) >= MIN_INTERVAL_UNITS
     if not verdict:
         for figure in ("accuracy", "macro_f1"):
             result[figure]["larger_than_interval"] = False
     return {"items": len(shared), "pairs": len(gold), "verdict": verdict, **result}
+
+
+def _accuracy_test(
+    first: dict[str, dict[str, Any]], second: dict[str, dict[str, Any]], shared: list[str]
+) -> dict[str, Any]:
+    """The exact McNemar p of the accuracy difference, each gold pair right or wrong (a
+    failed pair wrong) in both runs: the paired test ``conflicteval compare`` uses."""
+    from conflicteval.results.compare import compare_values
+    from conflicteval.results.contract import Metric
+
+    def values(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+        return {
+            f"{i}\t{k}": {"accuracy": float(g == p)}
+            for i in shared
+            for k, (g, p) in enumerate(zip(records[i]["gold"], records[i]["labels"], strict=False))
+        }
+
+    metric = Metric(
+        id="accuracy", name="accuracy", value=None, n=0, n_counts="pairs", items="binary"
+    )
+    (row,) = compare_values([metric], values(first), values(second))
+    return {"p": row.p, "test": row.test, "discordant": row.discordant}
 
 
 def difference_lines(name_a: str, name_b: str, diff: dict[str, Any]) -> list[str]:
@@ -90,7 +116,10 @@ def difference_lines(name_a: str, name_b: str, diff: dict[str, Any]) -> list[str
             verdict = (
                 f"no verdict (fewer than {MIN_INTERVAL_UNITS} shared items: too few to compare)"
             )
-        lines.append(f"  {figure} {d['difference']:+.4f} [{low:+.4f}, {high:+.4f}]: {verdict}")
+        test = f"; {d['test']} p = {d['p']:.4g}" if d.get("p") is not None else ""
+        lines.append(
+            f"  {figure} {d['difference']:+.4f} [{low:+.4f}, {high:+.4f}]: {verdict}{test}"
+        )
     return lines
 
 

@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     forget_said()  # each command is a run: it says its decoding deviations and
     forget_notes()  # each missing price once
     try:
-        status = int(args.func(args) or 0)
+        status = _run_timed(args)
         sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit
         return status
     except BrokenPipeError:
@@ -203,6 +203,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished items are kept in the checkpoint", file=sys.stderr)
         return 130
+
+
+def _run_timed(args: argparse.Namespace) -> int:
+    """Run the command, recording when it started and how long each model call took (the
+    run's summary reports them: see :func:`conflicteval.results.build.timing_of`)."""
+    import time
+
+    from conflicteval._calltimes import time_calls
+
+    args.started_at = time.time()
+    with time_calls() as seconds:
+        args.call_seconds = seconds
+        return int(args.func(args) or 0)
 
 
 def _one_line(exc: BaseException) -> str:

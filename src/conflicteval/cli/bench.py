@@ -166,6 +166,10 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
     data = result.to_dict()
     write_json_lines(out / "records.jsonl", result.records)
     atomic_write_text(out / "bench.json", json.dumps(data, indent=2) + "\n")
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_answers import write_bench
+
+    write_bench(out, result, labeler, **timing_of(args))  # the run contract
     saved = None
     if not args.no_save and not result.pending:  # a final batch round (all answered) counts
         saved = save_measurement(data)

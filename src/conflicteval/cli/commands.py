@@ -166,6 +166,7 @@ AREAS: tuple[Area, ...] = (
         ),
     ),
     Area("conflicteval.cli.view"),
+    Area("conflicteval.cli.results"),
     Area("conflicteval.docs_pages"),
 )
 """The area modules, in the order of their commands in the top-level command list."""

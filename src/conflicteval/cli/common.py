@@ -24,7 +24,7 @@ import sys
 from typing import Any, TextIO
 
 from conflicteval.cli.options import DEFAULT_MODEL_CONCURRENCY
-from conflicteval.errors import UsageError
+from conflicteval.errors import ConflictEvalError, UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
 
 __all__ = [
@@ -253,6 +253,7 @@ def finish(
     if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
     if run_dir is not None:
+        _contract_lines(run_dir, out)
         print(f"open the report: conflicteval view {shlex.quote(str(run_dir))}", file=out)
     return exit_status(counts)
 
@@ -276,6 +277,22 @@ def _warn_unlisted(model: Any) -> None:
     line = unlisted_model(provider.base_url, provider.model, provider._api_key)
     if line is not None:
         logging.getLogger("conflicteval.cli").warning("%s", line)
+
+
+def _contract_lines(run_dir: Any, out: TextIO) -> None:
+    """The money and time of the run's contract (summary.json), as the viewer shows them."""
+    from pathlib import Path
+
+    from conflicteval.results.load import cost_line, read_summary
+
+    if not (Path(run_dir) / "summary.json").is_file():
+        return
+    try:
+        s = read_summary(run_dir)
+    except ConflictEvalError:
+        return  # a summary from before the contract
+    took = f"; took {s.elapsed_s:g} s" if s.elapsed_s is not None else ""
+    print(f"{cost_line(s)}{took}", file=out)
 
 
 def _provider(spec: str) -> str:

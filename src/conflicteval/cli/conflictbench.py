@@ -114,6 +114,10 @@ def _write_run_files(
     text = write(out, run, paper=args.paper)
     for path in inputs:
         record_input(out, path)
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_conflict import write_conflictbench
+
+    write_conflictbench(write.__name__, out, run, **timing_of(args))  # the run contract
     print(text)
 
 

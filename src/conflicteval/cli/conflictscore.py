@@ -191,6 +191,10 @@ def _score_batch(args: argparse.Namespace) -> int:
 
     summary, n_cs_c, n_cs_r = write_score_files(out, result, scorer)
     record_input(out, args.input)  # data.json: the input and its sha256 (the report reads it)
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_conflict import write_conflictscore
+
+    write_conflictscore(out, result, scorer, summary, **timing_of(args))  # the run contract
 
     def fmt(v: float | None) -> str:
         return "undefined" if v is None else f"{v:.4f}"

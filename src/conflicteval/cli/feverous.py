@@ -181,6 +181,10 @@ def _verify(args: argparse.Namespace) -> int:
         (out / "metrics.json").write_text(
             json.dumps(result.model_dump(exclude={"records"}), indent=2) + "\n", encoding="utf-8"
         )
+        from conflicteval.results.build import timing_of
+        from conflicteval.results.kinds_answers import write_feverous
+
+        write_feverous(out, result, labeler, **timing_of(args))  # the run contract
     summary = result.summary()
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -132,6 +132,7 @@ def run_questions(
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
+    _write_contract(args, result)
     return finish(result, "questions", run_dir=args.out)
 
 
@@ -145,6 +146,20 @@ def _record_owned_data(answers: Path, source: Any) -> None:
         return
     if ident is not None and ident.get("data_sha256") == source.sha256:
         record_data_source(answers.parent, source, replace=True)
+
+
+def _write_contract(args: argparse.Namespace, result: Any) -> None:
+    """The run's summary.json in the run contract, from its report."""
+    from conflicteval.faitheval.report import faitheval_report
+    from conflicteval.ramdocs.report import ramdocs_report
+    from conflicteval.ramdocs.run import read_run
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_answers import write_question_run
+
+    if not any(r.status != "pending" for r in result.records):
+        return  # nothing answered yet (every call waits for a batch): no report to build
+    report = faitheval_report if read_run(args.out)["benchmark"] == "faitheval" else ramdocs_report
+    write_question_run(args.out, report(args.out), result.usage, **timing_of(args))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -323,6 +323,10 @@ def _generate(args: argparse.Namespace) -> int:
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
     record_data_source(args.out, args.data_source)
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_answers import write_wikicontradict_generated
+
+    write_wikicontradict_generated(args.out, result, models, **timing_of(args))  # the contract
     status = _finish(result, "rows generated", Path(args.out) / GENERATIONS_FILE, args.out)
     # the answers are not graded yet: name the step that grades them
     run = shlex.quote(str(args.out))
@@ -374,6 +378,10 @@ def _judge(args: argparse.Namespace) -> int:
 
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
+    from conflicteval.results.build import timing_of
+    from conflicteval.results.kinds_answers import write_wikicontradict_judged
+
+    write_wikicontradict_judged(args.run, result, judge, **timing_of(args))  # the run contract
     return _finish(result, f"rows graded by {judge.name}", output, args.run)
 
 

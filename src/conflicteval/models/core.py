@@ -24,6 +24,7 @@ from tenacity import (
 )
 
 from conflicteval import pricing
+from conflicteval._calltimes import record_latency
 from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
@@ -406,7 +407,9 @@ class Model:
                 return hit
         # the active answerer: online (HTTP), or a dry run / batch export / replay,
         # which raise PendingCall (see models/answerers.py)
+        started = time.perf_counter()
         resp = await answerer.answer(self, key, request)
+        record_latency(time.perf_counter() - started)
         note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
         usage = Usage(

@@ -116,4 +116,8 @@ def load_run(path: str | Path, kind: str | None = None) -> RunView:
                 "files); drop --kind to read it as what it is"
             )
     with reading_record(p):  # the last resort; kinds name the file and record themselves
-        return chosen.read(p)
+        run = chosen.read(p)
+    from .contract import apply_contract
+
+    apply_contract(run, p)  # money, time, instruments and "not measured" from the contract
+    return run

@@ -164,6 +164,8 @@ class WikiContradictReport(BaseModel):
     judge: str = ""
     generation_usage: Usage = Field(default_factory=Usage)
     judge_usage: Usage = Field(default_factory=Usage)
+    labelled: list[LabelledRow] = Field(default_factory=list, exclude=True, repr=False)
+    """The labelled rows the cells count (kept for paired comparisons; not serialised)."""
 
     def cell(self, model: str, template: str, subset: Subset = "all") -> ReportCell:
         """The cell of one model × template × subset.
@@ -394,6 +396,7 @@ def report_from_rows(
     judge_usage: Usage | None = None,
 ) -> WikiContradictReport:
     """Aggregate labelled rows into a report (pure)."""
+    rows = list(rows)
     cells: dict[tuple[str, str, str], ReportCell] = {}
     for row in rows:
         subsets: list[Subset] = ["all"]
@@ -418,6 +421,7 @@ def report_from_rows(
     ordered = sorted(cells.values(), key=lambda c: _template_order(c.template))
     return WikiContradictReport(
         cells=ordered,
+        labelled=rows,
         judge=judge,
         generation_usage=generation_usage or Usage(),
         judge_usage=judge_usage or Usage(),

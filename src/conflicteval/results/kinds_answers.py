@@ -1,0 +1,303 @@
+"""Contract builders of WikiContradict (generate, judge), FEVEROUS verify, RAMDocs /
+AmbigDocs / FaithEval runs and the labeler bench."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conflicteval.results.build import (
+    build_summary,
+    counts_of,
+    data_of,
+    item_record,
+    mean_metric,
+    write_run,
+)
+from conflicteval.results.contract import Instrument, ItemRecord, Metric, ModelUse, RunSummary
+from conflicteval.results.kinds import (
+    column,
+    instrument_of,
+    model_use,
+    protocol_metric,
+    write_batch_run,
+)
+from conflicteval.types import Usage
+
+__all__ = [
+    "write_bench",
+    "write_feverous",
+    "write_question_run",
+    "write_wikicontradict_generated",
+    "write_wikicontradict_judged",
+]
+
+_VERDICTS = {
+    "correct": "correct",
+    "partially correct": "partially_correct",
+    "incorrect": "incorrect",
+}
+
+
+def write_wikicontradict_generated(
+    out: str | os.PathLike[str], batch: Any, models: Sequence[Any], **timing: Any
+) -> RunSummary:
+    """The contract of a WikiContradict run generated and not judged yet: the shares of
+    the judge's labels are null with the note "not judged" (never 0 %)."""
+    metrics = [
+        Metric(
+            id=f"share.{key}",
+            name=f"{verdict} %",
+            value=None,
+            n=0,
+            n_counts="judged answers",
+            unit="percent",
+            scale=100.0,
+            items="binary",
+            note="not judged",
+        )
+        for verdict, key in _VERDICTS.items()
+    ]
+    return write_batch_run(
+        "wikicontradict",
+        out,
+        batch,
+        metrics=metrics,
+        models=[model_use("answering", m) for m in models],
+        usages=[("answering", batch.usage)],
+        **timing,
+    )
+
+
+def write_wikicontradict_judged(
+    out: str | os.PathLike[str], batch: Any, judge: Any, **timing: Any
+) -> RunSummary:
+    """The contract of a judged WikiContradict run: the share of each label over the judged
+    answers (per item: that label or not), with the judge as the instrument."""
+
+    def values(rec: Any) -> dict[str, Any]:
+        res = rec.result if isinstance(rec.result, dict) else {}
+        label = res.get("label")
+        return {
+            f"share.{k}": (None if label is None else float(label == v))
+            for v, k in _VERDICTS.items()
+        }
+
+    def metrics(items: list[ItemRecord]) -> list[Metric]:
+        return [
+            mean_metric(
+                f"share.{key}",
+                f"{verdict} %",
+                column(items, f"share.{key}"),
+                "judged answers",
+                unit="percent",
+                scale=100.0,
+                binary=True,
+                lower_is_better=verdict == "incorrect",
+            )
+            for verdict, key in _VERDICTS.items()
+        ]
+
+    model = getattr(judge, "model", None)
+    settings = getattr(judge, "settings", None) if model is not None else None
+    answering = {rec.id.split("|", 1)[0] for rec in batch.records}
+
+    def id_of(rec: Any) -> str:
+        # one answering model: the item is its template and instance (``t5|12``), so two
+        # runs of different models pair item by item in ``compare``; several: the full id
+        return rec.id.split("|", 1)[1] if len(answering) == 1 and "|" in rec.id else rec.id
+
+    return write_batch_run(
+        "wikicontradict",
+        out,
+        batch,
+        values_of=values,
+        id_of=id_of,
+        metrics=metrics,
+        models=[model_use("judge", model, settings)] if model is not None else [],
+        instruments=[_judge_instrument(judge, settings)],
+        usages=[("judge", batch.usage)],
+        **timing,
+    )
+
+
+def _judge_instrument(judge: Any, settings: Any) -> Instrument:
+    # a judge's agreement with human labels is measured by 'wikicontradict calibrate',
+    # which saves no measurement for a run to read: the judge is said to be unmeasured
+    return Instrument(
+        role="judge", name=str(getattr(judge, "name", judge)), settings=dict(settings or {})
+    )
+
+
+def write_feverous(
+    out: str | os.PathLike[str], result: Any, labeler: Any, **timing: Any
+) -> RunSummary:
+    """The contract of a ``feverous verify`` run: label accuracy (failed claims wrong, as
+    the protocol counts them), over the answered claims (per item), and macro-F1."""
+    m = result.metrics
+    items: list[ItemRecord] = []
+    status_counts: dict[str, int] = {}
+    undecided = 0
+    for rec in result.records:
+        status = (
+            rec.status
+            if rec.status in ("ok", "parse_error", "model_error", "pending")
+            else "not_scored"
+        )
+        if status == "not_scored":
+            undecided += 1
+        status_counts[status if status != "not_scored" else "ok"] = (
+            status_counts.get(status if status != "not_scored" else "ok", 0) + 1
+        )
+        value = None
+        if rec.status == "ok" and rec.label is not None:
+            value = float(rec.predicted_label == rec.label)
+        error = "; ".join(rec.errors) if getattr(rec, "errors", None) else None
+        items.append(
+            item_record(rec.id, status, error=error, values={"label_accuracy_answered": value})
+        )
+    metrics = [
+        protocol_metric("label_accuracy", "label accuracy", m.label_accuracy, m.label_accuracy_ci,
+                        m.n, "claims with a gold label (failed claims count as wrong)"),
+        protocol_metric("label_accuracy_answered", "label accuracy of answered claims",
+                        m.label_accuracy_answered, None, m.n_answered,
+                        "claims with a gold label and a verdict", items="binary"),
+        protocol_metric("macro_f1", "macro-F1 (SUPPORTS, REFUTES)", m.macro_f1, m.macro_f1_ci,
+                        m.n, "claims with a gold label"),
+    ]  # fmt: skip
+    summary = build_summary(
+        "feverous",
+        counts=counts_of(
+            status_counts, {"undecided (failed pairs left the relation open)": undecided}
+        ),
+        metrics=metrics,
+        models=_model_of(labeler, "labeler"),
+        instruments=[instrument_of("labeler", labeler)],
+        usages=[("labeler", result.usage)],
+        data=data_of(out, len(items)),
+        **timing,
+    )
+    write_run(out, summary, items)
+    return summary
+
+
+def _model_of(part: Any, role: str) -> list[ModelUse]:
+    model = getattr(part, "model", None)
+    return [model_use(role, model)] if model is not None and getattr(model, "name", None) else []
+
+
+def write_question_run(
+    out: str | os.PathLike[str],
+    report: Mapping[str, Any],
+    usage: Usage | None = None,
+    **timing: Any,
+) -> RunSummary:
+    """The contract of a RAMDocs / AmbigDocs (kind ``ramdocs``) or FaithEval (kind
+    ``faitheval``) run from its report (``ramdocs_report`` / ``faitheval_report``)."""
+    faitheval = report.get("benchmark") == "faitheval"
+    figures = ("accuracy_strict", "accuracy_non_strict") if faitheval else ("exact_match",)
+    per_item = {
+        "accuracy_strict": "strict",
+        "accuracy_non_strict": "non_strict",
+        "exact_match": "em",
+    }
+    published = report.get("published", {}).get("figures") or {}
+    items: list[ItemRecord] = []
+    not_scored = 0
+    for it in report.get("items", []):
+        values = {f: it.get(per_item[f]) for f in figures}
+        scored = any(v is not None for v in values.values())
+        not_scored += not scored
+        items.append(item_record(it["id"], "ok" if scored else "not_scored",
+                                 error=it.get("reason"), values=values))  # fmt: skip
+    failed = dict(report.get("failed", {}))
+    failed.pop("unscorable", None)  # answered, but the question has no gold: not scored
+    status_counts = {"ok": len(items), **failed}
+    metrics = []
+    for f in figures:
+        fig = report[f]
+        metrics.append(
+            protocol_metric(
+                f,
+                f.replace("_", " ") + " %",
+                fig["value"],
+                fig["ci"],
+                fig["n"],
+                "answered questions scored",
+                unit="percent",
+                scale=100.0,
+                items="binary",
+                published={f"Table 1, {m}": v for m, v in published.items()}
+                if not faitheval
+                else {},
+            )
+        )
+    decoding = report.get("decoding") if isinstance(report.get("decoding"), dict) else None
+    summary = build_summary(
+        "faitheval" if faitheval else "ramdocs",
+        counts=counts_of(status_counts, {"no gold answer": not_scored} if not_scored else None),
+        metrics=metrics,
+        models=[model_use("answering", str(report.get("model")), decoding)]
+        if report.get("model")
+        else [],
+        usages=[("answering", usage)] if usage is not None else [],
+        data=data_of(out, report.get("questions")),
+        **timing,
+    )
+    write_run(out, summary, items)
+    return summary
+
+
+def write_bench(
+    out: str | os.PathLike[str], result: Any, labeler: Any, **timing: Any
+) -> RunSummary:
+    """The contract of a ``bench labeler`` run: accuracy and macro-F1 over the gold pairs
+    (failed pairs wrong), and per item the share of its pairs labelled right."""
+    m = result.metrics
+    items: list[ItemRecord] = []
+    status_counts: dict[str, int] = {}
+    for rec in result.records:
+        status_counts[rec.status] = status_counts.get(rec.status, 0) + 1
+        value = None
+        if rec.status == "ok" and rec.gold:
+            value = sum(1.0 for g, p in zip(rec.gold, rec.labels, strict=False) if g == p) / len(
+                rec.gold
+            )
+        items.append(item_record(rec.id, rec.status, error="; ".join(rec.errors) or None,
+                                 values={"item_accuracy": value}))  # fmt: skip
+    metrics = [
+        protocol_metric("accuracy", "accuracy over pairs", m.accuracy, m.accuracy_ci, m.n,
+                        "gold pairs (failed pairs count as wrong)"),
+        protocol_metric("macro_f1", "macro-F1", m.macro_f1, m.macro_f1_ci, m.n,
+                        "gold pairs (failed pairs count as wrong)"),
+        mean_metric("item_accuracy", "mean share of an item's pairs right",
+                    column(items, "item_accuracy"), "gold items labelled"),
+    ]  # fmt: skip
+    summary = build_summary(
+        "bench",
+        counts=counts_of(status_counts),
+        metrics=metrics,
+        models=_model_of(labeler, "labeler"),
+        instruments=[instrument_of("labeler", labeler)],
+        usages=[("labeler", result.usage_this_run)],
+        data=_gold_input(result),
+        **timing,
+    )
+    write_run(out, summary, items)
+    return summary
+
+
+def _gold_input(result: Any) -> list[Any]:
+    from pathlib import Path
+
+    from conflicteval.results.contract import DataInput
+
+    path = Path(result.gold_path) if result.gold_path else None
+    sha = None
+    if path is not None and path.is_file():
+        from conflicteval.data.fetch import sha256_file
+
+        sha = sha256_file(path)
+    return [DataInput(name=result.gold, path=str(path) if path else None, sha256=sha,
+                      items=len(result.records))]  # fmt: skip
