@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["MAX_TOKENS_VALUE", "token_count", "value_problem"]
+from conflicteval.types import Usage
+
+__all__ = ["MAX_TOKENS_VALUE", "hit_usage", "stored_value", "token_count", "value_problem"]
 
 MAX_TOKENS_VALUE = 10**12
 """The largest token count a stored value may carry (anything larger is damage)."""
@@ -52,3 +54,33 @@ def value_problem(value: Any) -> str | None:
         if not 0 <= count <= MAX_TOKENS_VALUE:
             return f"{name} is out of range ({count})"
     return None
+
+
+def stored_value(reply: Any) -> dict[str, Any]:
+    """What the cache keeps of a whole reply (text, finish reason, token counts)."""
+    value = {
+        "text": reply.text,
+        "finish_reason": reply.finish_reason,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+    }
+    if reply.reasoning_tokens:
+        value["reasoning_tokens"] = reply.reasoning_tokens
+    return value
+
+
+def hit_usage(hit: dict[str, Any], decoding: list[str]) -> Usage:
+    """The usage of a reply replayed from the cache: one cached call, its tokens replayed
+    (not sent)."""
+    usage = Usage(
+        prompt_tokens=int(hit.get("prompt_tokens", 0)),
+        completion_tokens=int(hit.get("completion_tokens", 0)),
+        calls=1,
+        cached_calls=1,
+        truncated=int(hit.get("finish_reason") == "length"),
+        reasoning_tokens=int(hit.get("reasoning_tokens", 0)),
+        decoding=decoding,
+    )
+    usage.cached_prompt_tokens = usage.prompt_tokens
+    usage.cached_completion_tokens = usage.completion_tokens
+    return usage

@@ -369,7 +369,8 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from conflicteval.executors.openai_batch import make_client, status_lines
+    from conflicteval.executors.batchstatus import status_lines
+    from conflicteval.executors.openai_batch import make_client
 
     client = make_client(args.base_url, azure=args.azure) if args.refresh else None
     for line in status_lines(Path(args.export), _cache(args), client):

@@ -28,6 +28,7 @@ from conflicteval._calltimes import record_latency
 from conflicteval._fatal import report_fatal
 from conflicteval._sync import run_sync
 from conflicteval.cache import ResponseCache, cache_key
+from conflicteval.cache_values import hit_usage, stored_value
 from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
@@ -47,7 +48,9 @@ from conflicteval.models.structured import (
     _normalise_messages,
     _parse_structured,
     _schema_of,
+    after_reask,
     dumps_messages,
+    reask_messages,
 )
 from conflicteval.models.usage_scopes import account_in_scopes, usage_scope
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
@@ -334,17 +337,7 @@ class Model:
             hit = None
         if hit is None:
             return None
-        usage = Usage(
-            prompt_tokens=int(hit.get("prompt_tokens", 0)),
-            completion_tokens=int(hit.get("completion_tokens", 0)),
-            calls=1,
-            cached_calls=1,
-            truncated=int(hit.get("finish_reason") == "length"),
-            reasoning_tokens=int(hit.get("reasoning_tokens", 0)),
-            decoding=decoding,
-        )
-        usage.cached_prompt_tokens = usage.prompt_tokens  # replayed, not sent
-        usage.cached_completion_tokens = usage.completion_tokens
+        usage = hit_usage(hit, decoding)  # replayed, not sent
         self._account(usage)
         for obs in active_observers():  # cost accounting sees hits
             obs.on_cached(self, key, usage)
@@ -360,14 +353,7 @@ class Model:
         """Keep a whole reply in the cache (a failure to store never loses the reply)."""
         if self.cache is None:
             return
-        value = {
-            "text": resp.text,
-            "finish_reason": resp.finish_reason,
-            "prompt_tokens": resp.prompt_tokens,
-            "completion_tokens": resp.completion_tokens,
-        }
-        if resp.reasoning_tokens:
-            value["reasoning_tokens"] = resp.reasoning_tokens
+        value = stored_value(resp)
         try:
             self.cache.put(key, self.name, value)
         except (sqlite3.Error, OSError) as exc:  # disk full, locked too long: keep the reply
@@ -493,29 +479,9 @@ class Model:
         if error is None:
             out.parsed = parsed
             return out
-        reask = [
-            *msgs,
-            {"role": "assistant", "content": out.text},
-            {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
-        ]
+        reask = reask_messages(msgs, out.text, error)
         second = await self._raw(reask, settings, schema, schema_name, prompt_version, extra, text)
-        parsed2: Any = None
-        error2: str | None = CUT_OFF
-        if not second.truncated:
-            parsed2, error2 = _parse_structured(second.text, schema, schema_model)
-        usage = out.usage + second.usage
-        if error2 is None:
-            second.parsed = parsed2
-            second.usage = usage
-            return second
-        return Completion(
-            text=second.text,
-            finish_reason=second.finish_reason,
-            usage=usage,
-            cached=out.cached and second.cached,
-            model=self.name,
-            parse_error=f"{error2} (after one re-ask; first reply: {error})",
-        )
+        return after_reask(out, error, second, schema, schema_model)
 
     async def aclose(self) -> None:
         """Close the provider's HTTP client for the running event loop.

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from conflicteval.jsonparse import check_schema, extract_json
 from conflicteval.models.schemas import class_schema
-from conflicteval.types import Message
+from conflicteval.types import CUT_OFF, Completion, Message
 
 REASK_TEMPLATE = (
     "Your previous reply could not be used: {error}. "
@@ -67,3 +67,36 @@ def _parse_structured(
 def dumps_messages(messages: Sequence[Message]) -> str:
     """Messages as canonical JSON (used by dry runs for token estimates)."""
     return json.dumps(list(messages), ensure_ascii=False)
+
+
+def reask_messages(messages: list[Message], reply: str, error: str) -> list[Message]:
+    """The conversation that asks once more after a reply that did not parse."""
+    return [
+        *messages,
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
+    ]
+
+
+def after_reask(
+    first: Completion, error: str, second: Completion, schema: Any, schema_model: Any
+) -> Completion:
+    """The re-asked reply, parsed (a cut-off reply is no answer), with both calls' usage;
+    a parse failure names both errors."""
+    parsed: Any = None
+    error2: str | None = CUT_OFF
+    if not second.truncated:
+        parsed, error2 = _parse_structured(second.text, schema, schema_model)
+    usage = first.usage + second.usage
+    if error2 is None:
+        second.parsed = parsed
+        second.usage = usage
+        return second
+    return Completion(
+        text=second.text,
+        finish_reason=second.finish_reason,
+        usage=usage,
+        cached=first.cached and second.cached,
+        model=second.model,
+        parse_error=f"{error2} (after one re-ask; first reply: {error})",
+    )
