@@ -38,7 +38,8 @@ from conflicteval.executors.anthropic_results import (
 )
 from conflicteval.executors.batchprogress import failure_digest
 from conflicteval.executors.batchrequests import ExportedRequests as _Requests
-from conflicteval.models.openai_provider import _content_text
+from conflicteval.models.base import ProviderError
+from conflicteval.models.completion_body import _content_text, reasoning_count
 
 
 @dataclass
@@ -102,6 +103,11 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
                 body = json.loads(body)
             except ValueError:
                 return ParsedResult(custom_id, reason="malformed response: body is not JSON")
+    return _from_body(custom_id, body)
+
+
+def _from_body(custom_id: str, body: Any) -> ParsedResult:
+    """A 200 line's chat-completion body, read by the rules the online reader uses."""
     if not isinstance(body, dict):
         return ParsedResult(custom_id, reason="malformed response: no body")
     try:
@@ -140,7 +146,13 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     # exactly the value the online path stores (models/core.py), so replay is identical.
     # A reply cut off by max_tokens is stored too, unlike online (which asks again in a
     # later run): otherwise an export would ask for it again, and get it again, forever.
-    value = {"text": text, "finish_reason": finish, **tokens}
+    value: dict[str, Any] = {"text": text, "finish_reason": finish, **tokens}
+    try:
+        reasoning = reasoning_count(usage)  # a reasoning model's hidden tokens, as online
+    except ProviderError as exc:
+        return ParsedResult(custom_id, reason=str(exc))
+    if reasoning:
+        value["reasoning_tokens"] = reasoning
     return ParsedResult(custom_id, value=value, served_model=served_model)
 
 

@@ -27,6 +27,12 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
+_ERROR_FAULTS = frozenset(
+    {"drop", "rate_limit", "quota", "status", "malformed", "raw", "endless_chunked"}
+)
+"""Faults answered instead of a completion."""
+
+
 @dataclass
 class _Config:
     replies: Replies = None
@@ -144,46 +150,52 @@ class ChatCompletionsServer(HTTPServerBase):
                 _error_body("response_format is not supported by this server", "invalid_request"),
             )
             return True
-        if fault is not None:
-            if fault.kind == "drop":
-                entry.status = 0
-                writer.transport.abort()
-                return False
-            if fault.kind == "rate_limit":
-                extra: dict[str, str] = {}
-                if fault.retry_after_ms is not None:
-                    extra["retry-after-ms"] = str(fault.retry_after_ms)
-                elif fault.retry_after is not None:
-                    extra["Retry-After"] = f"{fault.retry_after:g}"
-                entry.status = 429
-                self._write(writer, 429, _error_body("rate limited", "rate_limit_exceeded"), extra)
-                return True
-            if fault.kind == "quota":
-                entry.status = 429
-                self._write(
-                    writer, 429, _error_body("You exceeded your quota.", "insufficient_quota")
-                )
-                return True
-            if fault.kind == "status":
-                entry.status = fault.status
-                self._write(writer, fault.status, _error_body(f"error {fault.status}", "server"))
-                return True
-            if fault.kind == "malformed":
-                self._write(writer, 200, b'{"id": "chatcmpl-x", "object": "chat.completion", "choi')
-                return True
-            if fault.kind == "raw":
-                entry.status = fault.status
-                self._write(writer, fault.status, fault.payload, dict(fault.headers))
-                return True
-            if fault.kind == "endless_chunked":
-                return await self._endless_chunked(writer)
-            if fault.kind == "slow":
-                await asyncio.sleep(fault.delay)
+        if fault is not None and fault.kind in _ERROR_FAULTS:
+            return await self._fault_reply(entry, fault, writer)
+        if fault is not None and fault.kind == "slow":
+            await asyncio.sleep(fault.delay)
         payload = self._completion(n, body, fault)
         if fault is not None and fault.kind == "drip":
             return await self._drip(writer, json.dumps(payload).encode(), fault)
         self._write(writer, 200, json.dumps(payload).encode())
         return True
+
+    async def _fault_reply(
+        self, entry: LoggedRequest, fault: Fault, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Answer with the fault instead of a completion (dropped, an error status, a broken
+        or endless body); False when the connection was dropped."""
+        if fault.kind == "drop":
+            entry.status = 0
+            writer.transport.abort()
+            return False
+        if fault.kind == "rate_limit":
+            extra: dict[str, str] = {}
+            if fault.retry_after_ms is not None:
+                extra["retry-after-ms"] = str(fault.retry_after_ms)
+            elif fault.retry_after is not None:
+                extra["Retry-After"] = f"{fault.retry_after:g}"
+            entry.status = 429
+            self._write(writer, 429, _error_body("rate limited", "rate_limit_exceeded"), extra)
+            return True
+        if fault.kind == "quota":
+            entry.status = 429
+            self._write(writer, 429, _error_body("You exceeded your quota.", "insufficient_quota"))
+            return True
+        if fault.kind == "status":
+            entry.status = fault.status
+            self._write(writer, fault.status, _error_body(f"error {fault.status}", "server"))
+            return True
+        if fault.kind == "malformed":
+            self._write(writer, 200, b'{"id": "chatcmpl-x", "object": "chat.completion", "choi')
+            return True
+        if fault.kind == "raw":
+            entry.status = fault.status
+            self._write(writer, fault.status, fault.payload, dict(fault.headers))
+            return True
+        if fault.kind == "endless_chunked":
+            return await self._endless_chunked(writer)
+        raise AssertionError(f"not an error fault: {fault.kind}")
 
     def _completion(self, n: int, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
         """The chat completion answering ``body`` (the reply script; a truncate fault).
