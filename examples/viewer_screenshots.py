@@ -88,18 +88,22 @@ def _bench_items(path: Path) -> Path:
 
 
 def _shoot(browser: str, page: Path, fragment: str, out: Path, size: str, work: Path) -> None:
-    # a new profile for each picture: a browser that is still closing keeps its profile locked
-    profile = Path(tempfile.mkdtemp(prefix="profile-", dir=work))
     url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
-    argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
-    argv += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    argv += ["--no-first-run", f"--user-data-dir={profile}", f"--window-size={size}"]
-    proc = subprocess.run(
-        [*argv, f"--screenshot={out}", url], capture_output=True, text=True, timeout=300
-    )
-    if proc.returncode != 0 or not out.is_file():
-        raise SystemExit(f"error: Chromium could not photograph {page}: {proc.stderr[-500:]}")
-    print(f"wrote {out}")
+    proc = None
+    for _ in range(2):  # a browser that dies while starting (a busy machine) gets one more go
+        # a new profile each time: a browser that is still closing keeps its profile locked
+        profile = Path(tempfile.mkdtemp(prefix="profile-", dir=work))
+        argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+        argv += ["--disable-background-networking", "--disable-component-update"]
+        argv += ["--disable-sync", "--no-first-run", f"--user-data-dir={profile}"]
+        argv += [f"--window-size={size}", f"--screenshot={out}", url]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        if proc.returncode == 0 and out.is_file():
+            print(f"wrote {out}")
+            return
+    status = proc.returncode if proc is not None else None
+    tail = proc.stderr[-500:] if proc is not None else ""
+    raise SystemExit(f"error: Chromium could not photograph {page} (exit {status}): {tail}")
 
 
 def main() -> int:

@@ -100,8 +100,12 @@ def test_a_score_run_through_message_batches_equals_the_online_runs(
     assert main(["batch", "status", "--export", str(tmp_path / "exp" / "requests.jsonl")]) == 0
     status = capsys.readouterr().out
     assert "batch msgbatch_000001 (round 1, requests.jsonl): ended" in status
-    assert online_cost["usd"] > 0 and online_cost["no_price_known"] == []
-    assert online_cost["prices_per_million_tokens"] == {MODEL: {"prompt": 3.0, "completion": 15.0}}
+    assert online_cost["usd"] > 0 and online_cost["unpriced"] == []
+    # priced at Claude Sonnet 4.5's list rates: $3 in, $15 out per million tokens
+    (claude,) = [m for m in online_cost["per_model"] if m["model"] == MODEL]
+    sent = claude["sent"]
+    expected = (3.0 * sent["prompt_tokens"] + 15.0 * sent["completion_tokens"]) / 1e6
+    assert claude["usd"] == pytest.approx(expected)
     assert re.search(r"anthropic/claude-sonnet-4-5: \d+ by batch .* at batch rates", err)
     sent = [b for b in srv.batches.values()]
     assert all(set(r) == {"custom_id", "params"} for b in sent for r in b["requests"])

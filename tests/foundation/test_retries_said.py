@@ -87,6 +87,13 @@ def test_a_rerun_over_failed_items_says_how_to_retry_them(tmp_path: Path) -> Non
 def test_demo_with_a_model_says_its_retries(capsys: pytest.CaptureFixture[str]) -> None:
     from conflicteval.cli import main
 
-    with OpenAICompatServer(["Claims:\n1. A claim."], faults=[Fault.status_code(503)]) as srv:
+    answered: list[int] = []
+
+    def first_call_fails(n: int, body: object) -> Fault | None:
+        # the first chat call, whatever the request number (the run first asks /v1/models)
+        answered.append(n)
+        return Fault.status_code(503) if len(answered) == 1 else None
+
+    with OpenAICompatServer(["Claims:\n1. A claim."], faults=first_call_fails) as srv:
         main(["demo", "--model", "openai/m", "--base-url", srv.base_url, "--no-cache"])
     assert "openai/m: 1 retried attempt(s), 0 timed out" in capsys.readouterr().out

@@ -241,7 +241,9 @@ class OpenAIProvider:
         if (
             request.response_schema is not None
             and self.supports_schema
-            and not schema_refused(self.base_url)  # the endpoint refused one before
+            # the endpoint refused OpenAI's json_schema form before; that says nothing of
+            # llama.cpp's json_object form, asked for by name
+            and (self.schema_format == "json_object" or not schema_refused(self.base_url))
         ):
             if self.schema_format == "json_object":
                 fields["response_format"] = {

@@ -200,7 +200,7 @@ def _read(path: Path) -> RunView:
             name = f"correct, T{template}" + ("" if one_model else f", {model}")
             if not any(it["value"] in VERDICTS for it in cell):  # a share of nothing graded
                 note = f"not measured: none of the {n} items was graded"
-                run.headlines.append(Headline(name, None, None, None, n=n, note=note))
+                run.headlines.append(Headline(name, None, None, None, n=n, percent=True, note=note))
                 continue
             share = 100.0 * correct / n
             # the report's interval of the same share: failed rows count in n, as there
