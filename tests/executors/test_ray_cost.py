@@ -6,9 +6,8 @@ batch) and comes back filled.
 
 from __future__ import annotations
 
-import re
-
 import importlib.util
+import re
 from pathlib import Path
 from typing import Any
 
