@@ -187,12 +187,19 @@ class OpenAIProvider:
     def _new_client(self) -> Any:
         if self.transport == "http":
             return http_transport.new_client(self._api_key, self._organization, self.http_client)
-        import httpx
+        import importlib
+
         import openai
 
         from conflicteval.models.http11 import MAX_BODY_BYTES
         from conflicteval.models.reply_bound import bound_hook
 
+        http_client = openai.DefaultAsyncHttpxClient()
+        # the SDK's client is httpx's (openai 1.x) or httpx2's (openai 3.x): the bounded stream
+        # must be a byte stream of the same module
+        roots = [k.__module__.split(".")[0] for k in type(http_client).__mro__]
+        hx = importlib.import_module(next(r for r in roots if r in ("httpx", "httpx2")))
+        http_client.event_hooks = {"response": [bound_hook(hx, MAX_BODY_BYTES)]}
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             organization=self._organization,
@@ -201,9 +208,7 @@ class OpenAIProvider:
             # the SDK's defaults, without its own HTTP client's finaliser, which
             # would try to close a dead loop's connections on whichever loop runs
             # the reply size bound of the lean transport's clients, on the SDK's too
-            http_client=openai.DefaultAsyncHttpxClient(
-                event_hooks={"response": [bound_hook(httpx, MAX_BODY_BYTES)]}
-            ),
+            http_client=http_client,
         )
 
     async def aclose(self) -> None:
