@@ -357,6 +357,8 @@ class OpenAIProvider:
     ) -> ProviderResponse:
         import openai
 
+        from conflicteval.models.http11_reply import HTTPError
+
         params = self._params(request)
         try:
             pending = self._client().chat.completions.create(**params, timeout=timeout)
@@ -370,6 +372,8 @@ class OpenAIProvider:
             raise ProviderError(
                 self._scrub(f"connection error: {exc.__cause__ or exc}"), retryable=True
             ) from exc
+        except HTTPError as exc:  # the reply bound, raised through openai 3.x's client unwrapped
+            raise ProviderError(self._scrub(f"connection error: {exc}"), retryable=True) from exc
         except openai.APIStatusError as exc:
             status = exc.status_code
             code = _error_code(exc.body)
