@@ -96,3 +96,24 @@ def _no_endpoint_known_to_answer() -> None:
     from conflicteval.models import endpoint
 
     endpoint._answered.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """A test that leaves its own SIGINT handler behind is named, and Python's default restored.
+
+    A library a test drives (an event loop runner, a harness's async backend) can install a
+    SIGINT handler of its own; left in place, it would turn a later test's Ctrl-C into
+    something else than the ``KeyboardInterrupt`` a terminal user gets.
+    """
+    import signal
+    import threading
+    import warnings
+
+    yield
+    if threading.current_thread() is not threading.main_thread():
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is not signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        warnings.warn(f"{item.nodeid} left a SIGINT handler behind: {handler!r}", stacklevel=1)

@@ -94,11 +94,18 @@ def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) 
             signal.pthread_kill(main, signal.SIGINT)
 
     ck = tmp_path / "ck.jsonl"
-    with pytest.raises(KeyboardInterrupt):
-        presser = threading.Thread(target=ctrl_c_once_running)
-        presser.start()
-        run_batch_sync(work, ["a", "b"], key=str, checkpoint=ck, progress=False)
-    presser.join()
+    # Python's own handler, as a terminal user's process has it: a library another test drove
+    # in this process may have left a handler of its own, which turned the Ctrl-C into
+    # something else once in a loaded suite run (the run then slept its full 600 s)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            presser = threading.Thread(target=ctrl_c_once_running)
+            presser.start()
+            run_batch_sync(work, ["a", "b"], key=str, checkpoint=ck, progress=False)
+        presser.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
     async def quick(item: str) -> str:
         return item
