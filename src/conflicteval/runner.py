@@ -1,12 +1,15 @@
-"""The public path of batch execution (the modules are in :mod:`conflicteval.execution`).
+"""Deprecated path of :mod:`conflicteval.runs`; kept for one release.
 
-``from conflicteval.runner import run_batch, BatchResult, Record, ...`` keeps working;
-see :mod:`conflicteval.execution.runner` for how a batch runs.
+``from conflicteval.runner import run_batch, BatchResult, Record, ...`` keeps working
+and warns with :class:`DeprecationWarning`; import the same names from
+:mod:`conflicteval.runs` instead.
 """
 
 from __future__ import annotations
 
-from conflicteval.execution.checkpoint import (
+import warnings
+
+from conflicteval.runs.checkpoint import (
     META_SUFFIX,
     Record,
     meta_path,
@@ -14,11 +17,11 @@ from conflicteval.execution.checkpoint import (
     read_identity,
     record_identity,
 )
-from conflicteval.execution.itemrun import finish_record, run_item
-from conflicteval.execution.options import RunKeywords, RunOptions
-from conflicteval.execution.results import BatchResult
-from conflicteval.execution.runner import run_batch, run_batch_sync, write_json_lines
-from conflicteval.execution.stage import Stage
+from conflicteval.runs.itemrun import finish_record, run_item
+from conflicteval.runs.options import RunKeywords, RunOptions
+from conflicteval.runs.results import BatchResult
+from conflicteval.runs.runner import run_batch, run_batch_sync, write_json_lines
+from conflicteval.runs.stage import Stage
 
 __all__ = [
     "META_SUFFIX",
@@ -37,3 +40,10 @@ __all__ = [
     "run_item",
     "write_json_lines",
 ]
+
+warnings.warn(
+    "conflicteval.runner is deprecated: import the same names from conflicteval.runs; "
+    "this path goes in the next release",
+    DeprecationWarning,
+    stacklevel=2,
+)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from conflicteval.cli import main
-from conflicteval.executors.ledger import track_calls
+from conflicteval.models.ledger import track_calls
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.testing.anthropic_server import AnthropicServer
 

@@ -21,6 +21,7 @@ from conflicteval import _lazy
 
 LAZY_PACKAGES = [
     "conflicteval",
+    "conflicteval.batch",
     "conflicteval.bench",
     "conflicteval.clasheval",
     "conflicteval.conflictbench",
@@ -30,6 +31,7 @@ LAZY_PACKAGES = [
     "conflicteval.faitheval",
     "conflicteval.feverous",
     "conflicteval.ramdocs",
+    "conflicteval.runs",
     "conflicteval.wikicontradict",
 ]
 

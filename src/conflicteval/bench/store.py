@@ -6,7 +6,7 @@ directory (``$CONFLICTEVAL_CACHE_DIR`` or the user cache dir)::
     <cache dir>/bench/<labeler key>/<gold set>/<gold file sha256, 16 digits>-<pairs>.json
 
 where the labeler key is the first 16 hex digits of the sha256 of the labeler's
-identity as a run's checkpoint records it (:func:`conflicteval.identity.describe`:
+identity as a run's checkpoint records it (:func:`conflicteval.runs.identity.describe`:
 its kind, model, endpoint, prompt version and decoding settings). Each measurement is
 kept with its gold file's sha256 and size (pairs): a later run replaces only the
 measurement on the same gold file and the same number of pairs, so a run on a one-item
@@ -51,7 +51,7 @@ def bench_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
 def labeler_key(labeler: Any) -> str:
     """The key of a labeler (or of its described identity) in the store."""
-    from conflicteval.identity import describe
+    from conflicteval.runs.identity import describe
 
     ident = labeler if isinstance(labeler, dict) else describe(labeler)
     text = json.dumps(ident, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,7 +1,7 @@
 """``conflicteval clasheval run``: a new model asked the paper's prompts, scored as the paper.
 
 One question (with all its context variants) is one item of a resumable
-:class:`~conflicteval.runner.Stage` (``<out>/answers.jsonl``; Ray, batch export and dry runs as
+:class:`~conflicteval.runs.Stage` (``<out>/answers.jsonl``; Ray, batch export and dry runs as
 every workflow): one call for the prior (no context), then one per context variant. Replies
 are stripped of surrounding white space. A reply is correct when it is the same answer as
 ``answer_original`` by the notebook's rule for its domain
@@ -27,12 +27,12 @@ from conflicteval.clasheval.matching import same_answer
 from conflicteval.errors import ConflictEvalError
 from conflicteval.models.core import Model
 from conflicteval.ramdocs.methods import gather_all
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"

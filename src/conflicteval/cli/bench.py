@@ -148,7 +148,7 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
     from conflicteval.bench.run import run_labeler_bench
     from conflicteval.bench.store import save_measurement
     from conflicteval.models.answerers import writes_outputs
-    from conflicteval.runner import write_json_lines
+    from conflicteval.runs import write_json_lines
 
     if writes_outputs():  # a dry run (--dry-run) writes nothing
         out.mkdir(parents=True, exist_ok=True)

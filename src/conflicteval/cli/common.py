@@ -150,11 +150,11 @@ def scorer_from_args(
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """``{"options": RunOptions}`` for a batch entry point: every batch of the command gets it.
 
-    The :class:`~conflicteval.execution.options.RunOptions` carries ``--concurrency``,
+    The :class:`~conflicteval.runs.options.RunOptions` carries ``--concurrency``,
     ``--quiet``, ``--restart``, ``--retry-failed``, ``--executor``, ``--item-timeout``
     and ``--adopt-checkpoint`` (those the command has).
     """
-    from conflicteval.execution.options import RunOptions
+    from conflicteval.runs.options import RunOptions
 
     return {
         "options": RunOptions(
@@ -180,7 +180,7 @@ def executor_from_args(args: argparse.Namespace) -> Any:
         if ray_only:  # silently running locally would hide the mistake
             raise UsageError(f"{', '.join(ray_only)} only apply with --executor ray")
         return None
-    from conflicteval.executors.ray import RayExecutor
+    from conflicteval.runs.ray import RayExecutor
 
     executor = RayExecutor(
         actors=getattr(args, "ray_actors", None),
@@ -236,7 +236,7 @@ def finish(
     """Print the closing lines of a batch command and return its exit status.
 
     Args:
-        result: A :class:`~conflicteval.runner.BatchResult`.
+        result: A :class:`~conflicteval.runs.BatchResult`.
         what: What the items are ("responses", "claims", ...).
         stream: Where to print (default: standard error).
         limit: How many failure reasons to show.

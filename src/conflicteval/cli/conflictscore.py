@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     from conflicteval.conflictscore.demo import run_demo
-    from conflicteval.executors.ledger import track_calls
+    from conflicteval.models.ledger import track_calls
 
     model = model_from_args(args) if args.model else None
     with track_calls() as ledger:

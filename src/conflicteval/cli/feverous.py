@@ -108,7 +108,7 @@ def _score(args: argparse.Namespace) -> int:
         args.pred, args.gold, max_sentences=args.max_sentences, max_cells=args.max_cells
     )
     if args.per_claim:
-        from conflicteval.runner import write_json_lines
+        from conflicteval.runs import write_json_lines
 
         write_json_lines(args.per_claim, result.per_claim)
     if args.json:
@@ -175,7 +175,7 @@ def _verify(args: argparse.Namespace) -> int:
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
     if out is not None:
-        from conflicteval.runner import write_json_lines
+        from conflicteval.runs import write_json_lines
 
         write_json_lines(out / "records.jsonl", result.records)
         (out / "metrics.json").write_text(

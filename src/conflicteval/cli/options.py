@@ -275,7 +275,7 @@ def add_quiet(container: Container) -> None:
 
 
 def _add_executor_options(group: argparse._ArgumentGroup) -> None:
-    from conflicteval.executors.choice import EXECUTORS
+    from conflicteval.runs.choice import EXECUTORS
 
     group.add_argument(
         "--executor",

@@ -138,7 +138,7 @@ def run_questions(
 
 def _record_owned_data(answers: Path, source: Any) -> None:
     """Write ``data.json`` naming ``source`` alone when the run's identity names its sha256."""
-    from conflicteval.execution.checkpoint import read_identity
+    from conflicteval.runs.checkpoint import read_identity
 
     try:
         ident = read_identity(answers)

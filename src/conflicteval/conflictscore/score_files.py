@@ -20,7 +20,7 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
     :meth:`~conflicteval.conflictscore.scorer.ConflictScorer.score_many` result; return the
     summary and how many responses have a CS-C and a CS-R."""
     from conflicteval.pricing import cost_summary
-    from conflicteval.runner import write_json_lines
+    from conflicteval.runs import write_json_lines
     from conflicteval.stats import mean_ci
 
     tally = _ScoreTally()

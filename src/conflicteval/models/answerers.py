@@ -8,7 +8,7 @@ miss to the *active answerer*:
 * :class:`Count` (a dry run): count it (calls, cache hits, prompt tokens, money,
   per model), then raise :class:`~conflicteval.errors.PendingCall`.
 * :class:`Export`: record the exact request line for a batch file (the
-  :mod:`conflicteval.executors.export` writes it), then raise ``PendingCall``.
+  :mod:`conflicteval.batch.export` writes it), then raise ``PendingCall``.
 * :class:`CacheOnly` (replay): a miss raises ``PendingCall``.
 
 Cache hits are reported to the answerer too (``Count`` counts them as cached).
@@ -30,10 +30,10 @@ import contextvars
 import threading
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from conflicteval.dryrun import DryRunReport, estimate_prompt_tokens, tokenizer_for
 from conflicteval.errors import ConflictEvalError, PendingCall
 from conflicteval.models.base import ProviderRequest, ProviderResponse
 from conflicteval.models.call import CallRequest, call_request
+from conflicteval.models.dryrun import DryRunReport, estimate_prompt_tokens, tokenizer_for
 
 if TYPE_CHECKING:
     from conflicteval.models.core import Model
@@ -267,7 +267,7 @@ class Export(Answerer):
     Without a :attr:`sink` the requests are kept in :attr:`requests` (by
     ``custom_id``, the call's cache key): a copy in another process holds them
     until the driver absorbs it. With a sink (the batch writer of
-    :mod:`conflicteval.executors.export`: ``id in sink``, ``sink.add(request)``)
+    :mod:`conflicteval.batch.export`: ``id in sink``, ``sink.add(request)``)
     each request line goes to it as it is made, so the driver holds none. A
     model without a cache, or a provider that cannot write its requests as data,
     is a :attr:`problem` the writer reports.

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 
-from conflicteval.identity import text_version
+from conflicteval.fingerprint import text_version
 from conflicteval.prompt_files import prompt_text
 
 AGENT = "ramdocs_madam_agent"
