@@ -9,11 +9,10 @@ The areas live in sub-packages (``conflicteval.wikicontradict``,
 ``conflicteval.feverous``); their main entry points are re-exported here.
 """
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING
 
 from conflicteval import _lazy
+from conflicteval._version import __version__
 
 if TYPE_CHECKING:
     from conflicteval.cache import ResponseCache

@@ -133,7 +133,7 @@ def collect(
     level: float = DEFAULT_LEVEL,
 ) -> BenchResult:
     """The bench result of a finished batch (pure apart from the cost lookup)."""
-    from conflicteval import __version__
+    from conflicteval._version import __version__
 
     records: list[BenchRecord] = []
     golds: list[str] = []

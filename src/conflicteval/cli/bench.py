@@ -146,7 +146,7 @@ def _labeler(args: argparse.Namespace) -> int:
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:
     from conflicteval._atomic import atomic_write_text
     from conflicteval.bench.run import run_labeler_bench
-    from conflicteval.bench.store import save_measurement
+    from conflicteval.measurements import save_measurement
     from conflicteval.models.answerers import writes_outputs
     from conflicteval.runs import write_json_lines
 

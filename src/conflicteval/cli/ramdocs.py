@@ -198,8 +198,8 @@ def report_runs(
             )
     measured: list[str] = []
     if args.conflictscore:  # the instrument's measured accuracy travels with its numbers
-        from conflicteval.bench.store import measured_lines
         from conflicteval.conflictscore.score_files import measured as measured_rows
+        from conflicteval.measurements import measured_lines
 
         measured = measured_lines(scorer.labeler)
         for rep in reports:

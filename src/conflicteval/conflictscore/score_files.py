@@ -112,7 +112,7 @@ def _at_least(n: Any, bound: int) -> bool:
 def measured(labeler: Any) -> list[dict[str, Any]]:
     """The saved bench results of this labeler, most pairs first (``conflicteval bench
     labeler``); ``too_small`` marks one under ``MIN_RELIABLE_PAIRS`` pairs."""
-    from conflicteval.bench.store import MIN_RELIABLE_PAIRS, load_measurements
+    from conflicteval.measurements import MIN_RELIABLE_PAIRS, load_measurements
 
     keys = ("gold", "gold_sha256", "macro_f1", "macro_f1_ci", "n", "failed", "created")
     return [

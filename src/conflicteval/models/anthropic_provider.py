@@ -51,7 +51,7 @@ MISSING_KEY = (
 
 def anthropic_headers(api_key: str, api_version: str = API_VERSION) -> dict[str, str]:
     """The headers of every Messages API request (the key goes in ``x-api-key``)."""
-    from conflicteval import __version__
+    from conflicteval._version import __version__
 
     return {
         "x-api-key": api_key,

@@ -58,7 +58,7 @@ def instrument_of(
     name = str(getattr(instrument, "name", instrument))
     accuracy = None
     try:
-        from conflicteval.bench.store import load_measurements  # a lazy, optional read
+        from conflicteval.measurements import load_measurements  # a lazy, optional read
 
         found = load_measurements(instrument)
     except Exception:  # a damaged store never stops a run's summary
