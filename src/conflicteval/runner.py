@@ -8,38 +8,11 @@ and warns with :class:`DeprecationWarning`; import the same names from
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from conflicteval.runs.checkpoint import (
-    META_SUFFIX,
-    Record,
-    meta_path,
-    read_checkpoint,
-    read_identity,
-    record_identity,
-)
-from conflicteval.runs.itemrun import finish_record, run_item
-from conflicteval.runs.options import RunKeywords, RunOptions
-from conflicteval.runs.results import BatchResult
-from conflicteval.runs.runner import run_batch, run_batch_sync, write_json_lines
-from conflicteval.runs.stage import Stage
+import conflicteval.runs as _new
 
-__all__ = [
-    "META_SUFFIX",
-    "BatchResult",
-    "Record",
-    "RunKeywords",
-    "RunOptions",
-    "Stage",
-    "finish_record",
-    "meta_path",
-    "read_checkpoint",
-    "read_identity",
-    "record_identity",
-    "run_batch",
-    "run_batch_sync",
-    "run_item",
-    "write_json_lines",
-]
+__all__ = list(_new.__all__)
 
 warnings.warn(
     "conflicteval.runner is deprecated: import the same names from conflicteval.runs; "
@@ -47,3 +20,7 @@ warnings.warn(
     DeprecationWarning,
     stacklevel=2,
 )
+
+
+def __getattr__(name: str) -> Any:
+    return getattr(_new, name)

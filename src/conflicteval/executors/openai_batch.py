@@ -9,24 +9,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from conflicteval.batch import openai_batch as _new
-from conflicteval.batch.openai_batch import (
-    BatchJob,
-    BatchRunner,
-    BatchState,
-    batch_endpoint,
-    export_lock,
-    make_client,
-)
+import conflicteval.batch.openai_batch as _new
 
-__all__ = [
-    "BatchJob",
-    "BatchRunner",
-    "BatchState",
-    "batch_endpoint",
-    "export_lock",
-    "make_client",
-]
+__all__ = list(_new.__all__)
 
 warnings.warn(
     "conflicteval.executors.openai_batch is deprecated: import from "

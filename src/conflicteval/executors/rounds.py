@@ -9,10 +9,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from conflicteval.batch import rounds as _new
-from conflicteval.batch.rounds import RoundsResult, export_round, run_rounds, wait_for_user
+import conflicteval.batch.rounds as _new
 
-__all__ = ["RoundsResult", "export_round", "run_rounds", "wait_for_user"]
+__all__ = list(_new.__all__)
 
 warnings.warn(
     "conflicteval.executors.rounds is deprecated: import from conflicteval.batch "
