@@ -17,6 +17,7 @@ from typing import Any
 from conflicteval._atomic import atomic_write_text
 from conflicteval.batch import files as batchfile
 from conflicteval.errors import DataError
+from conflicteval.readers import require_field
 
 __all__ = ["BatchJob", "BatchState"]
 
@@ -66,12 +67,9 @@ class BatchState:
             raise DataError(path, None, None, f"not a batch state file: {exc}") from None
         if not isinstance(data, dict):
             raise DataError(path, None, None, "not a batch state file: not a JSON object")
-        if not isinstance(data.get("export"), str):
-            raise DataError(path, None, "export", "missing or not a string")
-        jobs = data.get("jobs")
-        if not isinstance(jobs, list):
-            raise DataError(path, None, "jobs", "missing or not a list")
-        return cls(export=data["export"], jobs=[_job(j, path, n) for n, j in enumerate(jobs, 1)])
+        export_name = require_field(path, None, data, "export", str)
+        jobs = require_field(path, None, data, "jobs", list)
+        return cls(export=export_name, jobs=[_job(j, path, n) for n, j in enumerate(jobs, 1)])
 
     def save(self, export: Path) -> None:
         """Write the state atomically."""

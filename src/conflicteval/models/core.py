@@ -9,6 +9,7 @@ schemas, parsing a JSON reply); their names stay importable from here.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import sqlite3
 import time
@@ -132,21 +133,21 @@ class Model:
         return f"Model({self.name!r}, base_url={self.provider.base_url!r})"
 
     # -- keys ---------------------------------------------------------------
-    def key_components(
-        self,
-        messages: Sequence[Message] | str,
-        *,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = 250,
-        seed: int | None = 5,
-        response_schema: dict[str, Any] | type[BaseModel] | None = None,
-        prompt_version: str | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
-        """Everything that can change the answer, as it enters the cache key."""
-        schema, _, _ = _schema_of(response_schema)
-        sent = self.decoding.sent(temperature, max_tokens, seed, extra)
-        return self._components(_normalise_messages(messages), sent, schema, prompt_version)
+    def key_components(self, messages: Sequence[Message] | str, **options: Any) -> dict[str, Any]:
+        """Everything that can change the answer, as it enters the cache key.
+
+        ``options`` are :meth:`generate`'s keyword arguments; what is not given takes
+        :meth:`generate`'s default, read from its signature (the defaults live there only).
+        """
+        call = inspect.signature(Model.generate).bind(self, messages, **options)
+        call.apply_defaults()
+        given = call.arguments
+        schema, _, _ = _schema_of(given["response_schema"])
+        sent = self.decoding.sent(
+            given["temperature"], given["max_tokens"], given["seed"], given["extra"]
+        )
+        msgs = _normalise_messages(messages)
+        return self._components(msgs, sent, schema, given["prompt_version"])
 
     def _components(
         self,
