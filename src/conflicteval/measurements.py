@@ -20,13 +20,13 @@ This module imports no workflow, so any command may use it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval.fingerprint import fingerprint
 
 __all__ = [
     "MIN_RELIABLE_PAIRS",
@@ -54,8 +54,7 @@ def labeler_key(labeler: Any) -> str:
     from conflicteval.runs.identity import describe
 
     ident = labeler if isinstance(labeler, dict) else describe(labeler)
-    text = json.dumps(ident, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return fingerprint(ident, 16)
 
 
 def save_measurement(

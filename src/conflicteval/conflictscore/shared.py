@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from conflicteval.fingerprint import fingerprint
 from conflicteval.models import Model, get_model
 from conflicteval.types import Document
 
@@ -68,8 +67,7 @@ def build_scorer(
 
 
 def _key(response: str, documents: Sequence[Any]) -> str:
-    blob = json.dumps([response, list(documents)], ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return fingerprint([response, list(documents)])
 
 
 class SharedScorer:
