@@ -163,7 +163,7 @@ def test_nothing_below_the_command_line_imports_it(graph: dict[str, set[str]]) -
 # placed here (the test fails until it is).
 LAYERS: list[set[str]] = [
     set(  # foundation
-        "_atomic _calltimes _diskindex _fatal _lazy _sync _version cache cache_values"
+        "_atomic _calltimes _diskindex _fatal _filelock _lazy _sync _version cache cache_values"
         " confusables confusion data docs_pages errors exitcodes fingerprint jsonio jsonparse"
         " pricing prompt_files readers record_errors stats stats_text suggest testing types".split()
     ),

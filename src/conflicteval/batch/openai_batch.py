@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from conflicteval._filelock import lock_exclusive
 from conflicteval.batch import files as batchfile
 from conflicteval.batch.progress import RoundFailures, carries_schema, stalled_line
 from conflicteval.batch.state import BatchJob, BatchState
@@ -449,23 +450,13 @@ def export_lock(export: Path) -> Iterator[None]:
     """
     path = batchfile.state_path(export).with_suffix(".lock")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a+", encoding="utf-8") as fh:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - no advisory locks on this platform
-            yield
-            return
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            raise ConflictEvalError(
-                f"{export}: another 'batch run' is working on this export (lock {path}); "
-                "wait for it to finish, or stop it, before starting another"
-            ) from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    with path.open("a+", encoding="utf-8") as fh:  # closing it releases the lock
+        lock_exclusive(
+            fh.fileno(),
+            f"{export}: another 'batch run' is working on this export (lock {path}); "
+            "wait for it to finish, or stop it, before starting another",
+        )
+        yield
 
 
 def _read_status(job: BatchJob, batch: Any) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from conflicteval._atomic import atomic_write_text
+from conflicteval._filelock import lock_exclusive
 from conflicteval.errors import CheckpointMismatch, ConflictEvalError
 from conflicteval.types import Status, Usage
 
@@ -136,19 +137,16 @@ class _Writer:
     def _hold(self) -> None:
         """Lock the checkpoint file itself (all its names), through a read-only descriptor."""
         assert self.path is not None
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no lock, documented
-            return
         fd = os.open(self.path, os.O_RDONLY)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            raise ConflictEvalError(
+            lock_exclusive(
+                fd,
                 f"{self.path}: the checkpoint is in use by another running batch (through "
-                "another name of the same file); wait for it to finish or use another checkpoint"
-            ) from exc
+                "another name of the same file); wait for it to finish or use another checkpoint",
+            )
+        except BaseException:
+            os.close(fd)
+            raise
         self.held = fd
 
     def _release(self) -> None:
@@ -213,20 +211,17 @@ def _os_reason(exc: OSError) -> str:
 
 def _lock(path: Path) -> Any:
     """Take the checkpoint's lock, or raise when another process holds it."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no lock, documented
-        return None
     for _ in range(100):
         fh = _lock_path(path).open("a")
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            fh.close()
-            raise ConflictEvalError(
+            lock_exclusive(
+                fh.fileno(),
                 f"{path}: the checkpoint is in use by another running batch; "
-                "wait for it to finish or use another checkpoint"
-            ) from exc
+                "wait for it to finish or use another checkpoint",
+            )
+        except BaseException:
+            fh.close()
+            raise
         try:
             same = os.stat(_lock_path(path)).st_ino == os.fstat(fh.fileno()).st_ino
         except FileNotFoundError:
