@@ -27,7 +27,7 @@ from conflicteval.fingerprint import fingerprint
 from conflicteval.models import Model, get_model
 from conflicteval.types import Document
 
-from .factory import make_decomposer, make_labeler, needs_model
+from .factory import make_scorer, needs_model
 from .labelers import document_text
 from .scorer import ConflictScorer, ScoreResult
 
@@ -60,10 +60,8 @@ def build_scorer(
             f"the {decomposer!r} decomposer / {labeler!r} labeler need a model "
             "(a conflicteval Model or a spec such as 'openai/gpt-4.1-mini')"
         )
-    return ConflictScorer(
-        make_decomposer(decomposer, resolved),
-        make_labeler(labeler, resolved, nli_model=nli_model),
-    )
+    scorer: ConflictScorer = make_scorer(decomposer, labeler, resolved, nli_model=nli_model)
+    return scorer
 
 
 def _key(response: str, documents: Sequence[Any]) -> str:
