@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval.fingerprint import fingerprint
 
 __all__ = [
@@ -72,7 +72,7 @@ def save_measurement(
     name = f"{sha}-{int(result.get('n') or 0)}.json"
     path = bench_dir(cache_dir) / labeler_key(ident) / str(result["gold"]) / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(result, indent=2) + "\n")
+    write_json(path, result)
     return path
 
 

@@ -572,7 +572,9 @@ def _disk_fills_after(monkeypatch: pytest.MonkeyPatch, target: Path, lines: int)
 
     def fake_open(self: Path, *args: object, **kwargs: object) -> object:
         fh = real_open(self, *args, **kwargs)  # type: ignore[call-overload]
-        return Full(fh) if self == target else fh
+        # the file itself, or the temporary file an atomic write fills before renaming it
+        temporary = self.parent == target.parent and self.name.startswith(f".{target.name}.")
+        return Full(fh) if self == target or temporary else fh
 
     monkeypatch.setattr(Path, "open", fake_open)
 
@@ -603,8 +605,12 @@ def test_a_full_disk_while_writing_an_output_names_it(
 
     out = tmp_path / "out.jsonl"
     _disk_fills_after(monkeypatch, out, 1)
+    out.write_text('{"old": 1}\n', encoding="utf-8")
     with pytest.raises(ConflictEvalError, match=r"out\.jsonl: could not write the output"):
         write_json_lines(out, [{"a": 1}, {"b": 2}])
+    # written atomically: the earlier file is left whole, and no half-written one beside it
+    assert out.read_text(encoding="utf-8") == '{"old": 1}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
 
 
 def test_the_cli_reports_a_full_disk_without_a_traceback(

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval.clasheval import prompts
 from conflicteval.clasheval.data import ClashRow
 from conflicteval.clasheval.matching import same_answer
@@ -120,7 +120,7 @@ async def run_clasheval(
             "settings": SETTINGS,
             "items": len(items),
         }
-        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+        write_json(run_dir / RUN_FILE, info)
     return result
 
 

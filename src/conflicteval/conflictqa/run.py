@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval._sync import run_sync
 from conflicteval.conflictqa import prompts
 from conflicteval.conflictqa.answers import parse_elicitation
@@ -202,7 +202,7 @@ async def run_conflictqa(
         "items": len(items),
     }
     if writes:
-        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+        write_json(run_dir / RUN_FILE, info)
     return result
 
 

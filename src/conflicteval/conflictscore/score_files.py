@@ -4,12 +4,12 @@ scores, failed pairs, usage and cost, the instruments and their measured accurac
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import write_json
 from conflicteval.record_errors import reading_record
 
 __all__ = ["write_score_files"]
@@ -49,7 +49,7 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
         "executor": result.executor,
         "labeler_measured": measured(scorer.labeler),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_json(out / "summary.json", summary)
     return summary, len(cs_c), len(cs_r)
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval._sync import run_sync
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.models.core import Model
@@ -133,7 +133,7 @@ async def run_method(
         "items": len(items),
     }
     if writes:
-        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+        write_json(run_dir / RUN_FILE, info)
     return result
 
 

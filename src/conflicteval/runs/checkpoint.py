@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval._filelock import lock_exclusive
 from conflicteval.errors import CheckpointMismatch, ConflictEvalError
 from conflicteval.types import Status, Usage
@@ -298,7 +298,7 @@ def _write_identity(checkpoint: Path, identity: dict[str, Any]) -> None:
     target = meta_path(checkpoint)
     name = target.name[: -len(META_SUFFIX)]
     payload = {"identity": identity, "note": "what produced " + name}
-    atomic_write_text(target, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    write_json(target, payload, sort_keys=True)
 
 
 def _move_aside(path: Path) -> Path | None:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from conflicteval._atomic import atomic_open
 from conflicteval._fatal import close_signal, open_signal
 from conflicteval._sync import run_sync
 from conflicteval.errors import BatchAborted, ConflictEvalError
@@ -365,12 +366,14 @@ def _default_key(item: Any) -> Any:
 
 
 def write_json_lines(path: str | os.PathLike[str], rows: Iterable[Any]) -> int:
-    """Write rows (dicts or pydantic models) as JSON lines; returns the count."""
+    """Write rows (dicts or pydantic models) as JSON lines, atomically; returns the count.
+
+    The file appears (or replaces an earlier one) only once every row is written.
+    """
     n = 0
     p = Path(path)
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with p.open("w", encoding="utf-8") as fh:
+        with atomic_open(p) as fh:
             for row in rows:
                 if isinstance(row, BaseModel):
                     fh.write(row.model_dump_json() + "\n")
