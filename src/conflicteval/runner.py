@@ -5,22 +5,6 @@ and warns with :class:`DeprecationWarning`; import the same names from
 :mod:`conflicteval.runs` instead.
 """
 
-from __future__ import annotations
+from conflicteval import _lazy
 
-import warnings
-from typing import Any
-
-import conflicteval.runs as _new
-
-__all__ = list(_new.__all__)
-
-warnings.warn(
-    "conflicteval.runner is deprecated: import the same names from conflicteval.runs; "
-    "this path goes in the next release",
-    DeprecationWarning,
-    stacklevel=2,
-)
-
-
-def __getattr__(name: str) -> Any:
-    return getattr(_new, name)
+_lazy.moved(__name__, "conflicteval.runs", "import the same names from conflicteval.runs")

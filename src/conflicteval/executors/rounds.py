@@ -4,22 +4,10 @@ Import ``run_rounds`` from :mod:`conflicteval.batch` instead. Importing this mod
 warns with :class:`DeprecationWarning`; every name of the new module is reachable here.
 """
 
-from __future__ import annotations
+from conflicteval import _lazy
 
-import warnings
-from typing import Any
-
-import conflicteval.batch.rounds as _new
-
-__all__ = list(_new.__all__)
-
-warnings.warn(
-    "conflicteval.executors.rounds is deprecated: import from conflicteval.batch "
-    "(conflicteval.batch.run_rounds); this path goes in the next release",
-    DeprecationWarning,
-    stacklevel=2,
+_lazy.moved(
+    __name__,
+    "conflicteval.batch.rounds",
+    "import from conflicteval.batch (conflicteval.batch.run_rounds)",
 )
-
-
-def __getattr__(name: str) -> Any:
-    return getattr(_new, name)
