@@ -64,7 +64,8 @@ def model_options(
     """The :func:`conflicteval.get_model` options the shared model options ask for.
 
     ``extra`` options (e.g. ``max_concurrency``) are added; None values are left out.
-    ``--model-concurrency`` sets ``max_concurrency`` over any default in ``extra``.
+    ``--model-concurrency`` sets ``max_concurrency`` over any default in ``extra``; without
+    either, it is :func:`default_model_concurrency` (at least ``--concurrency``).
     """
     options: dict[str, Any] = {
         "timeout": getattr(args, "timeout", None),
@@ -73,6 +74,8 @@ def model_options(
     }
     if getattr(args, "model_concurrency", None) is not None:
         options["max_concurrency"] = args.model_concurrency
+    elif "max_concurrency" not in extra:
+        options["max_concurrency"] = default_model_concurrency(args)
     if getattr(args, "no_cache", False):
         options["cache"] = False
     provider = _provider(spec) if spec is not None else "openai"
@@ -192,12 +195,18 @@ def executor_from_args(args: argparse.Namespace) -> Any:
     return executor
 
 
+def default_model_concurrency(args: argparse.Namespace) -> int:
+    """Model calls in flight per model without ``--model-concurrency``: the larger of 16 and
+    ``--concurrency``, so that N items in flight are never held to fewer calls than N."""
+    return max(DEFAULT_MODEL_CONCURRENCY, getattr(args, "concurrency", None) or 0)
+
+
 def ray_model_concurrency_line(args: argparse.Namespace) -> str:
     """What ``--model-concurrency`` means on Ray: per actor, and the total over the actors."""
     per = (
         getattr(args, "model_concurrency", None)
         or getattr(args, "default_model_concurrency", None)  # a command's own default
-        or DEFAULT_MODEL_CONCURRENCY
+        or default_model_concurrency(args)
     )
     actors = getattr(args, "ray_actors", None)
     if actors is None and getattr(args, "ray_gpus_per_actor", 0.0) == 0.0:

@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import logging
 import sqlite3
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -71,8 +72,7 @@ class Model:
         provider: The backend that translates requests.
         cache: A ResponseCache, or None for no caching.
         max_concurrency: Calls in flight at once per (base URL, model).
-        timeout: Seconds for one attempt, from sending the request to the
-            last byte of the reply (None: no limit).
+        timeout: Seconds for one attempt, request sent to reply's last byte (None: no limit).
         max_attempts: Attempts per call, including the first.
         max_retry_time: Give up retrying after this many seconds in all.
         max_retry_wait: Cap on one wait, also on a server's Retry-After.
@@ -82,10 +82,10 @@ class Model:
         max_output_tokens, reasoning_effort: With the provider's ``capabilities``, they
             make ``decoding``, what is sent and keyed (:mod:`conflicteval.models.decoding`).
 
-    A Model pickles as its configuration: the provider leaves its HTTP clients
-    behind and the cache pickles as its directory, so a copy in another process
-    (a Ray worker) builds its own clients and connection on first use. Usage
-    and failures counted there stay there (per-item usage travels in records).
+    A Model pickles as its configuration: the provider leaves its HTTP clients behind and
+    the cache pickles as its directory, so a copy in another process (a Ray worker) builds
+    its own on first use. Usage and failures counted there stay there (per-item usage
+    travels in records).
     """
 
     def __init__(
@@ -200,17 +200,18 @@ class Model:
     async def _complete(self, request: ProviderRequest) -> ProviderResponse:
         """One request to the provider, within ``timeout`` seconds from start to last byte.
 
-        The provider also hands the timeout to its HTTP client, where it only
-        limits each wait for data; a server that drips its reply a byte at a
-        time would pass that check for ever. This deadline bounds the whole
-        attempt, and missing it is a retryable failure like any timeout.
+        The HTTP client's own timeout only limits each wait for data (a server dripping
+        its reply would pass it for ever); this deadline bounds the whole attempt, and
+        missing it is a retryable failure like any timeout.
         """
         if self.timeout is None:
             return await self.provider.complete(request, None)
-        try:
-            return await asyncio.wait_for(
-                self.provider.complete(request, self.timeout), self.timeout
-            )
+        try:  # asyncio.timeout: no extra task per request, as wait_for makes before 3.12
+            if sys.version_info >= (3, 11):
+                async with asyncio.timeout(self.timeout):
+                    return await self.provider.complete(request, self.timeout)
+            call = self.provider.complete(request, self.timeout)  # pragma: no cover - 3.10
+            return await asyncio.wait_for(call, self.timeout)  # pragma: no cover - 3.10
         except asyncio.TimeoutError:
             # the provider's own words for its client's timeout: whichever of the two
             # fires first, a record reads the same (fresh and resumed runs compare equal)
@@ -487,9 +488,8 @@ class Model:
     async def aclose(self) -> None:
         """Close the provider's HTTP client for the running event loop.
 
-        Call it before an ``asyncio.run(...)`` that used this model returns, when
-        a program runs several event loops one after another; otherwise the
-        client's connections are only closed when the loop is collected.
+        Call it before an ``asyncio.run(...)`` that used this model returns, when a program
+        runs several event loops in turn (else its connections close when the loop goes).
         """
         close = getattr(self.provider, "aclose", None)
         if close is not None:
