@@ -177,3 +177,22 @@ def test_price_provenance_says_last_checked_and_how_to_override(
     assert "last checked against OpenAI's public pricing pages" in " ".join(
         (pricing.__doc__ or "").split()
     )
+
+
+def test_the_remembered_prices_follow_the_file_and_the_overrides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the table and each model's price are kept between calls; a change of what makes the
+    # table (the file named, its contents, the overrides) is seen at the next look-up
+    path = tmp_path / "prices.json"
+    path.write_text(json.dumps({"my-model": {"input": 2, "output": 4}}))
+    monkeypatch.setenv(pricing.ENV_PRICES, str(path))
+    assert pricing.call_cost("openai/my-model", 10**6, 0) == pytest.approx(2.0)
+    path.write_text(json.dumps({"my-model": {"input": 30, "output": 4}}))  # another size
+    assert pricing.call_cost("openai/my-model", 10**6, 0) == pytest.approx(30.0)
+    pricing.set_prices({"my-model": {"input": 5, "output": 5}})
+    assert pricing.call_cost("openai/my-model", 10**6, 0) == pytest.approx(5.0)
+    pricing.set_prices(None)
+    monkeypatch.delenv(pricing.ENV_PRICES)
+    assert pricing.lookup("openai/my-model") is None
+    assert pricing.price_table() is not pricing.price_table()  # a copy each time, as before
