@@ -200,8 +200,7 @@ def _add_in_flight(group: argparse._ArgumentGroup, default: int, what: str) -> N
         metavar="N",
         type=positive_int,
         default=default,
-        help=f"{what} (default {default}); model calls in flight are at least as many "
-        "unless --model-concurrency says otherwise",
+        help=f"{what} (default {default}); model calls in flight: at least as many",
     )
     group.add_argument(
         "--model-concurrency",

@@ -34,6 +34,7 @@ from conflicteval.cache_values import hit_usage, stored_value
 from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.call import call_of
 from conflicteval.models.decoding import DecodingPolicy, SentDecoding, note_deviations, refusal_hint
 from conflicteval.models.endpoint import (
     SCHEMA_REFUSED,
@@ -387,16 +388,15 @@ class Model:
             token_field=sent.token_field,
             reasoning_effort=sent.reasoning_effort,
         )
-        answerer = active_answerer()
+        answerer, call = active_answerer(), call_of(self, key, request)
         if self.cache is not None and key is not None:
             hit = self._from_cache(key, decoding)
             if hit is not None:
-                answerer.cached(self, key, request)
+                answerer.cached(call)
                 return hit
-        # the active answerer: online (HTTP), or a dry run / batch export / replay,
-        # which raise PendingCall (see models/answerers.py)
+        # online (HTTP), or a dry run / batch export / replay raising PendingCall (answerers.py)
         started = time.perf_counter()
-        resp = await answerer.answer(self, key, request)
+        resp = await answerer.answer(call)
         record_latency(time.perf_counter() - started)
         note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
