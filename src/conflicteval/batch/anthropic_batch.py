@@ -305,18 +305,8 @@ class BatchRunner(openai_batch.BatchRunner):
                 f"Message Batch {job.id}: {'; '.join(job.errors)}: importing what succeeded; "
                 "what is missing is exported again"
             )
-        report = batchfile.import_results(
-            files,
-            self.cache,
-            [batchfile.manifest_path(self.export)],
-            served_models=self.served_models,
-        )
-        if files:
-            self._say(report.summary())
-        job.imported = True
-        job.imported_replies = report.imported
-        self.state.save(self.export)
-        return report.usable
+        usable: bool = self._import(job, files).usable
+        return usable
 
 
 def read_message_batch_status(job: BatchJob, batch: dict[str, Any]) -> None:

@@ -405,6 +405,12 @@ class BatchRunner:
                 f"batch {job.id} {job.status}: importing its partial output; what is missing "
                 "is exported again"
             )
+        report = self._import(job, files)
+        self.failures.add(report.n_failed, report.failure_digest, report.failed)
+        return report.usable
+
+    def _import(self, job: BatchJob, files: list[Path]) -> Any:
+        """Import a batch's downloaded files into the cache; the job is imported (and saved)."""
         report = batchfile.import_results(
             files,
             self.cache,
@@ -413,11 +419,10 @@ class BatchRunner:
         )
         if files:
             self._say(report.summary())
-        self.failures.add(report.n_failed, report.failure_digest, report.failed)
         job.imported = True
         job.imported_replies = report.imported
         self.state.save(self.export)
-        return report.usable
+        return report
 
 
 def _file_sha256(path: Path) -> str:
