@@ -29,9 +29,9 @@ from typing import Any
 from _common import Timer, emit, log, machine
 
 from conflicteval import get_model, run_batch_sync
+from conflicteval.batch.export import batch_export
+from conflicteval.batch.files import import_results, read_requests, write_requests
 from conflicteval.cache import ResponseCache
-from conflicteval.executors.batchfile import import_results, read_requests, write_requests
-from conflicteval.executors.export import batch_export
 from conflicteval.models.call import CallRequest
 from conflicteval.testing import OpenAICompatServer
 

@@ -36,7 +36,7 @@ from _common import SHARED_DATA, emit, log, machine, server_process
 
 from conflicteval import get_model, run_batch_sync
 from conflicteval.conflictscore import ConflictScorer, LexicalLabeler, SentenceDecomposer
-from conflicteval.executors.ray import RayExecutor
+from conflicteval.runs.ray import RayExecutor
 
 
 def _ray(**options: Any) -> RayExecutor:

@@ -25,14 +25,14 @@ checkpoint append), its rate on trivial items, and the response cache's write ra
 processes writing one SQLite file) are the figures the cluster projection in docs/scaling.md
 rests on.
 
-``--baseline FILE`` runs an earlier version of ``conflicteval/executors/ray.py`` as a third side
+``--baseline FILE`` runs an earlier version of ``conflicteval/runs/ray.py`` as a third side
 (its pool starts inside its run, so its start-up is estimated from a 2-item run made just before).
 
 Usage::
 
     python benchmarks/ray_vs_local.py            # ~10 min on a busy 2-core machine
     python benchmarks/ray_vs_local.py --quick    # a smoke run
-    git show REV:src/conflicteval/executors/ray.py > old_ray.py
+    git show REV:src/conflicteval/runs/ray.py > old_ray.py
     python benchmarks/ray_vs_local.py --parts llm,offline --baseline old_ray.py
 """
 
@@ -109,7 +109,7 @@ class _Baseline:
 
 
 def _executor(side: str) -> Any:
-    from conflicteval.executors.ray import RayExecutor
+    from conflicteval.runs.ray import RayExecutor
 
     if side == "local":
         return None
@@ -219,7 +219,7 @@ def driver_ceiling(n: int) -> dict[str, Any]:
     """Trivial items on two actors: the rate at which one driver takes records in (and
     checkpoints them), and its CPU per item; the local runner's rate beside it."""
     from conflicteval import run_batch_sync
-    from conflicteval.executors.ray import RayExecutor
+    from conflicteval.runs.ray import RayExecutor
 
     async def work(item: dict[str, Any]) -> dict[str, int]:
         return {"double": item["n"] * 2}
@@ -282,7 +282,7 @@ def cache_writes(n: int) -> dict[str, Any]:
 def driver_per_record(record: Any, n: int) -> dict[str, Any]:
     """The driver's own work per record, in microseconds: reading the line an actor sent,
     stamping the inputs' fingerprint on it, and appending it to the checkpoint (flushed)."""
-    from conflicteval.execution.checkpoint import Record, _Writer
+    from conflicteval.runs.checkpoint import Record, _Writer
 
     line = record.model_dump_json()
     lines = [line.replace(record.id, f"{record.id}-{k}", 1) for k in range(n)]
@@ -335,7 +335,7 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         type=Path,
-        help="an earlier executors/ray.py to run beside the current one (e.g. from git show)",
+        help="an earlier runs/ray.py to run beside the current one (e.g. from git show)",
     )
     parser.add_argument(
         "--parts", default="llm,offline,driver,cache", help="comma-separated parts to run"
@@ -345,7 +345,7 @@ def main() -> None:
     repeats = args.repeats or (2 if args.quick else 6)
     if args.baseline:
         BASELINE["module"] = _load_baseline(args.baseline)
-    from conflicteval.executors.ray import RayExecutor
+    from conflicteval.runs.ray import RayExecutor
 
     t0 = time.perf_counter()
     RayExecutor(num_cpus=2).connect()  # ray.init(num_cpus=2, include_dashboard=False)

@@ -51,8 +51,8 @@ if str(HERE) not in sys.path:
 
 from _common import emit, log, machine  # noqa: E402
 
-from conflicteval.cache import canonical_json  # noqa: E402
-from conflicteval.runner import Record, read_checkpoint  # noqa: E402
+from conflicteval.fingerprint import canonical_json  # noqa: E402
+from conflicteval.runs import Record, read_checkpoint  # noqa: E402
 from conflicteval.testing import Fault, LoggedRequest, OpenAICompatServer  # noqa: E402
 
 SCHEMA = {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}}

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from batch_roundtrip import ITEMS, labelling_model
 
+from conflicteval.batch.openai_batch import make_client
+from conflicteval.batch.rounds import run_rounds
 from conflicteval.cache import open_cache
 from conflicteval.conflictscore import ConflictScorer, LLMDecomposer, LLMLabeler
-from conflicteval.executors.openai_batch import make_client
-from conflicteval.executors.rounds import run_rounds
 from conflicteval.models import get_model
 from conflicteval.testing import OpenAICompatServer
 

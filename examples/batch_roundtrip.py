@@ -18,10 +18,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from conflicteval.batch.export import batch_export
+from conflicteval.batch.files import import_results
 from conflicteval.cache import open_cache
 from conflicteval.conflictscore import ConflictScorer, LLMDecomposer, LLMLabeler
-from conflicteval.executors.batchfile import import_results
-from conflicteval.executors.export import batch_export
 from conflicteval.models import get_model
 from conflicteval.testing import OpenAICompatServer
 

@@ -49,7 +49,7 @@ def openai_server() -> Iterator[object]:
 @pytest.fixture()
 def resumed_index() -> Iterator[Any]:
     """Make a run's index of ids, those with a line in a checkpoint resumed from it."""
-    from conflicteval.execution.runindex import RunIndex
+    from conflicteval.runs.runindex import RunIndex
 
     made: list[RunIndex] = []
 

@@ -11,6 +11,18 @@ from pathlib import Path
 
 import pytest
 
+_SKIP = ("build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".git", ".venv*")
+
+
+def _copy_ignore(directory: str, names: list[str]) -> set[str]:
+    """What a copy of the checkout leaves out: caches, builds, and ``./runs`` (run outputs).
+
+    Only the checkout's own ``runs`` folder: ``src/conflicteval/runs`` is a package.
+    """
+    skipped = set(shutil.ignore_patterns(*_SKIP)(directory, names))
+    return skipped | ({"runs"} & set(names) if Path(directory) == REPO else set())
+
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -26,9 +38,7 @@ def test_fresh_install_runs_help_version_and_demo(tmp_path: Path) -> None:
     shutil.copytree(
         REPO,
         source,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv*", "build", "dist", "runs", "*.egg-info", "__pycache__", ".*_cache"
-        ),
+        ignore=_copy_ignore,
     )
     install = subprocess.run(
         [str(py), "-m", "pip", "install", "-q", str(source)],

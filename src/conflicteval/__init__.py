@@ -9,11 +9,10 @@ The areas live in sub-packages (``conflicteval.wikicontradict``,
 ``conflicteval.feverous``); their main entry points are re-exported here.
 """
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING
 
 from conflicteval import _lazy
+from conflicteval._version import __version__
 
 if TYPE_CHECKING:
     from conflicteval.cache import ResponseCache
@@ -34,16 +33,16 @@ if TYPE_CHECKING:
         parse_label,
     )
     from conflicteval.conflictscore.aggregate import aggregate
-    from conflicteval.dryrun import DryRunReport
     from conflicteval.errors import ConflictEvalError, DataError, ModelError, ParseFailure
     from conflicteval.feverous import FeverousClaim, FeverousScore
     from conflicteval.feverous import load_claims as load_feverous_claims
     from conflicteval.feverous import score as feverous_score
     from conflicteval.models import Model, get_model, register_provider
     from conflicteval.models.answerers import CacheOnly, Count, Export, Online, answer_with
+    from conflicteval.models.dryrun import DryRunReport
     from conflicteval.results.compare import compare
     from conflicteval.results.load import load_run
-    from conflicteval.runner import BatchResult, Record, run_batch, run_batch_sync
+    from conflicteval.runs import BatchResult, Record, run_batch, run_batch_sync
     from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
     from conflicteval.wikicontradict import (
         Judge,
@@ -66,7 +65,7 @@ __all__ = [
                 "WholeResponse aggregate_batch parse_claims parse_label",
             ),
             ".conflictscore.aggregate": "aggregate",
-            ".dryrun": "DryRunReport",
+            ".models.dryrun": "DryRunReport",
             ".models.answerers": "CacheOnly Count Export Online answer_with",
             ".errors": "ConflictEvalError DataError ModelError ParseFailure",
             ".feverous": (
@@ -76,7 +75,7 @@ __all__ = [
             ".models": "Model get_model register_provider",
             ".results.compare": "compare",
             ".results.load": "load_run",
-            ".runner": "BatchResult Record run_batch run_batch_sync",
+            ".runs": "BatchResult Record run_batch run_batch_sync",
             ".types": "Completion Document PairLabel Relation Usage",
             ".wikicontradict": (
                 "Judge WikiContradictInstance judge_prompt",

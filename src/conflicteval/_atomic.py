@@ -8,13 +8,14 @@ and an existing target keeps its old content.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from os import PathLike
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 
 @contextmanager
@@ -47,3 +48,10 @@ def atomic_write_text(path: str | PathLike[str], text: str, *, encoding: str = "
     """Write ``text`` to ``path`` atomically (see :func:`atomic_open`)."""
     with atomic_open(path, encoding=encoding) as fh:
         fh.write(text)
+
+
+def write_json(
+    path: str | PathLike[str], value: Any, *, indent: int = 2, sort_keys: bool = False
+) -> None:
+    """Write ``value`` as indented JSON and a final newline, atomically: every JSON output file."""
+    atomic_write_text(path, json.dumps(value, indent=indent, sort_keys=sort_keys) + "\n")

@@ -24,10 +24,11 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["exports", "install"]
+__all__ = ["exports", "install", "moved"]
 
 
 class _LazyPackage(types.ModuleType):
@@ -86,3 +87,20 @@ def exports(package: str, names_by_module: Mapping[str, str | Sequence[str]]) ->
             table[public] = (module_name, attr or public)
     install(package, table)
     return list(table)
+
+
+def moved(old: str, new: str, hint: str) -> None:
+    """Make module ``old`` a deprecated path of module ``new`` (kept for one release).
+
+    Importing ``old`` warns with :class:`DeprecationWarning` (its text names ``old`` and
+    ``hint``); every name of ``new`` is reachable from ``old``.
+    """
+    warnings.warn(
+        f"{old} is deprecated: {hint}; this path goes in the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    target = importlib.import_module(new)
+    module = sys.modules[old]
+    module.__all__ = list(getattr(target, "__all__", ()))  # type: ignore[attr-defined]
+    module.__getattr__ = lambda name: getattr(target, name)  # type: ignore[method-assign]

@@ -11,7 +11,6 @@ A damaged, read-only or full cache never fails a model call (see
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ from platformdirs import user_cache_dir
 
 from conflicteval.cache_values import value_problem
 from conflicteval.errors import ConflictEvalError
+from conflicteval.fingerprint import canonical_json, text_fingerprint
 
 log = logging.getLogger("conflicteval.cache")
 
@@ -41,16 +41,12 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("conflicteval", appauthor=False))
 
 
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys and no whitespace: the same value gives the same text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def cache_key(components: dict[str, Any]) -> str:
     """The sha256 hex digest of the canonical JSON of ``components``."""
-    digest = hashlib.sha256(canonical_json(components).encode("utf-8")).hexdigest()
+    text = canonical_json(components)
+    digest = text_fingerprint(text)
     if log.isEnabledFor(logging.DEBUG):
-        log.debug("cache key %s from %s", digest[:16], canonical_json(components)[:2000])
+        log.debug("cache key %s from %s", digest[:16], text[:2000])
     return digest
 
 

@@ -272,7 +272,7 @@ class LazyItems(Generic[T]):
     """The items of a JSON-lines file, read again from the file each time they are iterated.
 
     Nothing is held between passes but the count, so a run over a file of a
-    million items needs the memory of one item (:func:`conflicteval.runner.run_batch`
+    million items needs the memory of one item (:func:`conflicteval.runs.run_batch`
     reads it twice: once for the ids and input fingerprints, once to feed the
     items to run). Each pass converts every non-blank line with a converter made
     for that pass by ``make_convert()`` (so a converter may keep per-pass state,

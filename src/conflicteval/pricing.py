@@ -196,17 +196,46 @@ def set_prices(
 
 def price_table() -> dict[str, Price]:
     """The table in force: built-in, then ``$CONFLICTEVAL_PRICES``, then :func:`set_prices`."""
-    table = dict(DEFAULT_PRICES)
+    return dict(_table_in_force()[1])
+
+
+# The table in force and each model's price in it, kept while what makes the table stays
+# the same (the price file named, its size and modification time, the overrides): a call's
+# cost is looked up on every call, and rebuilding the table each time was measurable.
+_memo: dict[str, Any] = {"key": None, "table": {}, "prices": {}}
+
+
+def _table_in_force() -> tuple[Any, dict[str, Price]]:
     env = os.environ.get(ENV_PRICES)
+    stamp: Any = None
     if env:
-        table.update(load_prices(env))
-    table.update(_overrides)
-    return table
+        try:
+            stat = os.stat(env)
+            stamp = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            stamp = "unreadable"  # load_prices names the problem
+    key = (env, stamp, tuple(_overrides.items()))
+    if _memo["key"] != key:
+        table = dict(DEFAULT_PRICES)
+        if env:
+            table.update(load_prices(env))
+        table.update(_overrides)
+        _memo.update(key=key, table=table, prices={})
+    return key, _memo["table"]
 
 
 def lookup(model: str, table: Mapping[str, Price] | None = None) -> Price | None:
     """The price of ``model`` (a spec such as ``openai/gpt-4o-mini`` or a bare name), or None."""
-    prices = price_table() if table is None else table
+    if table is not None:
+        return _find(model, table)
+    _, prices = _table_in_force()
+    known: dict[str, Price | None] = _memo["prices"]
+    if model not in known:
+        known[model] = _find(model, prices)
+    return known[model]
+
+
+def _find(model: str, prices: Mapping[str, Price]) -> Price | None:
     provider, _, name = model.partition("/")
     candidates = [model] if not name else [model, name]
     if provider not in ("openai", "") and name:

@@ -365,6 +365,23 @@ def require_text(path: PathArg | None, row: int | str | None, field: str, value:
     return value
 
 
+_KIND_WORDS: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
+
+
+def require_field(
+    path: PathArg | None, row: int | str | None, record: Mapping[str, Any], field: str, kind: type
+) -> Any:
+    """``record[field]`` if it is a ``kind`` (str, list or dict), else raise DataError.
+
+    The error names the file, the row and the field: "missing or not a string" (a list,
+    an object).
+    """
+    value = record.get(field)
+    if not isinstance(value, kind):
+        raise DataError(path, row, field, f"missing or not {_KIND_WORDS[kind]}")
+    return value
+
+
 _BITMAP_IDS = 1 << 24
 """Integer ids below this are kept as bits (at most 2 MiB) by a compact :class:`UniqueIds`."""
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from conflicteval.batch.anthropic_batch import BatchRunner, LazyBatchClient
+from conflicteval.batch.files import import_results, manifest_path, read_requests
+from conflicteval.batch.state import BatchJob, BatchState
 from conflicteval.cache import open_cache
 from conflicteval.cli import main
 from conflicteval.errors import ConflictEvalError
-from conflicteval.executors.anthropic_batch import BatchRunner, LazyBatchClient
-from conflicteval.executors.batchfile import import_results, manifest_path, read_requests
-from conflicteval.executors.batchstate import BatchJob, BatchState
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.testing.anthropic_server import AnthropicServer, MessageBatchOutcome
 

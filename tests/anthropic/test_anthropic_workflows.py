@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from conflicteval.cli import main
-from conflicteval.executors.ledger import track_calls
+from conflicteval.models.ledger import track_calls
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.testing.anthropic_server import AnthropicServer
 
 
 def _table() -> ModuleType:
-    path = Path(__file__).parents[1] / "executors" / "test_dry_run_equals_real.py"
+    path = Path(__file__).parents[1] / "batch" / "test_dry_run_equals_real.py"
     spec = importlib.util.spec_from_file_location("_workflow_table", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

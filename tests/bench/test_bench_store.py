@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conflicteval.bench.store import MIN_RELIABLE_PAIRS, load_measurements, measured_lines
 from conflicteval.cli import main
 from conflicteval.conflictscore.lexical_labeler import LexicalLabeler
+from conflicteval.measurements import MIN_RELIABLE_PAIRS, load_measurements, measured_lines
 from conflicteval.stats import classification_difference, compare_means
 
 TYPES = ["correct", "misinfo", "noise", "correct", "noise"]

@@ -70,6 +70,32 @@ def test_without_the_option_the_model_keeps_its_default(tmp_path: Path) -> None:
         assert server.max_in_flight == 12  # all 12 pairs at once: below the default of 16
 
 
+def test_concurrency_alone_lets_as_many_model_calls_fly(tmp_path: Path) -> None:
+    # one item of 5 claims x 4 documents = 20 calls: --concurrency 20 alone sends all 20 at
+    # once (it was held to the model's 16, half the Python API's throughput at 32)
+    response = tmp_path / "response.txt"
+    response.write_text(" ".join(f"Fact {k} holds here." for k in range(5)), encoding="utf-8")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        "".join(json.dumps({"id": f"d{i}", "text": f"document {i}"}) + "\n" for i in range(4)),
+        encoding="utf-8",
+    )
+    args = ["score", "--response", str(response), "--documents", str(docs), "--json"]
+    args += ["--decomposer", "sentence", "--labeler", "llm", "--no-cache", "--concurrency", "20"]
+    with (
+        OpenAICompatServer(replies=[PAIR], latency=2.0) as server,
+        pytest.MonkeyPatch.context() as mp,
+    ):
+        mp.setenv("OPENAI_API_KEY", "k")
+        assert main([*args, "--model", "openai/test-model", "--base-url", server.base_url]) == 0
+        assert len(server.completions()) == 20
+        assert server.max_in_flight == 20
+    ns = argparse.Namespace(concurrency=40, model_concurrency=None, timeout=None, max_attempts=None)
+    assert model_options(ns, "openai/x")["max_concurrency"] == 40
+    ns.concurrency = 8  # fewer items than the default bound: the default stays
+    assert model_options(ns, "openai/x")["max_concurrency"] == 16
+
+
 def test_model_concurrency_overrides_a_command_default_and_zero_is_refused() -> None:
     ns = argparse.Namespace(model_concurrency=7, timeout=None, max_attempts=None)
     assert model_options(ns, "openai/x", max_concurrency=16)["max_concurrency"] == 7

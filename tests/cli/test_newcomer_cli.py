@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +19,18 @@ import pytest
 from conflicteval import get_model, pricing
 from conflicteval.conflictscore import ConflictScorer, LLMDecomposer, LLMLabeler
 from conflicteval.testing import OpenAICompatServer
+
+_SKIP = ("build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".git", ".venv*")
+
+
+def _copy_ignore(directory: str, names: list[str]) -> set[str]:
+    """What a copy of the checkout leaves out: caches, builds, and ``./runs`` (run outputs).
+
+    Only the checkout's own ``runs`` folder: ``src/conflicteval/runs`` is a package.
+    """
+    skipped = set(shutil.ignore_patterns(*_SKIP)(directory, names))
+    return skipped | ({"runs"} & set(names) if Path(directory) == REPO else set())
+
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = json.dumps({"claim": "c", "document_snippet": "", "reasoning": "", "answer": "SUPPORTS"})
@@ -177,16 +190,13 @@ def test_help_points_at_the_docs_command() -> None:
 @pytest.mark.slow
 def test_docs_are_in_the_wheel_and_readable_from_an_install(tmp_path: Path) -> None:
     """A non-editable install (a built wheel) prints the packaged page, not the checkout's."""
-    import shutil
     import zipfile
 
     source = tmp_path / "source"
     shutil.copytree(
         REPO,
         source,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv*", "build", "dist", "runs", "*.egg-info", "__pycache__", ".*_cache"
-        ),
+        ignore=_copy_ignore,
     )
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), source],

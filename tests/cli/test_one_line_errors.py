@@ -10,7 +10,7 @@ import pytest
 from conflicteval.cli import main
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.jsonio import iter_json_records, parse_json
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 
 from .test_bad_input_cli import COMMANDS
 

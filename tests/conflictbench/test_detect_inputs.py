@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conflicteval.cli import main
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 
 
 def _items(path: Path, *, doc_text: str = "The canal opened in 1851.", gold: str = "CONTRADICTS"):

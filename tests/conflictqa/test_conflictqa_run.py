@@ -97,7 +97,7 @@ def test_elicited_memory_is_the_models_own(
 def test_batch_export_rounds_and_dry_run(
     tmp_path: Path, sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conflicteval.executors.batchfile import read_requests
+    from conflicteval.batch.files import read_requests
 
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
     req = tmp_path / "batch" / "requests.jsonl"

@@ -13,7 +13,7 @@ import pytest
 
 from conflicteval.cli import feverous as feverous_cli
 from conflicteval.errors import ConflictEvalError
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 
 
 def _run(argv: list[str]) -> int:

@@ -11,7 +11,6 @@ import pytest
 from conflicteval import get_model
 from conflicteval.cli import main
 from conflicteval.errors import DataError, UsageError
-from conflicteval.identity import describe
 from conflicteval.models.decoding import (
     REASONING_OUTPUT_BUDGET,
     Decoding,
@@ -19,6 +18,7 @@ from conflicteval.models.decoding import (
     plan,
     set_model_families,
 )
+from conflicteval.runs.identity import describe
 from conflicteval.testing import OpenAICompatServer
 
 

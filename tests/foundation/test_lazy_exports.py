@@ -21,6 +21,7 @@ from conflicteval import _lazy
 
 LAZY_PACKAGES = [
     "conflicteval",
+    "conflicteval.batch",
     "conflicteval.bench",
     "conflicteval.clasheval",
     "conflicteval.conflictbench",
@@ -30,6 +31,7 @@ LAZY_PACKAGES = [
     "conflicteval.faitheval",
     "conflicteval.feverous",
     "conflicteval.ramdocs",
+    "conflicteval.runs",
     "conflicteval.wikicontradict",
 ]
 
@@ -69,7 +71,11 @@ def test_import_conflicteval_loads_no_area() -> None:
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('conflicteval'))))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout) == ["conflicteval", "conflicteval._lazy"]
+    assert json.loads(done.stdout) == [
+        "conflicteval",
+        "conflicteval._lazy",
+        "conflicteval._version",
+    ]
 
 
 def test_exports_renames_and_imports_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:

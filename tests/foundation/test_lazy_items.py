@@ -192,7 +192,7 @@ def _checkpoint(path: Path, done: list[str]) -> Path:
 
 def test_items_still_to_do_refuse_an_item_out_of_place(tmp_path: Path, resumed_index: Any) -> None:
     from conflicteval.errors import ConflictEvalError
-    from conflicteval.execution.lazyrecords import TodoItems
+    from conflicteval.runs.lazyrecords import TodoItems
 
     rows = [{"id": "a"}, {"id": "x"}, {"id": "c"}]  # "b" was counted second
     index = resumed_index(_checkpoint(tmp_path / "one.jsonl", ["b"]), ["a", "b", "c"])

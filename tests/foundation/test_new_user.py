@@ -17,7 +17,7 @@ import pytest
 from conflicteval import get_model, run_batch_sync
 from conflicteval.cli import main
 from conflicteval.errors import BatchAborted, CheckpointMismatch, UsageError
-from conflicteval.runner import meta_path, read_checkpoint, read_identity
+from conflicteval.runs import meta_path, read_checkpoint, read_identity
 from conflicteval.testing import Fault, OpenAICompatServer
 
 LABELS = json.dumps(
@@ -113,7 +113,7 @@ def test_detect_refuses_a_checkpoint_made_by_another_labeler(
 
 def _model_batch(ck: Path, server: OpenAICompatServer, **settings: Any) -> Any:
     model = get_model("openai/m", base_url=server.base_url, cache=False)
-    from conflicteval.identity import describe
+    from conflicteval.runs.identity import describe
 
     async def work(item: str) -> str:
         return (await model.generate(item, **settings)).text
@@ -473,7 +473,7 @@ def test_progress_bar_without_ipywidgets_is_the_plain_bar(monkeypatch: pytest.Mo
 
     import tqdm.std
 
-    from conflicteval.execution import progress
+    from conflicteval.runs import progress
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
@@ -512,7 +512,7 @@ def test_an_unknown_template_is_one_line_not_a_traceback(
 
 
 def test_batch_report_groups_reasons_and_names_an_example() -> None:
-    from conflicteval.runner import BatchResult, Record
+    from conflicteval.runs import BatchResult, Record
 
     records = [Record(id="a", status="ok")]
     records += [

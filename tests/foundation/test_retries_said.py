@@ -15,7 +15,7 @@ import pytest
 
 from conflicteval import get_model, run_batch_sync
 from conflicteval.errors import ModelError
-from conflicteval.executors.ledger import CallLedger
+from conflicteval.models.ledger import CallLedger
 from conflicteval.testing import Fault, OpenAICompatServer
 
 

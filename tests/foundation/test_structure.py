@@ -1,8 +1,11 @@
-"""The import structure of the package: no cycles, nothing below the command line imports it.
+"""The import structure of the package: no cycles, the documented layers, the command line on top.
 
 Every ``import`` and ``from … import`` of a ``conflicteval`` module counts, at module level
 or inside a function (a lazy import is still a dependency); imports under
-``if TYPE_CHECKING:`` do not run and do not count.
+``if TYPE_CHECKING:`` do not run and do not count. Three checks: no cycle between
+modules, no cycle between top-level packages (a folder-level cycle hides in lazy
+imports even when the modules do not form one), and every import stays in its own
+layer or goes below it (:data:`LAYERS`, the table docs/architecture.md draws).
 """
 
 from __future__ import annotations
@@ -139,11 +142,9 @@ def graph() -> dict[str, set[str]]:
 
 def test_no_import_cycles(graph: dict[str, set[str]]) -> None:
     # the walker reads real imports: module level, relative, and inside functions
-    assert "conflicteval.execution.checkpoint" in graph["conflicteval.executors.protocol"]
+    assert "conflicteval.runs.checkpoint" in graph["conflicteval.runs.executor"]
     assert "conflicteval.view.registry" in graph["conflicteval.view"]
-    assert (
-        "conflicteval.executors.choice" in graph["conflicteval.execution.runner"]
-    )  # a lazy import
+    assert "conflicteval.runs.choice" in graph["conflicteval.runs.runner"]  # a lazy import
     assert _cycles(graph) == []
 
 
@@ -155,6 +156,70 @@ def test_nothing_below_the_command_line_imports_it(graph: dict[str, set[str]]) -
         if _is_cli(t) and not _is_cli(m)
     )
     assert upward == []
+
+
+# The layers of docs/architecture.md, bottom to top: each top-level module or package of
+# conflicteval imports only from its own layer or below. A new top-level name must be
+# placed here (the test fails until it is).
+LAYERS: list[set[str]] = [
+    set(  # foundation
+        "_atomic _calltimes _diskindex _fatal _filelock _lazy _sync _version cache cache_values"
+        " confusables confusion data docs_pages errors exitcodes fingerprint jsonio jsonparse"
+        " pricing prompt_files readers record_errors stats stats_text suggest testing types".split()
+    ),
+    {"models"},
+    {"runs", "batch"},
+    {"measurements", "results"},
+    set(  # protocols and the labeler bench
+        "wikicontradict conflictscore conflictbench feverous ramdocs faitheval conflictqa"
+        " clasheval bench".split()
+    ),
+    {"profile", "view"},
+    # the top floor; runner and executors are the deprecated re-export paths, and "" is the
+    # package's own __init__ (its public names are imported lazily)
+    set("cli adapters inspect ragas deepeval __main__ runner executors".split()) | {""},
+]
+
+
+def _top(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def _packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between top-level modules and packages of conflicteval."""
+    out: dict[str, set[str]] = {_top(m): set() for m in graph}
+    for mod, targets in graph.items():
+        out[_top(mod)] |= {_top(t) for t in targets} - {_top(mod)}
+    return out
+
+
+def test_the_package_walker_folds_modules_into_packages() -> None:
+    graph = {
+        "conflicteval.a.x": {"conflicteval.b.y"},
+        "conflicteval.b.y": set(),
+        "conflicteval.b.z": {"conflicteval.a"},
+        "conflicteval.a": set(),
+    }
+    assert _cycles(graph) == []  # no cycle between modules ...
+    assert _cycles(_packages(graph)) == [["a", "b"]]  # ... but one between their packages
+
+
+def test_no_cycle_between_top_level_packages(graph: dict[str, set[str]]) -> None:
+    packages = _packages(graph)
+    assert "measurements" in packages["conflictscore"]  # an import inside a function counts
+    assert _cycles(packages) == []
+
+
+def test_imports_follow_the_documented_layers(graph: dict[str, set[str]]) -> None:
+    layer = {name: i for i, names in enumerate(LAYERS) for name in names}
+    packages = _packages(graph)
+    assert sorted(set(packages) - set(layer)) == []  # every top-level name has a layer
+    upward = sorted(
+        f"{a} -> {b}" for a, targets in packages.items() for b in targets if layer[b] > layer[a]
+    )
+    assert upward == []
+    # nothing imports upward to learn the version
+    assert not any("conflicteval" in targets for targets in graph.values())
 
 
 MAX_FILE_LINES = 500

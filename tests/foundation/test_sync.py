@@ -69,7 +69,7 @@ def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) 
     import signal
     import threading
 
-    from conflicteval.runner import run_batch_sync
+    from conflicteval.runs import run_batch_sync
 
     running = threading.Event()
 

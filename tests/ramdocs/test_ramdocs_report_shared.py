@@ -10,7 +10,7 @@ import pytest
 from conflicteval.errors import ConflictEvalError
 from conflicteval.faitheval.report import faitheval_report
 from conflicteval.ramdocs.report import answered, ramdocs_report
-from conflicteval.runner import Record
+from conflicteval.runs import Record
 
 
 def _run(tmp_path: Path, benchmark: str) -> Path:

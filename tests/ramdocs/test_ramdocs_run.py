@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from conflicteval.batch.files import read_requests
 from conflicteval.cli import main
 from conflicteval.errors import CheckpointMismatch
-from conflicteval.executors.batchfile import read_requests
 from conflicteval.models import get_model
 from conflicteval.ramdocs import load_ramdocs, questions, ramdocs_report, run_method
 from conflicteval.testing import OpenAICompatServer
@@ -300,7 +300,7 @@ def test_conflictscore_counts_an_answer_without_documents(tmp_path: Path) -> Non
     from conflicteval._sync import run_sync
     from conflicteval.conflictscore import ConflictScorer
     from conflicteval.ramdocs.conflict import conflict_scores, format_conflict
-    from conflicteval.runner import Record
+    from conflicteval.runs import Record
 
     records = [
         Record(

@@ -90,7 +90,7 @@ def test_an_interrupted_restart_still_names_its_own_data_file(
         def interrupted(*args: Any, **kwargs: Any) -> Any:
             raise _Killed  # killed after its batch, before run.json is written
 
-        monkeypatch.setattr(ramdocs_run, "atomic_write_text", interrupted)
+        monkeypatch.setattr(ramdocs_run, "write_json", interrupted)
         with pytest.raises(_Killed):
             _run(srv, small, run, "--restart")
         monkeypatch.undo()

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from conflicteval.runner import Record
+from conflicteval.runs import Record
 from conflicteval.types import Usage
 from conflicteval.view.common import items_by_id, tally
 from conflicteval.view.model import RunView
@@ -59,7 +59,7 @@ def test_tally_counts_failures_and_usage() -> None:
 
 
 def test_open_run_reads_records_and_sets_provenance(tmp_path: Path) -> None:
-    from conflicteval.runner import run_batch_sync
+    from conflicteval.runs import run_batch_sync
     from conflicteval.view.common import open_run
 
     async def work(item: str) -> dict[str, str]:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from conflicteval.batch.files import read_requests
 from conflicteval.cli import main
-from conflicteval.executors.batchfile import read_requests
 from conflicteval.testing import OpenAICompatServer
 
 VERDICTS = ("correct", "partially correct", "incorrect")

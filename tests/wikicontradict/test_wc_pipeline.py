@@ -12,7 +12,7 @@ import pytest
 
 from conflicteval import Count, answer_with
 from conflicteval.models import get_model
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 from conflicteval.testing import Fault, OpenAICompatServer
 from conflicteval.wikicontradict import (
     Judge,

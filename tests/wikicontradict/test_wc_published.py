@@ -10,7 +10,7 @@ import pytest
 
 from conflicteval.cli import main
 from conflicteval.errors import ConflictEvalError
-from conflicteval.identity import input_fingerprint
+from conflicteval.fingerprint import input_fingerprint
 from conflicteval.wikicontradict import (
     LabelledRow,
     WikiContradictReport,

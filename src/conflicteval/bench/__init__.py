@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     )
     from conflicteval.bench.result import BenchRecord, BenchResult
     from conflicteval.bench.run import arun_labeler_bench, run_labeler_bench
-    from conflicteval.bench.store import load_measurements, measured_lines, save_measurement
+    from conflicteval.measurements import load_measurements, measured_lines, save_measurement
 
 # Public names, each stated once by module, imported on first use (see conflicteval._lazy).
 __all__ = _lazy.exports(
@@ -32,6 +32,6 @@ __all__ = _lazy.exports(
         ".gold": "GOLD_SETS RAMDOCS_TEMPLATE GoldItem GoldSet load_gold ramdocs_claim",
         ".result": "BenchRecord BenchResult",
         ".run": "arun_labeler_bench run_labeler_bench",
-        ".store": "load_measurements measured_lines save_measurement",
+        "conflicteval.measurements": "load_measurements measured_lines save_measurement",
     },
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval.runner import BatchResult
+from conflicteval.runs import BatchResult
 from conflicteval.stats import ClassificationMetrics, format_ci
 from conflicteval.types import Usage
 

@@ -1,7 +1,7 @@
 """Running a labeler over a gold set: :func:`run_labeler_bench`.
 
 Each gold item (a claim and its documents) is one call of ``labeler.label([claim],
-documents)`` through :func:`conflicteval.runner.run_batch`: checkpointed, resumable,
+documents)`` through :func:`conflicteval.runs.run_batch`: checkpointed, resumable,
 and runnable on any executor (local, Ray) and under ``--batch-export``. A pair the
 labeler could not label is a failed pair, counted and shown; it counts as a wrong
 answer in accuracy and its gold class's recall (see :mod:`conflicteval.stats`). An
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 from conflicteval.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from conflicteval.stats import classification_metrics as _metrics
 from conflicteval.types import RELATIONS, Usage, row_labels
@@ -29,7 +29,7 @@ from .result import BenchRecord, BenchResult
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 __all__ = ["arun_labeler_bench", "bench_identity", "gold_inputs", "run_labeler_bench"]
 
@@ -57,7 +57,7 @@ def gold_inputs(item: GoldItem) -> dict[str, Any]:
 
 def bench_identity(gold: GoldSet, labeler: Any) -> dict[str, Any]:
     """The identity of a bench run (recorded with its checkpoint)."""
-    from conflicteval.identity import describe
+    from conflicteval.runs.identity import describe
 
     return {
         "task": "labeler-bench",
@@ -81,7 +81,7 @@ async def arun_labeler_bench(
     **run: Unpack[RunKeywords],
 ) -> BenchResult:
     """Async :func:`run_labeler_bench`."""
-    from conflicteval.identity import describe
+    from conflicteval.runs.identity import describe
 
     gold_set = gold if isinstance(gold, GoldSet) else load_gold(gold, data, db=db, limit=limit)
     if not gold_set.items:
@@ -115,7 +115,7 @@ def run_labeler_bench(gold: GoldSet | str, labeler: Any, **options: Any) -> Benc
             ``limit``, ``checkpoint`` (resumable), ``concurrency``, ``progress``,
             ``restart``, ``retry_failed``, ``executor`` (``"local"``, ``"ray"``),
             ``n_resamples``, ``seed``, ``level`` (the bootstrap), ``options`` (a
-            :class:`~conflicteval.runner.RunOptions`; a keyword that is set wins).
+            :class:`~conflicteval.runs.RunOptions`; a keyword that is set wins).
 
     Returns:
         A :class:`BenchResult` (``.to_dict()``, ``.to_pandas()``, ``.summary()``).
@@ -133,7 +133,7 @@ def collect(
     level: float = DEFAULT_LEVEL,
 ) -> BenchResult:
     """The bench result of a finished batch (pure apart from the cost lookup)."""
-    from conflicteval import __version__
+    from conflicteval._version import __version__
 
     records: list[BenchRecord] = []
     golds: list[str] = []

@@ -17,7 +17,7 @@ import json
 from functools import cache
 from typing import Any
 
-from conflicteval.identity import text_version
+from conflicteval.fingerprint import text_version
 from conflicteval.prompt_files import prompt_text
 
 FILE = "clasheval_prompts.json"

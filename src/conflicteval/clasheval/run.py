@@ -1,7 +1,7 @@
 """``conflicteval clasheval run``: a new model asked the paper's prompts, scored as the paper.
 
 One question (with all its context variants) is one item of a resumable
-:class:`~conflicteval.runner.Stage` (``<out>/answers.jsonl``; Ray, batch export and dry runs as
+:class:`~conflicteval.runs.Stage` (``<out>/answers.jsonl``; Ray, batch export and dry runs as
 every workflow): one call for the prior (no context), then one per context variant. Replies
 are stripped of surrounding white space. A reply is correct when it is the same answer as
 ``answer_original`` by the notebook's rule for its domain
@@ -20,19 +20,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval.clasheval import prompts
 from conflicteval.clasheval.data import ClashRow
 from conflicteval.clasheval.matching import same_answer
 from conflicteval.errors import ConflictEvalError
 from conflicteval.models.core import Model
 from conflicteval.ramdocs.methods import gather_all
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"
@@ -120,7 +120,7 @@ async def run_clasheval(
             "settings": SETTINGS,
             "items": len(items),
         }
-        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+        write_json(run_dir / RUN_FILE, info)
     return result
 
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from conflicteval import __version__
+from conflicteval._version import __version__
 from conflicteval.cli.commands import AREAS, add_area, add_command_group
 from conflicteval.cli.options import add_cache_dir, add_json, add_model_filter, check_required
 from conflicteval.errors import ConflictEvalError

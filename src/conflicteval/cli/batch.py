@@ -3,7 +3,7 @@
 ``add_batch_options(parser)`` (defined with the shared options in
 :mod:`conflicteval.cli.options`) adds ``--batch-export FILE`` and ``--dry-run``
 to a command and ``batch_command(func)`` wraps its function: the command runs
-inside a :class:`~conflicteval.executors.ledger.CallLedger` (cost and call
+inside a :class:`~conflicteval.models.ledger.CallLedger` (cost and call
 counts in its end-of-run summary) and under the answerer its options ask for
 (:mod:`conflicteval.models.answerers`): with ``--batch-export``, the
 ``Export`` answerer (exit status 3 when requests wait for batch results);
@@ -16,7 +16,7 @@ executor (``--executor ray`` carries the answerer to its actors).
     Store batch results in the response cache.
 ``conflicteval batch run [--export FILE] -- COMMAND ...``
     Rounds against the OpenAI Batch API until COMMAND completes
-    (:func:`conflicteval.executors.rounds.run_rounds`, the command run in this process).
+    (:func:`conflicteval.batch.rounds.run_rounds`, the command run in this process).
 ``conflicteval batch status [--export FILE]``
     Rounds, batches and how many exported calls are answered.
 """
@@ -39,8 +39,8 @@ from conflicteval.cli.options import add_batch_options, add_cache_dir, positive_
 from conflicteval.errors import ConflictEvalError, PendingCall
 
 if TYPE_CHECKING:  # imported where used: the command line starts without the model layer
-    from conflicteval.executors.ledger import CallLedger
     from conflicteval.models.answerers import Count
+    from conflicteval.models.ledger import CallLedger
 
 __all__ = [
     "add_actions",
@@ -62,10 +62,10 @@ class CommandBatch:
     """
 
     def __init__(self, export: str | None, *, dry_run: bool = False, json: bool = False) -> None:
-        from conflicteval.executors.batchfile import known_ids
-        from conflicteval.executors.export import BatchExport
-        from conflicteval.executors.ledger import CallLedger
+        from conflicteval.batch.export import BatchExport
+        from conflicteval.batch.files import known_ids
         from conflicteval.models.answerers import Count
+        from conflicteval.models.ledger import CallLedger
 
         self.export = Path(export) if export else None
         self.dry_run = dry_run
@@ -96,7 +96,7 @@ class CommandBatch:
             return _dry_run_report(self.count, as_json=self.json)
         for line in self.ledger.cost_lines():
             print(line, file=sys.stderr)
-        from conflicteval.executors.export import BatchExport
+        from conflicteval.batch.export import BatchExport
 
         if not isinstance(self.ledger, BatchExport):
             return rc
@@ -285,8 +285,8 @@ def _cache(args: argparse.Namespace) -> Any:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from conflicteval.executors.batchfile import find_manifests, import_results
-    from conflicteval.executors.batchprogress import import_stalled
+    from conflicteval.batch.files import find_manifests, import_results
+    from conflicteval.batch.progress import import_stalled
 
     for f in args.results:
         if Path(f).is_dir():
@@ -329,8 +329,8 @@ def _command_argv(cmd: list[str], export: str | None) -> tuple[list[str], Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from conflicteval.executors.anthropic_batch import LazyBatchClient
-    from conflicteval.executors.rounds import run_rounds
+    from conflicteval.batch.anthropic_batch import LazyBatchClient
+    from conflicteval.batch.rounds import run_rounds
 
     argv, export = _command_argv(args.cmd, args.export)
     if argv[0] == "batch":
@@ -369,8 +369,8 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from conflicteval.executors.batchstatus import status_lines
-    from conflicteval.executors.openai_batch import make_client
+    from conflicteval.batch.openai_batch import make_client
+    from conflicteval.batch.status import status_lines
 
     client = make_client(args.base_url, azure=args.azure) if args.refresh else None
     for line in status_lines(Path(args.export), _cache(args), client):

@@ -144,11 +144,11 @@ def _labeler(args: argparse.Namespace) -> int:
 
 
 def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tuple[Any, int]:
-    from conflicteval._atomic import atomic_write_text
+    from conflicteval._atomic import write_json
     from conflicteval.bench.run import run_labeler_bench
-    from conflicteval.bench.store import save_measurement
+    from conflicteval.measurements import save_measurement
     from conflicteval.models.answerers import writes_outputs
-    from conflicteval.runner import write_json_lines
+    from conflicteval.runs import write_json_lines
 
     if writes_outputs():  # a dry run (--dry-run) writes nothing
         out.mkdir(parents=True, exist_ok=True)
@@ -165,7 +165,7 @@ def _run_one(args: argparse.Namespace, gold: Any, labeler: Any, out: Path) -> tu
         return result, EXIT_OK
     data = result.to_dict()
     write_json_lines(out / "records.jsonl", result.records)
-    atomic_write_text(out / "bench.json", json.dumps(data, indent=2) + "\n")
+    write_json(out / "bench.json", data)
     from conflicteval.results.build import timing_of
     from conflicteval.results.kinds_answers import write_bench
 

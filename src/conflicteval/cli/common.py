@@ -64,7 +64,8 @@ def model_options(
     """The :func:`conflicteval.get_model` options the shared model options ask for.
 
     ``extra`` options (e.g. ``max_concurrency``) are added; None values are left out.
-    ``--model-concurrency`` sets ``max_concurrency`` over any default in ``extra``.
+    ``--model-concurrency`` sets ``max_concurrency`` over any default in ``extra``; without
+    either, it is :func:`default_model_concurrency` (at least ``--concurrency``).
     """
     options: dict[str, Any] = {
         "timeout": getattr(args, "timeout", None),
@@ -73,6 +74,8 @@ def model_options(
     }
     if getattr(args, "model_concurrency", None) is not None:
         options["max_concurrency"] = args.model_concurrency
+    elif "max_concurrency" not in extra:
+        options["max_concurrency"] = default_model_concurrency(args)
     if getattr(args, "no_cache", False):
         options["cache"] = False
     provider = _provider(spec) if spec is not None else "openai"
@@ -150,11 +153,11 @@ def scorer_from_args(
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """``{"options": RunOptions}`` for a batch entry point: every batch of the command gets it.
 
-    The :class:`~conflicteval.execution.options.RunOptions` carries ``--concurrency``,
+    The :class:`~conflicteval.runs.options.RunOptions` carries ``--concurrency``,
     ``--quiet``, ``--restart``, ``--retry-failed``, ``--executor``, ``--item-timeout``
     and ``--adopt-checkpoint`` (those the command has).
     """
-    from conflicteval.execution.options import RunOptions
+    from conflicteval.runs.options import RunOptions
 
     return {
         "options": RunOptions(
@@ -180,7 +183,7 @@ def executor_from_args(args: argparse.Namespace) -> Any:
         if ray_only:  # silently running locally would hide the mistake
             raise UsageError(f"{', '.join(ray_only)} only apply with --executor ray")
         return None
-    from conflicteval.executors.ray import RayExecutor
+    from conflicteval.runs.ray import RayExecutor
 
     executor = RayExecutor(
         actors=getattr(args, "ray_actors", None),
@@ -192,12 +195,18 @@ def executor_from_args(args: argparse.Namespace) -> Any:
     return executor
 
 
+def default_model_concurrency(args: argparse.Namespace) -> int:
+    """Model calls in flight per model without ``--model-concurrency``: the larger of 16 and
+    ``--concurrency``, so that N items in flight are never held to fewer calls than N."""
+    return max(DEFAULT_MODEL_CONCURRENCY, getattr(args, "concurrency", None) or 0)
+
+
 def ray_model_concurrency_line(args: argparse.Namespace) -> str:
     """What ``--model-concurrency`` means on Ray: per actor, and the total over the actors."""
     per = (
         getattr(args, "model_concurrency", None)
         or getattr(args, "default_model_concurrency", None)  # a command's own default
-        or DEFAULT_MODEL_CONCURRENCY
+        or default_model_concurrency(args)
     )
     actors = getattr(args, "ray_actors", None)
     if actors is None and getattr(args, "ray_gpus_per_actor", 0.0) == 0.0:
@@ -236,7 +245,7 @@ def finish(
     """Print the closing lines of a batch command and return its exit status.
 
     Args:
-        result: A :class:`~conflicteval.runner.BatchResult`.
+        result: A :class:`~conflicteval.runs.BatchResult`.
         what: What the items are ("responses", "claims", ...).
         stream: Where to print (default: standard error).
         limit: How many failure reasons to show.

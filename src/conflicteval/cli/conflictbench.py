@@ -214,7 +214,7 @@ def _detect(args: argparse.Namespace) -> int:
     if _dry():
         return 0
     _write_run_files(write_detection_files, out, run, args, args.items)
-    from conflicteval.bench.store import measured_lines
+    from conflicteval.measurements import measured_lines
 
     for line in measured_lines(labeler):  # the instrument's measured accuracy, or how to get it
         print(line)

@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     from conflicteval.conflictscore.demo import run_demo
-    from conflicteval.executors.ledger import track_calls
+    from conflicteval.models.ledger import track_calls
 
     model = model_from_args(args) if args.model else None
     with track_calls() as ledger:
@@ -217,7 +217,7 @@ def _score_batch(args: argparse.Namespace) -> int:
 
 def _print_measured(labeler: Any) -> None:
     """The labeler's measured macro-F1 (or how to measure it), beside CS-C and CS-R."""
-    from conflicteval.bench.store import measured_lines
+    from conflicteval.measurements import measured_lines
 
     for line in measured_lines(labeler):
         print(line)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import progress_from_args
 from conflicteval.cli.options import add_checksum_mismatch, add_json, add_quiet
@@ -144,7 +144,7 @@ def record_data_source(run_dir: str | Path, source: Any, *, replace: bool = Fals
     files = [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
     entry = source.to_dict()
     files = [f for f in files if f.get("path") != entry["path"]] + [entry]
-    atomic_write_text(path, json.dumps({"files": files}, indent=2) + "\n")
+    write_json(path, {"files": files})
     return path
 
 

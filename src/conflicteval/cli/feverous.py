@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import write_json
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import finish, model_from_args, run_options
@@ -108,7 +109,7 @@ def _score(args: argparse.Namespace) -> int:
         args.pred, args.gold, max_sentences=args.max_sentences, max_cells=args.max_cells
     )
     if args.per_claim:
-        from conflicteval.runner import write_json_lines
+        from conflicteval.runs import write_json_lines
 
         write_json_lines(args.per_claim, result.per_claim)
     if args.json:
@@ -175,12 +176,10 @@ def _verify(args: argparse.Namespace) -> int:
     if not writes_outputs():  # a dry run: nothing written, its counts are the report
         return 0
     if out is not None:
-        from conflicteval.runner import write_json_lines
+        from conflicteval.runs import write_json_lines
 
         write_json_lines(out / "records.jsonl", result.records)
-        (out / "metrics.json").write_text(
-            json.dumps(result.model_dump(exclude={"records"}), indent=2) + "\n", encoding="utf-8"
-        )
+        write_json(out / "metrics.json", result.model_dump(exclude={"records"}))
         from conflicteval.results.build import timing_of
         from conflicteval.results.kinds_answers import write_feverous
 

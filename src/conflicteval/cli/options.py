@@ -87,7 +87,7 @@ DRY_RUN_HELP = (
 )
 
 DEFAULT_MODEL_CONCURRENCY = 16
-"""Model calls in flight per model when ``--model-concurrency`` is not given (the model's own)."""
+"""Model calls in flight per model, at the least, when ``--model-concurrency`` is not given."""
 
 DEFAULT_CLI_ITEM_TIMEOUT = 3600.0
 """The command line's bound on one item (an hour): far above any healthy item, so it only ends
@@ -200,16 +200,17 @@ def _add_in_flight(group: argparse._ArgumentGroup, default: int, what: str) -> N
         metavar="N",
         type=positive_int,
         default=default,
-        help=f"{what} (default {default})",
+        help=f"{what} (default {default}); model calls in flight: at least as many",
     )
     group.add_argument(
         "--model-concurrency",
         metavar="N",
         type=positive_int,
         default=None,
-        help="model calls in flight at once, per model (default "
-        f"{DEFAULT_MODEL_CONCURRENCY}, or --concurrency where an item is one call, as in "
-        "wikicontradict; with --executor ray: per actor, each actor has its own)",
+        help="model calls in flight at once, per model: the bound on requests sent "
+        f"(default: the larger of {DEFAULT_MODEL_CONCURRENCY} and --concurrency, or "
+        "--concurrency where an item is one call, as in wikicontradict; with --executor ray: "
+        "per actor, each actor has its own)",
     )
 
 
@@ -275,7 +276,7 @@ def add_quiet(container: Container) -> None:
 
 
 def _add_executor_options(group: argparse._ArgumentGroup) -> None:
-    from conflicteval.executors.choice import EXECUTORS
+    from conflicteval.runs.choice import EXECUTORS
 
     group.add_argument(
         "--executor",

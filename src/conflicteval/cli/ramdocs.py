@@ -138,7 +138,7 @@ def run_questions(
 
 def _record_owned_data(answers: Path, source: Any) -> None:
     """Write ``data.json`` naming ``source`` alone when the run's identity names its sha256."""
-    from conflicteval.execution.checkpoint import read_identity
+    from conflicteval.runs.checkpoint import read_identity
 
     try:
         ident = read_identity(answers)
@@ -198,8 +198,8 @@ def report_runs(
             )
     measured: list[str] = []
     if args.conflictscore:  # the instrument's measured accuracy travels with its numbers
-        from conflicteval.bench.store import measured_lines
         from conflicteval.conflictscore.score_files import measured as measured_rows
+        from conflicteval.measurements import measured_lines
 
         measured = measured_lines(scorer.labeler)
         for rep in reports:

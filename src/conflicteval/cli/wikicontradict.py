@@ -39,7 +39,7 @@ from conflicteval.suggest import did_you_mean
 DATA_HELP = "CSV release, nested JSON or Label Studio export"
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
-    from conflicteval.runner import BatchResult
+    from conflicteval.runs import BatchResult
 
 
 register = area_register(__name__)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from conflicteval.runner import BatchResult
+    from conflicteval.runs import BatchResult
 
 
 def _err(text: str) -> None:
@@ -141,7 +141,7 @@ def _report_items(args: argparse.Namespace) -> BatchResult:
 
 def _report_records(run: str, judgements: str | None) -> BatchResult:
     """Every generated row as a record: ok when graded, else why not (for the closing lines)."""
-    from conflicteval.runner import BatchResult, Record, read_checkpoint
+    from conflicteval.runs import BatchResult, Record, read_checkpoint
     from conflicteval.types import Status
     from conflicteval.wikicontradict.generate import read_generations
     from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades

@@ -25,7 +25,7 @@
 
 Claims are written by a :class:`~conflicteval.conflictbench.claims.ClaimWriter`
 after the split (so only used records cost calls), through the model layer and
-:func:`conflicteval.runner.run_batch` (cached, checkpointed). A record whose
+:func:`conflicteval.runs.run_batch` (cached, checkpointed). A record whose
 claim could not be written keeps its template claim, is flagged in
 ``meta["claim_error"]`` and counted.
 
@@ -63,7 +63,7 @@ from conflicteval.types import Usage
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 __all__ = [
     "NATURAL_SOURCES",
@@ -167,17 +167,17 @@ async def write_claims(
     checkpoint: str | PathLike[str] | None = None,
     **run: Unpack[RunKeywords],
 ) -> tuple[list[BenchItem], list[str], Usage]:
-    """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runner.run_batch`.
+    """Rewrite each item's claim with ``writer`` via :func:`~conflicteval.runs.run_batch`.
 
-    ``**run``: how the batch runs (:class:`~conflicteval.runner.RunKeywords`);
+    ``**run``: how the batch runs (:class:`~conflicteval.runs.RunKeywords`);
     ``concurrency`` is claims written at once (default 8).
 
     Returns:
         ``(items, failed_ids, usage)``; a failed item keeps its template claim
         and records the reason in ``meta["claim_error"]``.
     """
-    from conflicteval.identity import describe
-    from conflicteval.runner import RunOptions, Stage
+    from conflicteval.runs import RunOptions, Stage
+    from conflicteval.runs.identity import describe
 
     async def work(item: BenchItem) -> dict[str, str]:
         return {"claim": await writer.write(claim_request(item))}
@@ -293,7 +293,7 @@ async def abuild_conflictbench(
         claim_writer: Claim writer (e.g. ``LLMClaimWriter(model)``); default:
             the deterministic template claims.
         checkpoint: JSONL checkpoint for claim writing (resumable).
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             claims written at once (default 8).
 
     Returns:

@@ -174,7 +174,8 @@ class LLMClaimWriter:
 
     def identity(self) -> dict[str, Any]:
         """The writer, its model, prompt version and settings (a run's identity)."""
-        from conflicteval.identity import describe, text_version
+        from conflicteval.fingerprint import text_version
+        from conflicteval.runs.identity import describe
 
         return {
             "writer": "llm",

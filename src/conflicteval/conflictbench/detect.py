@@ -3,7 +3,7 @@
 Each item's claim is labelled against each of its documents by a labeler from
 :mod:`conflicteval.conflictscore` (e.g. ``LLMLabeler(model)`` with the paper's
 Table 7 prompt, or the offline ``LexicalLabeler()``). Items run through
-:func:`conflicteval.runner.run_batch`, so a run is checkpointed and resumable,
+:func:`conflicteval.runs.run_batch`, so a run is checkpointed and resumable,
 and a failed item is recorded, never dropped. Metrics come from
 :mod:`conflicteval.conflictbench.metrics` (pure functions).
 """
@@ -25,13 +25,13 @@ from conflicteval.conflictbench.metrics import (
 )
 from conflicteval.errors import ModelError, ParseFailure
 from conflicteval.record_errors import reading_record
-from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
+from conflicteval.runs import BatchResult, Record, RunOptions, Stage, read_checkpoint
 from conflicteval.types import Document, Usage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 
 class SupportsLabel(Protocol):
@@ -180,10 +180,10 @@ async def adetect(
         items: ConflictBench items (e.g. from :func:`~conflicteval.conflictbench.read_items`).
         labeler: Any labeler with ``async label(claims, documents)``.
         checkpoint: JSONL checkpoint; a re-run skips finished items.
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             items in flight at once (default 8).
     """
-    from conflicteval.identity import describe
+    from conflicteval.runs.identity import describe
 
     item_list = list(items)
 
@@ -233,7 +233,7 @@ def outcomes_from_checkpoint(
             version's: run detect with ``--adopt-checkpoint`` or ``--restart``),
             or is of no item in ``items``.
     """
-    from conflicteval.identity import input_fingerprint
+    from conflicteval.fingerprint import input_fingerprint
 
     by_id = {it.id: it for it in items} if items is not None else {}
     out = []

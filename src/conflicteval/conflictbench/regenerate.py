@@ -30,7 +30,7 @@ For each question and format (``free``: free-form; ``choice``: binary choice):
 
 Failures are counted, never folded: a judge reply without a verdict, an
 unparsable choice, or an answer that could not be scored is reported as such.
-Each (question, format) is one item of :func:`conflicteval.runner.run_batch`.
+Each (question, format) is one item of :func:`conflicteval.runs.run_batch`.
 
 One question in one format is answered in ``regen_steps``, replies are read in
 ``regen_reading`` and the tables are made in ``regen_tables``; their names stay
@@ -77,13 +77,13 @@ from conflicteval.conflictbench.regen_tables import (
     table5,
 )
 from conflicteval.conflictbench.truthfulqa import TruthfulQAQuestion, require_binary_choice
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 __all__ = [
     "CHOICE_MAX_TOKENS",
@@ -194,7 +194,8 @@ def _identity(
     model: Any, judge: Any, scorer: Any, seed: int, max_docs: int | None, main_claim: str
 ) -> dict[str, Any]:
     """What produced a regeneration run (recorded with its checkpoint, compared on resume)."""
-    from conflicteval.identity import describe, text_version
+    from conflicteval.fingerprint import text_version
+    from conflicteval.runs.identity import describe
 
     return {
         "task": "conflictbench-regenerate",
@@ -246,7 +247,7 @@ async def arun_regeneration(
         seed: Seed of the binary-choice option order.
         max_docs: Documents per question (paper: top 10).
         checkpoint: JSONL checkpoint (resumable).
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             questions in flight (default 8).
         main_claim: Free-form main claim: ``"first_conflicted"`` (default, the first
             claim that has conflicts) or ``"first"`` (the first claim only; the

@@ -14,7 +14,7 @@ Per model × setting the table reports the mean per-report CS-C and CS-R, over
 the reports where each is defined, each with a 95% percentile bootstrap interval
 (those reports resampled 1,000 times, seed 0), next to how many reports were
 generated, scored, undefined and failed. Every report is one item of
-:func:`conflicteval.runner.run_batch` (checkpointed, resumable).
+:func:`conflicteval.runs.run_batch` (checkpointed, resumable).
 
 Documents are shown to the model as ``Document <n>: <title>`` then the text,
 separated by blank lines (the paper does not print its format).
@@ -38,13 +38,13 @@ from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier 
     find_main_entities,
     main_entity_heuristic,
 )
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 REPORT_PROMPTS: dict[str, str] = {
     "rag": "conflictbench_report_rag",
@@ -391,12 +391,13 @@ async def arun_reports(
         settings: Any of ``"rag"``, ``"balanced"``, ``"super_balanced"``.
         entity_model: Model that names each item's main entity (None: heuristic).
         checkpoint: JSONL checkpoint (resumable).
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             reports in flight (default 8).
         max_tokens: Report length limit.
     """
-    from conflicteval.identity import describe, text_version
+    from conflicteval.fingerprint import text_version
     from conflicteval.models.core import usage_scope
+    from conflicteval.runs.identity import describe
 
     with usage_scope() as entity_usage:
         entities, entity_failures = await find_main_entities(items, entity_model)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conflicteval.identity import text_version
+from conflicteval.fingerprint import text_version
 
 # build_zeroshot_prompt_strategyQA: the memory-elicitation prompt ('gpt-4' in the model name)
 _ELICIT_STRATEGYQA_GPT4 = (

@@ -1,8 +1,8 @@
 """Resumable ConflictQA runs: ``<out>/answers.jsonl`` (one record per question) and
 ``<out>/run.json``.
 
-One question is one item of :func:`conflicteval.runner.run_batch` (through a
-:class:`~conflicteval.runner.Stage`): with ``memory="elicit"`` the model is first asked the
+One question is one item of :func:`conflicteval.runs.run_batch` (through a
+:class:`~conflicteval.runs.Stage`): with ``memory="elicit"`` the model is first asked the
 paper's zero-shot prompt, and its own answer and evidence become the memory side; then every
 experiment's prompt is sent (concurrently). Every finished question is appended to the
 checkpoint at once; a re-run makes no call for a finished question; a run made with another
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval._sync import run_sync
 from conflicteval.conflictqa import prompts
 from conflicteval.conflictqa.answers import parse_elicitation
@@ -40,12 +40,12 @@ from conflicteval.conflictqa.experiments import (
 from conflicteval.errors import ConflictEvalError, DataError, ParseFailure
 from conflicteval.models.core import Model
 from conflicteval.ramdocs.methods import gather_all
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"
@@ -153,7 +153,7 @@ async def run_conflictqa(
         gpt4_wording: The elicitation prompt's GPT-4 wording (None: when ``gpt-4`` is in the
             model's name, as the original decides).
         seed: Seed of the multi-source shuffles.
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`); ``concurrency``
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`); ``concurrency``
             is questions in flight (default 8).
 
     Raises:
@@ -202,7 +202,7 @@ async def run_conflictqa(
         "items": len(items),
     }
     if writes:
-        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+        write_json(run_dir / RUN_FILE, info)
     return result
 
 

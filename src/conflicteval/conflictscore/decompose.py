@@ -193,7 +193,8 @@ class LLMDecomposer(_Base):
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
 
     def _identity_extra(self) -> dict[str, Any]:
-        from conflicteval.identity import describe, text_version
+        from conflicteval.fingerprint import text_version
+        from conflicteval.runs.identity import describe
 
         return {
             "model": describe(self.model),

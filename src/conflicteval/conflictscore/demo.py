@@ -20,9 +20,7 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.models import Model
 from conflicteval.types import Usage
 
-from .decompose import LLMDecomposer, SentenceDecomposer
-from .labelers import LLMLabeler
-from .lexical_labeler import LexicalLabeler
+from .factory import make_scorer
 from .scorer import ConflictScorer, column_labels, format_result
 
 __all__ = ["load_demo_items", "run_demo"]
@@ -39,15 +37,18 @@ def load_demo_items() -> list[dict[str, Any]]:
 
 
 def _scorer(model: Model | str | None, base_url: str | None) -> ConflictScorer:
+    scorer: ConflictScorer
     if model is None:
-        return ConflictScorer(SentenceDecomposer(), LexicalLabeler())
+        scorer = make_scorer("sentence", "lexical")
+        return scorer
     from conflicteval.models import get_model
 
     options: dict[str, Any] = {}
     if base_url:
         options["base_url"] = base_url
     llm = get_model(model, **options) if isinstance(model, str) else model
-    return ConflictScorer(LLMDecomposer(llm), LLMLabeler(llm))
+    scorer = make_scorer("llm", "llm", llm)
+    return scorer
 
 
 def run_demo(

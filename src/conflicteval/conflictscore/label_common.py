@@ -174,7 +174,8 @@ class _LLMBase(BaseLabeler):
 
     def identity(self) -> dict[str, Any]:
         """The labeler, its model, prompt version and decoding settings."""
-        from conflicteval.identity import describe, text_version
+        from conflicteval.fingerprint import text_version
+        from conflicteval.runs.identity import describe
 
         return {
             **super().identity(),

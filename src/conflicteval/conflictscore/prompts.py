@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from conflicteval.prompt_files import prompt_text
+from conflicteval.prompt_files import named_prompt
 
 DECOMPOSE = "conflictscore_decompose"
 LABEL = "conflictscore_label"
@@ -37,13 +37,12 @@ LABEL_DOCUMENTS_PER_CLAIM = "conflictscore_label_documents_per_claim"
 _SLOT = re.compile(r"\{([a-z_]+)\}")
 
 
-@cache
 def load_prompt(name: str) -> str:
     """Return the text of the prompt ``name`` (file name without ``.txt``).
 
     Trailing whitespace of the file is removed; nothing else is changed.
     """
-    return prompt_text(f"{name}.txt").rstrip()
+    return named_prompt(name).rstrip()
 
 
 def fill(template: str, **slots: str) -> str:

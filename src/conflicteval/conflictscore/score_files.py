@@ -4,12 +4,12 @@ scores, failed pairs, usage and cost, the instruments and their measured accurac
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import write_json
 from conflicteval.record_errors import reading_record
 
 __all__ = ["write_score_files"]
@@ -20,7 +20,7 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
     :meth:`~conflicteval.conflictscore.scorer.ConflictScorer.score_many` result; return the
     summary and how many responses have a CS-C and a CS-R."""
     from conflicteval.pricing import cost_summary
-    from conflicteval.runner import write_json_lines
+    from conflicteval.runs import write_json_lines
     from conflicteval.stats import mean_ci
 
     tally = _ScoreTally()
@@ -49,7 +49,7 @@ def write_score_files(out: Path, result: Any, scorer: Any) -> tuple[dict[str, An
         "executor": result.executor,
         "labeler_measured": measured(scorer.labeler),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_json(out / "summary.json", summary)
     return summary, len(cs_c), len(cs_r)
 
 
@@ -112,7 +112,7 @@ def _at_least(n: Any, bound: int) -> bool:
 def measured(labeler: Any) -> list[dict[str, Any]]:
     """The saved bench results of this labeler, most pairs first (``conflicteval bench
     labeler``); ``too_small`` marks one under ``MIN_RELIABLE_PAIRS`` pairs."""
-    from conflicteval.bench.store import MIN_RELIABLE_PAIRS, load_measurements
+    from conflicteval.measurements import MIN_RELIABLE_PAIRS, load_measurements
 
     keys = ("gold", "gold_sha256", "macro_f1", "macro_f1_ci", "n", "failed", "created")
     return [

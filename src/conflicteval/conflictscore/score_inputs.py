@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from conflicteval.errors import DataError
 from conflicteval.jsonio import LazyItems, iter_json_lines, parse_json
-from conflicteval.readers import UniqueIds, id_text, read_text
+from conflicteval.readers import UniqueIds, id_text, read_text, require_field
 
 if TYPE_CHECKING:  # imported where used: the command line starts without pydantic
     from conflicteval.types import Document
@@ -95,18 +95,15 @@ def _item_reader(path: str) -> Callable[[int, Any], dict[str, Any]]:
     def convert(lineno: int, row: Any) -> dict[str, Any]:
         if not isinstance(row, dict):
             raise DataError(path, lineno, None, "each line must be a JSON object")
-        if not isinstance(row.get("response"), str):
-            raise DataError(path, lineno, "response", "missing or not a string")
-        docs = row.get("documents")
-        if not isinstance(docs, list):
-            raise DataError(path, lineno, "documents", "missing or not a list")
+        response = require_field(path, lineno, row, "response", str)
+        docs = require_field(path, lineno, row, "documents", list)
         if not docs:
             raise DataError(path, lineno, "documents", NO_DOCUMENTS)
         item_id = _item_id(path, lineno, row)
         seen.add(item_id, lineno)
         return {
             "id": item_id,
-            "response": row["response"],
+            "response": response,
             "documents": [_doc(path, lineno, d, i) for i, d in enumerate(docs)],
         }
 

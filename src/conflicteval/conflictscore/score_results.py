@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval.runner import BatchResult
+from conflicteval.runs import BatchResult
 from conflicteval.types import Document, PairLabel, Usage
 
 from .aggregate import Aggregate

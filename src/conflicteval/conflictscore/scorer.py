@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError, ParseFailure, UsageError
 from conflicteval.jsonio import LazyItems
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 from conflicteval.types import Document
 
 from .aggregate import aggregate
@@ -31,7 +31,7 @@ from .score_results import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 __all__ = [
     "ConflictScorer",
@@ -89,7 +89,7 @@ class ConflictScorer:
 
     def identity(self) -> dict[str, Any]:
         """The decomposer and labeler with their models and settings (a run's identity)."""
-        from conflicteval.identity import describe
+        from conflicteval.runs.identity import describe
 
         return {"decomposer": describe(self.decomposer), "labeler": describe(self.labeler)}
 
@@ -174,19 +174,19 @@ class ConflictScorer:
         keep_records: bool = True,
         **run: Unpack[RunKeywords],
     ) -> ScoreBatchResult:
-        """Score many responses through :func:`conflicteval.runner.run_batch`.
+        """Score many responses through :func:`conflicteval.runs.run_batch`.
 
         Args:
             items: :class:`ScoreItem` or mappings ``{"id", "response", "documents"}``.
             checkpoint: JSONL file: finished items are written as they finish;
                 a re-run skips them and makes no model call for them.
-            **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency``
+            **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency``
                 is responses in flight at once (default 8).
             desc: Progress bar label.
             keep_records: False (with a checkpoint): records are read back from
                 the checkpoint when asked, so memory does not grow with the
                 number of items (see ``keep_records`` of
-                :func:`conflicteval.runner.run_batch`).
+                :func:`conflicteval.runs.run_batch`).
 
         Returns:
             The runner's BatchResult (a :class:`ScoreBatchResult`, whose

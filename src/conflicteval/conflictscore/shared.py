@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from conflicteval.fingerprint import fingerprint
 from conflicteval.models import Model, get_model
 from conflicteval.types import Document
 
-from .factory import make_decomposer, make_labeler, needs_model
+from .factory import make_scorer, needs_model
 from .labelers import document_text
 from .scorer import ConflictScorer, ScoreResult
 
@@ -61,15 +60,12 @@ def build_scorer(
             f"the {decomposer!r} decomposer / {labeler!r} labeler need a model "
             "(a conflicteval Model or a spec such as 'openai/gpt-4.1-mini')"
         )
-    return ConflictScorer(
-        make_decomposer(decomposer, resolved),
-        make_labeler(labeler, resolved, nli_model=nli_model),
-    )
+    scorer: ConflictScorer = make_scorer(decomposer, labeler, resolved, nli_model=nli_model)
+    return scorer
 
 
 def _key(response: str, documents: Sequence[Any]) -> str:
-    blob = json.dumps([response, list(documents)], ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return fingerprint([response, list(documents)])
 
 
 class SharedScorer:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from conflicteval.faitheval.data import FaithItem
 from conflicteval.faitheval.scoring import PROMPT, faitheval_prompt, question_text
-from conflicteval.identity import text_version
+from conflicteval.fingerprint import text_version
 from conflicteval.ramdocs.methods import MAX_NEW_TOKENS as _RAMDOCS_MAX_NEW_TOKENS
 from conflicteval.ramdocs.methods import Question
 from conflicteval.ramdocs.prompts import load_prompt

@@ -22,7 +22,7 @@ predicted label, and counts as wrong in accuracy and F1. A claim with no
 evidence text is not sent to the labeler and gets the label mapped from
 IRRELEVANT; one whose evidence ids are all missing from the database fails
 instead (its label would come from nothing). Items run through
-:func:`conflicteval.runner.run_batch`, so a checkpoint makes a run resumable.
+:func:`conflicteval.runs.run_batch`, so a checkpoint makes a run resumable.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 from conflicteval._sync import run_sync
 from conflicteval.errors import ConflictEvalError
 from conflicteval.record_errors import reading_record
-from conflicteval.runner import BatchResult, Record, RunOptions, Stage
+from conflicteval.runs import BatchResult, Record, RunOptions, Stage
 from conflicteval.types import RELATIONS, Document, PairLabel, Relation, Usage, row_labels
 
 from .claims import Label, normalize_label
@@ -47,7 +47,7 @@ from .metrics import LabelMetrics, label_metrics
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 DEFAULT_MAPPING: dict[Relation, Label] = {
     "SUPPORTS": "SUPPORTS",
@@ -232,9 +232,9 @@ async def verify(
             and ``calls``.
         mode: ``"concat"`` or ``"per_element"`` (see the module docstring).
         mapping: Relation → FEVEROUS label (default :data:`DEFAULT_MAPPING`).
-        checkpoint: JSONL file for :func:`~conflicteval.runner.run_batch`;
+        checkpoint: JSONL file for :func:`~conflicteval.runs.run_batch`;
             finished claims are skipped on a re-run.
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             claims in flight at once (default 16).
         max_sentences: Sentence budget of the FEVEROUS score.
         max_cells: Cell budget of the FEVEROUS score.
@@ -242,7 +242,7 @@ async def verify(
     Returns:
         A :class:`VerifyResult`.
     """
-    from conflicteval.identity import describe
+    from conflicteval.runs.identity import describe
 
     if mode not in ("concat", "per_element"):
         raise ValueError(f"unknown mode {mode!r} (use 'concat' or 'per_element')")

@@ -2,13 +2,15 @@
 
 The core :class:`~conflicteval.models.core.Model` builds every call once (its
 cache key and the provider's request), asks the response cache, and hands a
-miss to the *active answerer*:
+miss to the *active answerer* as a small :class:`~conflicteval.models.call.Call`
+(the model's name, the key, the request, and how to send it or write its batch
+line), never the ``Model`` itself:
 
 * :class:`Online` (the default): send it over HTTP, as always.
 * :class:`Count` (a dry run): count it (calls, cache hits, prompt tokens, money,
   per model), then raise :class:`~conflicteval.errors.PendingCall`.
 * :class:`Export`: record the exact request line for a batch file (the
-  :mod:`conflicteval.executors.export` writes it), then raise ``PendingCall``.
+  :mod:`conflicteval.batch.export` writes it), then raise ``PendingCall``.
 * :class:`CacheOnly` (replay): a miss raises ``PendingCall``.
 
 Cache hits are reported to the answerer too (``Count`` counts them as cached).
@@ -28,15 +30,12 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from conflicteval.dryrun import DryRunReport, estimate_prompt_tokens, tokenizer_for
 from conflicteval.errors import ConflictEvalError, PendingCall
-from conflicteval.models.base import ProviderRequest, ProviderResponse
-from conflicteval.models.call import CallRequest, call_request
-
-if TYPE_CHECKING:
-    from conflicteval.models.core import Model
+from conflicteval.models.base import ProviderResponse
+from conflicteval.models.call import Call, CallRequest
+from conflicteval.models.dryrun import DryRunReport, estimate_prompt_tokens, tokenizer_for
 
 __all__ = [
     "Answerer",
@@ -81,13 +80,11 @@ class Answerer:
         self._lock = threading.Lock()
         self._tokenizers = {}
 
-    def cached(self, model: Model, key: str, request: ProviderRequest) -> None:
-        """A call the response cache answered (``key`` is its cache key)."""
+    def cached(self, call: Call) -> None:
+        """A call the response cache answered (``call.key`` is its cache key)."""
 
-    async def answer(
-        self, model: Model, key: str | None, request: ProviderRequest
-    ) -> ProviderResponse:
-        """Answer a call the cache could not (``key`` is None without a cache)."""
+    async def answer(self, call: Call) -> ProviderResponse:
+        """Answer a call the cache could not (``call.key`` is None without a cache)."""
         raise NotImplementedError
 
     def portable(self) -> Answerer:
@@ -109,11 +106,9 @@ class Online(Answerer):
 
     name = "online"
 
-    async def answer(
-        self, model: Model, key: str | None, request: ProviderRequest
-    ) -> ProviderResponse:
+    async def answer(self, call: Call) -> ProviderResponse:
         """The provider's reply, with the model's retries and concurrency limit."""
-        return await model._call(request)
+        return await call.send(call.request)
 
 
 class CacheOnly(Answerer):
@@ -125,13 +120,11 @@ class CacheOnly(Answerer):
         super().__init__()
         self.missing = 0
 
-    async def answer(
-        self, model: Model, key: str | None, request: ProviderRequest
-    ) -> ProviderResponse:
+    async def answer(self, call: Call) -> ProviderResponse:
         """Never answers: the call is pending."""
         with self._lock:
             self.missing += 1
-        raise PendingCall(key or "-", model.name)
+        raise PendingCall(call.key or "-", call.model)
 
     def absorb(self, copy: Answerer) -> None:
         """Add a copy's misses."""
@@ -174,22 +167,21 @@ class Count(Answerer):
             lines.append(line)
         return lines
 
-    def cached(self, model: Model, key: str, request: ProviderRequest) -> None:
+    def cached(self, call: Call) -> None:
         """Count a cache hit."""
-        self._count(model, request, cached=True)
+        self._count(call, cached=True)
 
-    async def answer(
-        self, model: Model, key: str | None, request: ProviderRequest
-    ) -> ProviderResponse:
+    async def answer(self, call: Call) -> ProviderResponse:
         """Count the call; it is pending."""
-        self._count(model, request, cached=False)
-        raise PendingCall(key or "-", model.name)
+        self._count(call, cached=False)
+        raise PendingCall(call.key or "-", call.model)
 
-    def _count(self, model: Model, request: ProviderRequest, *, cached: bool) -> None:
+    def _count(self, call: Call, *, cached: bool) -> None:
+        request = call.request
         with self._lock:
-            name = model.name
+            name = call.model
             if name not in self._tokenizers:
-                self._tokenizers[name] = tokenizer_for(model.provider.model)
+                self._tokenizers[name] = tokenizer_for(call.backend_model)
             tok = self._tokenizers[name]
             report = self.models.get(name)
             if report is None:
@@ -267,7 +259,7 @@ class Export(Answerer):
     Without a :attr:`sink` the requests are kept in :attr:`requests` (by
     ``custom_id``, the call's cache key): a copy in another process holds them
     until the driver absorbs it. With a sink (the batch writer of
-    :mod:`conflicteval.executors.export`: ``id in sink``, ``sink.add(request)``)
+    :mod:`conflicteval.batch.export`: ``id in sink``, ``sink.add(request)``)
     each request line goes to it as it is made, so the driver holds none. A
     model without a cache, or a provider that cannot write its requests as data,
     is a :attr:`problem` the writer reports.
@@ -303,24 +295,23 @@ class Export(Answerer):
             self.requests[key] = req
         self._counts[req.model] = self._counts.get(req.model, 0) + 1
 
-    async def answer(
-        self, model: Model, key: str | None, request: ProviderRequest
-    ) -> ProviderResponse:
+    async def answer(self, call: Call) -> ProviderResponse:
         """Record the request line; the call is pending."""
+        key = call.key
         if key is None:
             self.problem = (
-                f"{model.name} has no response cache, so batch results could not be replayed; "
+                f"{call.model} has no response cache, so batch results could not be replayed; "
                 "run without --no-cache (cache=False) to export batch requests"
             )
-            raise PendingCall("-", model.name)
+            raise PendingCall("-", call.model)
         with self._lock:
             if not self._has(key):
                 try:
-                    self._record(key, call_request(model, key, request))
+                    self._record(key, call.line())
                 except ConflictEvalError as exc:
                     # not an item's failure (which the checkpoint would keep): the export's
                     self.problem = str(exc)
-        raise PendingCall(key, model.name)
+        raise PendingCall(key, call.model)
 
     def exported(self) -> dict[str, int]:
         """Requests recorded per model."""

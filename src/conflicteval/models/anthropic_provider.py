@@ -11,13 +11,10 @@ for every provider: 429 and 529 (overloaded) and other 5xx are retried, honourin
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import re
-import threading
-import weakref
 from typing import Any
 
 from conflicteval.errors import UsageError
@@ -35,6 +32,7 @@ from conflicteval.models.base import (
     ProviderResponse,
     status_is_retryable,
 )
+from conflicteval.models.clients import ClientsPerLoop
 from conflicteval.models.endpoint import base_url_problem
 from conflicteval.models.http_transport import encode_body, parse_retry_after
 
@@ -51,7 +49,7 @@ MISSING_KEY = (
 
 def anthropic_headers(api_key: str, api_version: str = API_VERSION) -> dict[str, str]:
     """The headers of every Messages API request (the key goes in ``x-api-key``)."""
-    from conflicteval import __version__
+    from conflicteval._version import __version__
 
     return {
         "x-api-key": api_key,
@@ -110,7 +108,7 @@ def _error_detail(content: bytes) -> str:
     return text[:300]
 
 
-class AnthropicProvider:
+class AnthropicProvider(ClientsPerLoop):
     """Send Messages API requests to Anthropic (or a proxy or test server).
 
     Args:
@@ -127,6 +125,8 @@ class AnthropicProvider:
     Structured output always goes through a forced tool (``supports_schema`` is
     True and stays so).
     """
+
+    KEY_ENV = "ANTHROPIC_API_KEY"
 
     name = "anthropic"
     batch_url = MESSAGES_URL
@@ -163,28 +163,14 @@ class AnthropicProvider:
         if http_client is not None:
             http_transport.http_client_choice(http_client)  # refused here, not call by call
         self.http_client = http_client
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._clients_lock = threading.Lock()
+        self._init_clients()
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_clients"], state["_clients_lock"]
-        if state["_key_from_env"]:
-            del state["_api_key"]
-        return state
-
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        super().__setstate__(state)
         self._said_sampling = False
-        if "_api_key" not in state:
-            self._api_key = os.environ.get("ANTHROPIC_API_KEY") or "no-key"
-        self._clients = weakref.WeakKeyDictionary()
-        self._clients_lock = threading.Lock()
 
     @property
     def key_settings(self) -> dict[str, str] | None:
@@ -197,27 +183,8 @@ class AnthropicProvider:
         """True when this provider talks to Anthropic's own API and has no key."""
         return not self.has_key and self.base_url == DEFAULT_BASE_URL
 
-    def _client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            with self._clients_lock:
-                for dead in [lp for lp in self._clients if lp.is_closed()]:
-                    del self._clients[dead]
-                client = _Client(self._api_key, self.http_client, self.api_version)
-                self._clients[loop] = client
-        return client
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of the running event loop."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
-
-    def _scrub(self, text: str) -> str:
-        if len(self._api_key) >= 8:
-            text = text.replace(self._api_key, "***")
-        return text
+    def _new_client(self) -> Any:
+        return _Client(self._api_key, self.http_client, self.api_version)
 
     def request_body(self, request: ProviderRequest) -> dict[str, Any]:
         """The Messages API body of ``request`` (a Message Batches line's ``params``)."""

@@ -9,8 +9,10 @@ schemas, parsing a JSON reply); their names stay importable from here.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import sqlite3
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +34,7 @@ from conflicteval.cache_values import hit_usage, stored_value
 from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.call import call_of
 from conflicteval.models.decoding import DecodingPolicy, SentDecoding, note_deviations, refusal_hint
 from conflicteval.models.endpoint import (
     SCHEMA_REFUSED,
@@ -70,8 +73,7 @@ class Model:
         provider: The backend that translates requests.
         cache: A ResponseCache, or None for no caching.
         max_concurrency: Calls in flight at once per (base URL, model).
-        timeout: Seconds for one attempt, from sending the request to the
-            last byte of the reply (None: no limit).
+        timeout: Seconds for one attempt, request sent to reply's last byte (None: no limit).
         max_attempts: Attempts per call, including the first.
         max_retry_time: Give up retrying after this many seconds in all.
         max_retry_wait: Cap on one wait, also on a server's Retry-After.
@@ -81,10 +83,10 @@ class Model:
         max_output_tokens, reasoning_effort: With the provider's ``capabilities``, they
             make ``decoding``, what is sent and keyed (:mod:`conflicteval.models.decoding`).
 
-    A Model pickles as its configuration: the provider leaves its HTTP clients
-    behind and the cache pickles as its directory, so a copy in another process
-    (a Ray worker) builds its own clients and connection on first use. Usage
-    and failures counted there stay there (per-item usage travels in records).
+    A Model pickles as its configuration: the provider leaves its HTTP clients behind and
+    the cache pickles as its directory, so a copy in another process (a Ray worker) builds
+    its own on first use. Usage and failures counted there stay there (per-item usage
+    travels in records).
     """
 
     def __init__(
@@ -132,21 +134,21 @@ class Model:
         return f"Model({self.name!r}, base_url={self.provider.base_url!r})"
 
     # -- keys ---------------------------------------------------------------
-    def key_components(
-        self,
-        messages: Sequence[Message] | str,
-        *,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = 250,
-        seed: int | None = 5,
-        response_schema: dict[str, Any] | type[BaseModel] | None = None,
-        prompt_version: str | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
-        """Everything that can change the answer, as it enters the cache key."""
-        schema, _, _ = _schema_of(response_schema)
-        sent = self.decoding.sent(temperature, max_tokens, seed, extra)
-        return self._components(_normalise_messages(messages), sent, schema, prompt_version)
+    def key_components(self, messages: Sequence[Message] | str, **options: Any) -> dict[str, Any]:
+        """Everything that can change the answer, as it enters the cache key.
+
+        ``options`` are :meth:`generate`'s keyword arguments; what is not given takes
+        :meth:`generate`'s default, read from its signature (the defaults live there only).
+        """
+        call = inspect.signature(Model.generate).bind(self, messages, **options)
+        call.apply_defaults()
+        given = call.arguments
+        schema, _, _ = _schema_of(given["response_schema"])
+        sent = self.decoding.sent(
+            given["temperature"], given["max_tokens"], given["seed"], given["extra"]
+        )
+        msgs = _normalise_messages(messages)
+        return self._components(msgs, sent, schema, given["prompt_version"])
 
     def _components(
         self,
@@ -199,17 +201,18 @@ class Model:
     async def _complete(self, request: ProviderRequest) -> ProviderResponse:
         """One request to the provider, within ``timeout`` seconds from start to last byte.
 
-        The provider also hands the timeout to its HTTP client, where it only
-        limits each wait for data; a server that drips its reply a byte at a
-        time would pass that check for ever. This deadline bounds the whole
-        attempt, and missing it is a retryable failure like any timeout.
+        The HTTP client's own timeout only limits each wait for data (a server dripping
+        its reply would pass it for ever); this deadline bounds the whole attempt, and
+        missing it is a retryable failure like any timeout.
         """
         if self.timeout is None:
             return await self.provider.complete(request, None)
-        try:
-            return await asyncio.wait_for(
-                self.provider.complete(request, self.timeout), self.timeout
-            )
+        try:  # asyncio.timeout: no extra task per request, as wait_for makes before 3.12
+            if sys.version_info >= (3, 11):
+                async with asyncio.timeout(self.timeout):
+                    return await self.provider.complete(request, self.timeout)
+            call = self.provider.complete(request, self.timeout)  # pragma: no cover - 3.10
+            return await asyncio.wait_for(call, self.timeout)  # pragma: no cover - 3.10
         except asyncio.TimeoutError:
             # the provider's own words for its client's timeout: whichever of the two
             # fires first, a record reads the same (fresh and resumed runs compare equal)
@@ -385,16 +388,15 @@ class Model:
             token_field=sent.token_field,
             reasoning_effort=sent.reasoning_effort,
         )
-        answerer = active_answerer()
+        answerer, call = active_answerer(), call_of(self, key, request)
         if self.cache is not None and key is not None:
             hit = self._from_cache(key, decoding)
             if hit is not None:
-                answerer.cached(self, key, request)
+                answerer.cached(call)
                 return hit
-        # the active answerer: online (HTTP), or a dry run / batch export / replay,
-        # which raise PendingCall (see models/answerers.py)
+        # online (HTTP), or a dry run / batch export / replay raising PendingCall (answerers.py)
         started = time.perf_counter()
-        resp = await answerer.answer(self, key, request)
+        resp = await answerer.answer(call)
         record_latency(time.perf_counter() - started)
         note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
@@ -486,9 +488,8 @@ class Model:
     async def aclose(self) -> None:
         """Close the provider's HTTP client for the running event loop.
 
-        Call it before an ``asyncio.run(...)`` that used this model returns, when
-        a program runs several event loops one after another; otherwise the
-        client's connections are only closed when the loop is collected.
+        Call it before an ``asyncio.run(...)`` that used this model returns, when a program
+        runs several event loops in turn (else its connections close when the loop goes).
         """
         close = getattr(self.provider, "aclose", None)
         if close is not None:

@@ -92,7 +92,7 @@ def remember_schema_refused(directory: Any, base_url: str) -> None:
     """Keep ``base_url``'s refusal of JSON schemas in ``directory`` (never fails a call)."""
     from pathlib import Path
 
-    from conflicteval._atomic import atomic_write_text
+    from conflicteval._atomic import write_json
 
     path = Path(directory) / ENDPOINTS_FILE
     known = _read_endpoints(path)
@@ -100,7 +100,7 @@ def remember_schema_refused(directory: Any, base_url: str) -> None:
         return
     known.setdefault(base_url, {})["json_schema"] = False
     try:
-        atomic_write_text(path, json.dumps(known, indent=1, sort_keys=True) + "\n")
+        write_json(path, known, indent=1, sort_keys=True)
     except OSError:
         pass
 

@@ -292,7 +292,7 @@ def status_error(status: int, content: bytes, headers: Any, scrub: Any = None) -
 def _headers(
     api_key: str, organization: str | None, auth: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    from conflicteval import __version__
+    from conflicteval._version import __version__
 
     headers = {
         **(auth if auth is not None else {"Authorization": f"Bearer {api_key}"}),

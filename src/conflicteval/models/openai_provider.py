@@ -10,10 +10,7 @@ concurrency, so retries are never stacked. The SDK is imported only when used.
 
 from __future__ import annotations
 
-import asyncio
 import os
-import threading
-import weakref
 from typing import Any
 
 from conflicteval.errors import UsageError
@@ -24,6 +21,7 @@ from conflicteval.models.base import (
     ProviderResponse,
     status_is_retryable,
 )
+from conflicteval.models.clients import ClientsPerLoop
 from conflicteval.models.decoding import capabilities_for
 from conflicteval.models.endpoint import base_url_problem, schema_refused
 from conflicteval.models.http_transport import (
@@ -66,7 +64,7 @@ _PARAMS_ORDER = (
 )
 
 
-class OpenAIProvider:
+class OpenAIProvider(ClientsPerLoop):
     """Send chat completion requests to an OpenAI-compatible server.
 
     Args:
@@ -105,6 +103,8 @@ class OpenAIProvider:
     pickled with the rest, for in-memory transport only; never write such a
     pickle to disk.
     """
+
+    KEY_ENV = "OPENAI_API_KEY"
 
     name = "openai"
 
@@ -146,43 +146,15 @@ class OpenAIProvider:
         if http_client is not None:
             http_transport.http_client_choice(http_client)  # refused here, not call by call
         self.http_client = http_client
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._clients_lock = threading.Lock()
+        self._init_clients()
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_clients"], state["_clients_lock"]
-        if state["_key_from_env"]:
-            del state["_api_key"]
-        return state
-
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        super().__setstate__(state)
         self.__dict__.setdefault("transport", "http")
         self.__dict__.setdefault("http_client", None)
-        if "_api_key" not in state:
-            self._api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
-        self._clients = weakref.WeakKeyDictionary()
-        self._clients_lock = threading.Lock()
-
-    def _client(self) -> Any:
-        """The HTTP client (lean transport) or ``AsyncOpenAI`` (SDK) of the running loop."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            with self._clients_lock:  # loops of several threads may get here at once
-                # A client's connections refer to their loop, so a dead loop's entry would
-                # never leave this weak dictionary: drop them (sockets close when collected).
-                for dead in [lp for lp in self._clients if lp.is_closed()]:
-                    del self._clients[dead]
-                client = self._new_client()
-                self._clients[loop] = client
-        return client
 
     def _new_client(self) -> Any:
         if self.transport == "http":
@@ -210,22 +182,6 @@ class OpenAIProvider:
             # the reply size bound of the lean transport's clients, on the SDK's too
             http_client=http_client,
         )
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of the running event loop (others close with their loop)."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.pop(loop, None)
-        if client is None:
-            return
-        close = getattr(client, "aclose", None)  # the lean client; AsyncOpenAI has close()
-        await (close() if close is not None else client.close())
-
-    def _scrub(self, text: str) -> str:
-        # Placeholders such as "none" or "ollama" are no secret; masking every
-        # occurrence of such a word would garble the message instead.
-        if len(self._api_key) >= 8:
-            text = text.replace(self._api_key, "***")
-        return text
 
     @property
     def needs_key(self) -> bool:

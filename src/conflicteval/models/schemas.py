@@ -8,13 +8,12 @@ cache key, is kept too, so a call does not encode it again.
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import Any
 
 from pydantic import BaseModel
 
-from conflicteval.cache import canonical_json
+from conflicteval.fingerprint import canonical_json, text_fingerprint
 
 __all__ = ["class_schema", "class_schema_text", "key_with_schema_text"]
 
@@ -62,4 +61,4 @@ def key_with_schema_text(components: dict[str, Any], schema_text: str) -> str:
     after = {k: v for k, v in components.items() if k > "response_schema"}
     parts = (canonical_json(before)[1:-1], '"response_schema":' + schema_text)
     text = "{" + ",".join(p for p in (*parts, canonical_json(after)[1:-1]) if p) + "}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text_fingerprint(text)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.conflictscore import ConflictScorer
-from conflicteval.runner import Record, RunOptions
+from conflicteval.runs import Record, RunOptions
 from conflicteval.stats import bootstrap_ci
 
 CONFLICTSCORE_FILE = "conflictscore.jsonl"
@@ -41,7 +41,7 @@ async def conflict_scores(
 ) -> dict[str, Any]:
     """Score the ok records' outputs; ``{"cs_c": {...}, "cs_r": {...}, "counts": {...}}``.
 
-    ``options``: run settings from the caller (:class:`~conflicteval.runner.RunOptions`, e.g.
+    ``options``: run settings from the caller (:class:`~conflicteval.runs.RunOptions`, e.g.
     the command line's item bound); a keyword that is set wins over it.
 
     ``cs_c`` / ``cs_r`` hold the mean over the responses where the score is defined, with a

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
 
-from conflicteval.identity import text_version
-from conflicteval.prompt_files import prompt_text
+from conflicteval.fingerprint import text_version
+from conflicteval.prompt_files import named_prompt
 
 AGENT = "ramdocs_madam_agent"
 AGENT_HISTORY = "ramdocs_madam_agent_history"
@@ -34,13 +33,10 @@ AGGREGATOR = "ramdocs_madam_aggregator"
 RAG = "ramdocs_rag"
 NO_RAG = "ramdocs_no_rag"
 
+load_prompt = named_prompt
+"""The text of ``prompts/<name>.txt`` exactly as stored (no newline added or removed)."""
+
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
-
-
-@cache
-def load_prompt(name: str) -> str:
-    """The text of ``prompts/<name>.txt`` exactly as stored (no newline added or removed)."""
-    return prompt_text(f"{name}.txt")
 
 
 def render_fstring(template: str, values: Mapping[str, str]) -> str:

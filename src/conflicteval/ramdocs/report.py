@@ -21,7 +21,7 @@ from conflicteval.ramdocs.answers import answer_segment
 from conflicteval.ramdocs.metrics import EM_RULE, exact_match
 from conflicteval.ramdocs.published import METHOD_LABELS, published
 from conflicteval.ramdocs.run import ANSWERS_FILE, read_run
-from conflicteval.runner import Record, read_checkpoint
+from conflicteval.runs import Record, read_checkpoint
 from conflicteval.stats import bootstrap_ci
 
 N_RESAMPLES = 1000

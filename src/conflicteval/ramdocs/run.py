@@ -1,7 +1,7 @@
 """Resumable runs of a method over a benchmark: ``<out>/answers.jsonl`` and ``<out>/run.json``.
 
 :func:`run_method` runs one method over :class:`~conflicteval.ramdocs.methods.Question` items
-through :func:`conflicteval.runner.run_batch`: every finished question is appended to the
+through :func:`conflicteval.runs.run_batch`: every finished question is appended to the
 checkpoint ``answers.jsonl`` at once, a re-run makes no call for a finished question, a run
 made with another model, method or prompt is refused unless restarted, and the questions can
 run on Ray (``executor="ray"``) or be exported as batch requests round by round.
@@ -18,18 +18,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import write_json
 from conflicteval._sync import run_sync
 from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
 from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, SETTINGS, Question, answer
-from conflicteval.runner import BatchResult, RunOptions, Stage
+from conflicteval.runs import BatchResult, RunOptions, Stage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 ANSWERS_FILE = "answers.jsonl"
 RUN_FILE = "run.json"
@@ -94,7 +94,7 @@ async def run_method(
         data_sha256: sha256 of the data file the items were read from; recorded in the run's
             identity, so the directory then refuses a run from another file (unless
             ``restart=True``).
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             questions in flight at once (default 8).
 
     Returns:
@@ -133,7 +133,7 @@ async def run_method(
         "items": len(items),
     }
     if writes:
-        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=2) + "\n")
+        write_json(run_dir / RUN_FILE, info)
     return result
 
 

@@ -274,7 +274,7 @@ def build_summary(
     """
     import time
 
-    from conflicteval import __version__
+    from conflicteval._version import __version__
 
     finished = time.time()
     total = max(counts.total, asked or 0)

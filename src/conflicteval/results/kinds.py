@@ -58,7 +58,7 @@ def instrument_of(
     name = str(getattr(instrument, "name", instrument))
     accuracy = None
     try:
-        from conflicteval.bench.store import load_measurements  # a lazy, optional read
+        from conflicteval.measurements import load_measurements  # a lazy, optional read
 
         found = load_measurements(instrument)
     except Exception:  # a damaged store never stops a run's summary
@@ -144,7 +144,7 @@ def write_batch_run(
     Args:
         kind: The run's kind.
         out: The run directory.
-        batch: The :class:`~conflicteval.runner.BatchResult` (its records in input order).
+        batch: The :class:`~conflicteval.runs.BatchResult` (its records in input order).
         values_of: An ``ok`` record's per-item metric values (by metric id); an ``ok``
             item whose values are all None is *not scored* (reason ``unscored``).
         id_of: An item's id in the contract (default: the record's id), the key

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from conflicteval.record_errors import reading_record
-from conflicteval.runner import Record, read_checkpoint, read_identity
+from conflicteval.runs import Record, read_checkpoint, read_identity
 from conflicteval.types import Usage
 
 from .model import Headline, RunView
@@ -304,7 +304,7 @@ def current_sources(
     not shown beside old labels; a note on ``run`` counts them and says what is ``shown``
     instead.
     """
-    from conflicteval.identity import input_fingerprint
+    from conflicteval.fingerprint import input_fingerprint
 
     def made_from(rec: Record, source: T) -> bool:
         if rec.inputs is None:

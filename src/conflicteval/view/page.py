@@ -19,7 +19,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from conflicteval import __version__
+from conflicteval._version import __version__
 
 from .model import Headline, RunView
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from conflicteval.errors import DataError
 from conflicteval.jsonio import parse_json
 from conflicteval.readers import PathArg, UniqueIds, id_text, iter_csv_rows, read_text
-from conflicteval.runner import BatchResult, run_batch
+from conflicteval.runs import BatchResult, run_batch
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.judge import Judge, map_label
 from conflicteval.wikicontradict.judge_agreement import AgreementReport, agreement

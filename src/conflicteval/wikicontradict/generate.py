@@ -18,11 +18,10 @@ from pydantic import BaseModel, Field
 from conflicteval._atomic import atomic_open
 from conflicteval._sync import run_sync
 from conflicteval.errors import ConflictEvalError
-from conflicteval.identity import describe
 from conflicteval.models import Model, get_model
 from conflicteval.models.answerers import writes_outputs
 from conflicteval.record_errors import reading_record
-from conflicteval.runner import (
+from conflicteval.runs import (
     BatchResult,
     RunOptions,
     Stage,
@@ -30,6 +29,7 @@ from conflicteval.runner import (
     read_identity,
     record_identity,
 )
+from conflicteval.runs.identity import describe
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.templates import (
@@ -42,7 +42,7 @@ from conflicteval.wikicontradict.templates import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 GENERATIONS_FILE = "generations.jsonl"
 PLAN_FILE = "plan.jsonl"
@@ -175,7 +175,7 @@ async def generate(
         models: Models (or model specs) to test.
         out: The run directory (created).
         template_set: Templates to use (default: the shipped ones).
-        **run: How the batch runs (:class:`~conflicteval.runner.RunKeywords`): ``concurrency`` is
+        **run: How the batch runs (:class:`~conflicteval.runs.RunKeywords`): ``concurrency`` is
             requests in flight at once, default 16 (each model also has its own limit).
         settings: Decoding settings (default: :data:`PAPER_SETTINGS`).
 

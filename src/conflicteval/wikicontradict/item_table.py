@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from conflicteval import pricing
 from conflicteval.errors import require
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 from conflicteval.wikicontradict.generate import read_generations
 from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
 

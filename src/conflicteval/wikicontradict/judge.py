@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
-from conflicteval.runner import BatchResult, Record, RunOptions, Stage, read_checkpoint
+from conflicteval.runs import BatchResult, Record, RunOptions, Stage, read_checkpoint
 from conflicteval.types import CUT_OFF
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
 from conflicteval.wikicontradict.judge_lexical import LEXICAL_VERSION, lexical_judge
@@ -36,7 +36,7 @@ from conflicteval.wikicontradict.templates import SINGLE_ANSWER_TEMPLATES
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from conflicteval.runner import RunKeywords
+    from conflicteval.runs import RunKeywords
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
@@ -155,7 +155,7 @@ def current_grades(graded: dict[str, Record], rows: Sequence[GenerationRow]) -> 
     than its row's current one, or recorded without the fingerprint of what it
     graded, is left out: its row counts as not graded.
     """
-    from conflicteval.identity import input_fingerprint
+    from conflicteval.fingerprint import input_fingerprint
 
     out: dict[str, Record] = {}
     for row in rows:
@@ -190,7 +190,7 @@ class Judge:
 
     def identity(self) -> dict[str, Any]:
         """The judge, its model (name, base URL), prompt version and settings."""
-        from conflicteval.identity import describe
+        from conflicteval.runs.identity import describe
 
         return {
             "judge": self.name,
@@ -257,7 +257,7 @@ class Judge:
         Args:
             run: The run directory holding ``generations.jsonl``.
             output: The judgements file (default ``<run>/judgements.jsonl``).
-            **run_keywords: How the batch runs (:class:`~conflicteval.runner.RunKeywords`):
+            **run_keywords: How the batch runs (:class:`~conflicteval.runs.RunKeywords`):
                 ``concurrency`` is judge calls in flight at once (default 16).
 
         Returns:

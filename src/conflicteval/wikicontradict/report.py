@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from conflicteval.errors import require
 from conflicteval.record_errors import reading_record
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.generate import read_generations
 from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades

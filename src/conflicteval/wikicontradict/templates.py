@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from conflicteval.errors import ConflictEvalError, DataError
-from conflicteval.identity import text_version
+from conflicteval.fingerprint import text_version
 from conflicteval.jsonio import load_json
 from conflicteval.prompt_files import prompt_text
 from conflicteval.suggest import did_you_mean

@@ -19,7 +19,7 @@ from conflicteval import get_model
 from conflicteval.adapters.inspect import wikicontradict, wikicontradict_judge
 from conflicteval.data import DatasetUnavailable
 from conflicteval.errors import ConflictEvalError
-from conflicteval.runner import read_checkpoint
+from conflicteval.runs import read_checkpoint
 from conflicteval.wikicontradict import Judge, generate_sync, load_wikicontradict
 from conflicteval.wikicontradict.generate import PAPER_SETTINGS
 from conflicteval.wikicontradict.judge import JUDGE_SETTINGS

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
+
+from conflicteval.fingerprint import text_fingerprint
 
 
 def normalize_question(text: str) -> str:
@@ -23,7 +24,7 @@ def normalize_answer(text: str) -> str:
 
 def short_hash(text: str) -> str:
     """First 12 hex digits of the SHA-1 of ``text`` (stable ids for records without one)."""
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+    return text_fingerprint(text, 12, algorithm="sha1")  # SHA-1: the ids built files hold
 
 
 def contains_answer(text: str, answers: Iterable[str]) -> bool:

@@ -47,7 +47,6 @@ line by line, at most twice, keeping only the linked paragraphs.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from conflicteval.conflictbench.claims import ClaimRequest, template_claim
 from conflicteval.conflictbench.items import BenchDocument, BenchItem, has_conflict
 from conflicteval.conflictbench.sources._common import contains_answer, normalize_question
 from conflicteval.errors import DataError
+from conflicteval.fingerprint import text_fingerprint
 from conflicteval.jsonio import get_str, iter_json_lines, iter_json_records, require_mapping
 from conflicteval.readers import get_id, iter_csv
 from conflicteval.types import Relation
@@ -89,7 +89,7 @@ class _Query:
 
 
 def _norm(text: str) -> str:
-    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()
+    return text_fingerprint(" ".join(text.split()))
 
 
 def base_id(doc_id: str) -> str:
