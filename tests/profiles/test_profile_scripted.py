@@ -1,0 +1,219 @@
+"""The small suite on the shared data, run by scripted models of known behaviour: every cell's
+value computed by hand here and matched exactly; resuming makes no call; a dry run sends
+nothing; two models are compared cell by cell; what has no data is on the card as not run."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import conflicteval as ce
+from conflicteval.cli.app import main
+from conflicteval.profiles import export_profile, read_profile
+
+from .scripted import FEVEROUS_S, RAMDOCS, WIKICONTRADICT, chat_calls, data_args
+
+BENCHES = ["wikicontradict", "ramdocs.no_rag", "ramdocs.rag", "ramdocs.madam", "feverous_s"]
+
+
+def _wc_expected(shared: Path, ids: list[str], behaviour: str) -> dict[str, float]:
+    """WikiContradict shares (%) over templates 1-5 of the selected instances, by hand.
+
+    ``gold`` gives both answers with a conflict cue: correct under every template (the
+    lexical judge's rules for 1, 4, 5: both answers and a conflict cue; for 2 and 3: the
+    passage's answer found). ``first`` gives answer 1 alone: partially correct under 1, 4
+    and 5, correct under 2 (passage 1's answer), incorrect under 3 (passage 2's) — except
+    instance 19, whose two answers are the same sentence but for the names ("The manager(s)
+    of St Eunan's GAA in 2017 was/were ..."), where the lexical judge finds answer 2 in
+    answer 1: both answers without a cue (incorrect) under 1, 4, 5 and correct under 3.
+    """
+    n = len(ids) * 5
+    if behaviour == "gold":
+        return {"correct": 100.0, "partially_correct": 0.0, "incorrect": 0.0}
+    with (shared / WIKICONTRADICT).open(encoding="utf-8-sig", newline="") as fh:
+        rows = {r["question_ID"]: r for r in csv.DictReader(fh)}
+    assert "19" in ids and "same sentence" and rows["19"]["answer1"].startswith("The manager")
+    special = 1  # instance 19
+    plain = len(ids) - special
+    counts = {
+        "correct": plain * 1 + special * 2,  # t2; for 19 also t3
+        "partially_correct": plain * 3,  # t1, t4, t5
+        "incorrect": plain * 1 + special * 3,  # t3; for 19 t1, t4, t5
+    }
+    return {k: 100.0 * v / n for k, v in counts.items()}
+
+
+def _ramdocs_expected(shared: Path, behaviour: str) -> float:
+    """Exact match (%) on the 30 RAMDocs questions: ``gold`` lists every gold answer (all
+    right); ``first`` repeats the first document's answer, right exactly when that document
+    is a ``correct`` one (its answer is the gold answer; a noise document's is 'unknown')."""
+    rows = [json.loads(line) for line in (shared / RAMDOCS).read_text().splitlines()]
+    if behaviour == "gold":
+        return 100.0
+    right = sum(1 for r in rows if r["documents"][0]["type"] == "correct")
+    return 100.0 * right / len(rows)
+
+
+def _feverous_expected(shared: Path, behaviour: str) -> dict[str, float]:
+    """Label accuracy and macro-F1 over the 5 claims (2 supports, 3 refutes): ``gold`` labels
+    each right (1, 1); ``first`` says SUPPORTS to every claim: accuracy 2/5; F1 of supports
+    2·(2/5)·1 / (2/5 + 1) = 4/7, of refutes 0, macro 2/7."""
+    claims = json.loads((shared / FEVEROUS_S).read_text())
+    supports = sum(1 for c in claims if c["label"] == "supports")
+    assert (supports, len(claims)) == (2, 5)
+    if behaviour == "gold":
+        return {"label_accuracy": 1.0, "macro_f1": 1.0}
+    p = supports / len(claims)
+    return {"label_accuracy": p, "macro_f1": (2 * p * 1 / (p + 1) + 0.0) / 2}
+
+
+@pytest.mark.parametrize("behaviour", ["gold", "first"])
+def test_scripted_model_card_matches_hand_computed_values(
+    shared_data: Path, scripted_server: Any, tmp_path: Path, behaviour: str
+) -> None:
+    server, _ = scripted_server(behaviour)
+    out = tmp_path / "card"
+    card = ce.profile(
+        "openai/gpt-4o-mini",
+        out,
+        data=data_args(shared_data),
+        base_url=server.base_url,
+        benchmarks=BENCHES,
+    )
+    assert card.kind == "profile" and card.schema_ == "conflicteval.run/1"
+    ids = read_profile(out)["selections"]["wikicontradict"]["ids"]
+    assert len(ids) == 100
+    wc = _wc_expected(shared_data, ids, behaviour)
+    for share, value in wc.items():
+        m = card.metric(f"wikicontradict.share.{share}")
+        assert m is not None and m.n == 500
+        assert m.value == pytest.approx(value, abs=1e-9)
+    em = _ramdocs_expected(shared_data, behaviour)
+    for method in ("no_rag", "rag", "madam"):
+        m = card.metric(f"ramdocs.{method}.exact_match")
+        assert m is not None and m.n == 30 and m.value == pytest.approx(em, abs=1e-9)
+        assert "Table 1, GPT-4o-mini" in m.published  # the paper's values travel with the cell
+    for metric, value in _feverous_expected(shared_data, behaviour).items():
+        m = card.metric(f"feverous_s.{metric}")
+        assert m is not None and m.n == 5 and m.value == pytest.approx(value, abs=1e-9)
+    # the card reads money from the runs' contracts: its sum is theirs
+    runs = [ce.load_run(out / c["run"]).summary for c in read_profile(out)["cells"]]
+    assert card.cost.sent.calls == sum(r.cost.sent.calls for r in runs) > 0
+    assert card.cost.usd == pytest.approx(sum(r.cost.usd or 0.0 for r in runs))
+    judge = [i for i in card.instruments if i.role == "judge"]
+    assert judge and judge[0].name == "lexical" and judge[0].status == "unmeasured"
+    assert ce.load_run(out).summary.metric("ramdocs.madam.exact_match") is not None
+
+
+def test_rerun_makes_no_call_and_dry_run_sends_nothing(
+    shared_data: Path, scripted_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, _ = scripted_server("gold")
+    out, dry = tmp_path / "card", tmp_path / "dry"
+    common = ["profile", "--model", "openai/gpt-4o-mini", "--base-url", server.base_url]
+    common += ["--quiet", "--benchmark", "ramdocs.rag", "--benchmark", "ramdocs.madam"]
+    for name, path in data_args(shared_data).items():
+        common += ["--data", f"{name}={path}"]
+    argv = [*common, "--out", str(out)]
+    assert main([*common, "--out", str(dry), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert chat_calls(server) == 0 and not dry.exists()
+    rag = next(ln for ln in printed.splitlines() if " ramdocs.rag " in ln).split()
+    assert rag[2:4] == ["30", "30"]  # one call per question, none cached
+    assert "nothing was sent" in printed
+    assert main(argv) == 0
+    first = chat_calls(server)
+    assert first > 30
+    card_1 = json.loads((out / "summary.json").read_text())
+    assert main(argv) == 0  # resumed: every item is in its checkpoint
+    assert chat_calls(server) == first
+    card_2 = json.loads((out / "summary.json").read_text())
+    assert [m["value"] for m in card_2["metrics"]] == [m["value"] for m in card_1["metrics"]]
+    assert card_2["cost"]["sent"]["calls"] == 0  # this run's commands sent nothing
+
+
+def test_max_usd_stops_before_the_cap(
+    shared_data: Path, scripted_server: Any, tmp_path: Path
+) -> None:
+    server, _ = scripted_server("gold")
+    out = tmp_path / "card"
+    card = ce.profile(
+        "openai/gpt-4o-mini",
+        out,
+        data=data_args(shared_data),
+        base_url=server.base_url,
+        benchmarks=["ramdocs.no_rag", "ramdocs.rag"],
+        max_usd=0.000001,
+    )
+    assert chat_calls(server) == 0
+    cells = card.model_extra["profile"]["cells"]  # type: ignore[index]
+    assert [c["status"] for c in cells] == ["not run", "not run"]
+    assert "--max-usd" in cells[0]["reason"]
+    assert card.counts.not_scored == {"not run: stopped": 2}
+
+
+def test_two_models_paired_and_absent_data_listed(
+    shared_data: Path, scripted_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, _ = scripted_server("gold")
+    out = tmp_path / "card"
+    argv = ["profile", "--model", "openai/gold", "--model", "openai/first"]
+    argv += ["--base-url", server.base_url, "--out", str(out), "--quiet"]
+    for name, path in data_args(shared_data).items():
+        argv += ["--data", f"{name}={path}"]
+    for b in (
+        "wikicontradict",
+        "ramdocs.rag",
+        "ambigdocs.rag",
+        "clasheval",
+        "conflictbench.detect",
+    ):
+        argv += ["--benchmark", b]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    comparison = json.loads((out / "compare.json").read_text())
+    rows = {m["id"]: m for m in comparison["pairs"][0]["metrics"]}
+    # RAMDocs: gold right on all 30, first on 29: one discordant pair, exact McNemar p = 1
+    em = rows["ramdocs.rag.exact_match"]
+    assert em["discordant"] == [1, 0] and em["p"] == 1.0 and em["verdict"] == "tied"
+    # WikiContradict correct: gold 500 of 500, first 101: 399 discordant pairs, all for A
+    wc = rows["wikicontradict.share.correct"]
+    assert wc["discordant"] == [399, 0] and wc["verdict"] == "A higher"
+    assert wc["p_holm"] <= len(rows) * 2 * 0.5**399 + 1e-300
+    assert "tied" in printed and "A higher" in printed
+    card = ce.load_run(out).summary
+    assert card.metric("ramdocs.rag.exact_match@openai/first") is not None
+    cells = {
+        (c["model"], c["benchmark"]): c
+        for c in card.model_extra["profile"]["cells"]  # type: ignore[index]
+    }
+    ambig = cells[("openai/gold", "ambigdocs.rag")]
+    assert ambig["status"] == "not run" and "ambigdocs" in ambig["reason"]
+    assert "conflicteval data fetch ambigdocs" in ambig["provide"]
+    assert "conflictbench build" in cells[("openai/gold", "conflictbench.detect")]["provide"]
+    assert card.counts.not_scored["not run: data not available"] == 6
+    assert "not run" in printed and "provide the data" in printed
+
+
+def test_export_one_record_per_benchmark_run(
+    shared_data: Path, scripted_server: Any, tmp_path: Path
+) -> None:
+    server, _ = scripted_server("gold")
+    out = tmp_path / "card"
+    ce.profile(
+        "openai/gpt-4o-mini",
+        out,
+        data=data_args(shared_data),
+        base_url=server.base_url,
+        benchmarks=["ramdocs.rag", "feverous_s"],
+    )
+    files = export_profile(out, tmp_path / "eee")
+    aggregates = [json.loads(f.read_text()) for f in files if not f.name.endswith(".jsonl")]
+    assert len(aggregates) == 2
+    ids = {r["metric_config"]["metric_id"] for a in aggregates for r in a["evaluation_results"]}
+    assert "conflicteval.ramdocs.exact_match" in ids and "conflicteval.feverous.macro_f1" in ids
+    assert all(a["schema_version"] == "0.3.0" for a in aggregates)
