@@ -27,7 +27,7 @@ from conflicteval.errors import ConflictEvalError
 
 from .runner import ProfileOptions, run_profile
 
-__all__ = ["add_options", "count_calls", "invoke", "profile", "register"]
+__all__ = ["add_options", "count_calls", "invoke", "profile", "register", "write_reports"]
 
 
 class _Tee(io.TextIOBase):
@@ -141,7 +141,27 @@ def profile(
     if dry_run:
         return cells
     write_card(opts.out)
+    write_reports(opts.out)
     return build_card(opts.out)
+
+
+def write_reports(out: Path) -> list[Path]:
+    """Write each run's own report (``<run>/report.html``) and the card's
+    (``DIR/report.html``), which links to them; return the files written."""
+    from conflicteval.view import load_run, write_report
+
+    from .card import read_profile
+
+    written = []
+    for cell in read_profile(out)["cells"]:
+        run_dir = out / cell["run"]
+        if cell.get("status") == "ran" and (run_dir / "summary.json").exists():
+            try:
+                written.append(write_report([load_run(run_dir)], run_dir / "report.html"))
+            except ConflictEvalError as exc:  # a run the viewer cannot read: said, not fatal
+                print(f"warning: {run_dir}: no report: {exc}", file=sys.stderr)
+    written.append(write_report([load_run(out)], out / "report.html"))
+    return written
 
 
 def _data_pairs(values: Sequence[str] | None) -> dict[str, str]:
@@ -225,6 +245,7 @@ def _run(args: argparse.Namespace) -> int:
         print("\n".join(dry_run_lines(cells)))
         return 0
     write_card(out)
+    write_reports(out)
     print("\n".join(card_lines(build_card(out))))
     if (out / COMPARE_FILE).exists():
         import json
