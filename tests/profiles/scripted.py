@@ -5,9 +5,11 @@ A scripted model reads the question out of each prompt (the last ``Question: `` 
 FEVEROUS labeler prompt's claim) and answers from the data file itself:
 
 * ``gold``: lists every gold answer (RAMDocs), or both WikiContradict answers with a
-  conflict cue; labels every FEVEROUS claim with its gold label;
+  conflict cue; labels every FEVEROUS claim with its gold label; in ConflictQA, remembers
+  "True" and then always chooses option A, "True." (its memory);
 * ``first``: repeats the answer of the question's first document (RAMDocs), or WikiContradict's
-  first answer alone; labels every FEVEROUS claim SUPPORTS.
+  first answer alone; labels every FEVEROUS claim SUPPORTS; in ConflictQA, remembers "True"
+  and then always chooses C, "Uncertain.".
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class Scripted:
         text = request["messages"][-1]["content"]
         if "Document-Claim Conflict Detection" in text:
             return self._label(text, behaviour)
+        if text.rstrip().endswith("A:"):  # ConflictQA: the memory elicited, always True
+            return "True\n\nScripted evidence."
+        if "\nOptions:\nA: True.\nB: False.\nC: Uncertain." in text:  # ConflictQA's choice
+            return "A" if behaviour == "gold" else "C"
         questions = re.findall(r"Question: (.*)", text)
         if not questions:
             raise ValueError("scripted model: no question in the prompt")

@@ -18,6 +18,7 @@ from conflicteval.profiles import export_profile, read_profile
 from .scripted import FEVEROUS_S, RAMDOCS, WIKICONTRADICT, chat_calls, data_args
 
 BENCHES = ["wikicontradict", "ramdocs.no_rag", "ramdocs.rag", "ramdocs.madam", "feverous_s"]
+BENCHES += ["conflictqa.strategyqa"]
 
 
 def _wc_expected(shared: Path, ids: list[str], behaviour: str) -> dict[str, float]:
@@ -100,6 +101,21 @@ def test_scripted_model_card_matches_hand_computed_values(
     for metric, value in _feverous_expected(shared_data, behaviour).items():
         m = card.metric(f"feverous_s.{metric}")
         assert m is not None and m.n == 5 and m.value == pytest.approx(value, abs=1e-9)
+    # ConflictQA: the memory is always "True" and option A is "True.": every reply read is the
+    # memory answer (gold), or "Uncertain." (first); n is every question scored
+    scored = ce.load_run(out / "openai--gpt-4o-mini/conflictqa.strategyqa").summary.counts.scored
+    assert scored > 0
+    for e in ("counter", "memory-counter", "counter-memory"):
+        mr = card.metric(f"conflictqa.strategyqa.memorization_ratio.{e}")
+        share = {
+            o: card.metric(f"conflictqa.strategyqa.share.{o}.{e}") for o in ("memory", "uncertain")
+        }
+        assert mr is not None and share["memory"] is not None and share["uncertain"] is not None
+        if behaviour == "gold":
+            assert (mr.value, mr.n, share["memory"].value) == (1.0, scored, 1.0)
+        else:
+            assert (mr.value, mr.n, share["uncertain"].value) == (None, 0, 1.0)
+        assert share["memory"].n == scored
     # the card reads money from the runs' contracts: its sum is theirs
     runs = [ce.load_run(out / c["run"]).summary for c in read_profile(out)["cells"]]
     assert card.cost.sent.calls == sum(r.cost.sent.calls for r in runs) > 0

@@ -58,6 +58,7 @@ KINDS = (
     "ramdocs",
     "faitheval",
     "bench",
+    "conflictqa",
     "profile",
 )
 """The kinds of run (``profile`` is reserved for the model card)."""
