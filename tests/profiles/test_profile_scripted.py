@@ -18,7 +18,7 @@ from conflicteval.profiles import export_profile, read_profile
 from .scripted import FEVEROUS_S, RAMDOCS, WIKICONTRADICT, chat_calls, data_args
 
 BENCHES = ["wikicontradict", "ramdocs.no_rag", "ramdocs.rag", "ramdocs.madam", "feverous_s"]
-BENCHES += ["conflictqa.strategyqa"]
+BENCHES += ["conflictqa.strategyqa", "conflictscore.ramdocs.madam", "conflictscore.wikicontradict"]
 
 
 def _wc_expected(shared: Path, ids: list[str], behaviour: str) -> dict[str, float]:
@@ -72,6 +72,25 @@ def _feverous_expected(shared: Path, behaviour: str) -> dict[str, float]:
     return {"label_accuracy": p, "macro_f1": (2 * p * 1 / (p + 1) + 0.0) / 2}
 
 
+def _cs_c_direct(shared: Path, behaviour: str) -> float:
+    """Mean CS-C of the scripted MADAM-RAG outputs, scored directly (sentence + lexical)."""
+    scorer = ce.ConflictScorer()
+    values = []
+    for line in (shared / RAMDOCS).read_text().splitlines():
+        rec = json.loads(line)
+        answers = rec["gold_answers"] if behaviour == "gold" else [rec["documents"][0]["answer"]]
+        joined = ", ".join(answers)
+        output = (
+            f"Answer: {joined}. Explanation: scripted.\n"
+            f"All Correct Answers: [{joined}]. Explanation: scripted."
+        )
+        docs = [d["text"] for d in rec["documents"] if d["text"].strip()]
+        cs_c = scorer.score(output, docs).cs_c
+        if cs_c is not None:
+            values.append(cs_c)
+    return sum(values) / len(values)
+
+
 @pytest.mark.parametrize("behaviour", ["gold", "first"])
 def test_scripted_model_card_matches_hand_computed_values(
     shared_data: Path, scripted_server: Any, tmp_path: Path, behaviour: str
@@ -116,6 +135,12 @@ def test_scripted_model_card_matches_hand_computed_values(
         else:
             assert (mr.value, mr.n, share["uncertain"].value) == (None, 0, 1.0)
         assert share["memory"].n == scored
+    # ConflictScore of the model's own MADAM-RAG answers: the answer it is known to give
+    # (scripted), scored against its question's documents by the scorer itself (the lexical
+    # labeler's labels are the instrument's, not computed by hand here)
+    cs = card.metric("conflictscore.ramdocs.madam.cs_c_mean")
+    assert cs is not None and cs.n == 30
+    assert cs.value == pytest.approx(_cs_c_direct(shared_data, behaviour), abs=1e-12)
     # the card reads money from the runs' contracts: its sum is theirs
     runs = [ce.load_run(out / c["run"]).summary for c in read_profile(out)["cells"]]
     assert card.cost.sent.calls == sum(r.cost.sent.calls for r in runs) > 0

@@ -197,6 +197,7 @@ def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSumma
             "size": record.get("size"),
             "models": wanted,
             "judge": record.get("judge"),
+            "labeler": record.get("labeler"),
             "cells": cells_out,
             "selections": record.get("selections", {}),
         },
@@ -252,7 +253,12 @@ def compare_models(out: str | Path, *, alpha: float = 0.05) -> dict[str, Any]:
             if mate is None or _run_summary(root, cell) is None or _run_summary(root, mate) is None:
                 skipped.append(bench)
                 continue
-            comp = compare(root / cell["run"], root / mate["run"], alpha=alpha)
+            # a ConflictScore cell scores each model's own answers: its inputs differ by
+            # construction, and its items pair by the answering run's ids
+            own = _scores_own_answers(bench)
+            comp = compare(
+                root / cell["run"], root / mate["run"], alpha=alpha, allow_different_data=own
+            )
             for m in comp.metrics:
                 row = m.model_dump()
                 row.update(id=f"{bench}.{m.id}", benchmark=bench, warnings=comp.warnings)
@@ -268,6 +274,15 @@ def compare_models(out: str | Path, *, alpha: float = 0.05) -> dict[str, Any]:
         "holm": "across every metric of every benchmark of each pair of models",
         "pairs": pairs,
     }
+
+
+def _scores_own_answers(benchmark: str) -> bool:
+    from .suite import load_suite
+
+    try:
+        return load_suite().benchmark(benchmark).scores is not None
+    except ConflictEvalError:
+        return False
 
 
 def write_card(out: str | Path) -> Path:

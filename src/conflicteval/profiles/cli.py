@@ -88,6 +88,7 @@ def profile(
     size: str = "small",
     data: Mapping[str, str | os.PathLike[str]] | None = None,
     judge_model: str | None = None,
+    labeler: str = "lexical",
     base_url: str | None = None,
     max_usd: float | None = None,
     dry_run: bool = False,
@@ -107,7 +108,11 @@ def profile(
         size: ``small`` (about 100 items a benchmark), ``standard`` (500) or ``full``.
         data: Data files by dataset name (``{"ramdocs": "RAMDocs_test.jsonl"}``); a dataset not
             given is read from the registry's cache or fetched, else its cells are not run.
-        judge_model: WikiContradict's judge (default: the offline ``lexical`` judge).
+        judge_model: WikiContradict's judge (default: the offline ``lexical`` judge), and the
+            model of an ``llm`` ConflictScore labeler.
+        labeler: ConflictScore's labeler kind for the ConflictScore cells (default the
+            offline ``lexical``; ``llm``, ``llm-per-document``, ``llm-per-claim`` with
+            ``judge_model``).
         base_url: An OpenAI-compatible server for the models.
         max_usd: Stop before the estimated spend passes this many dollars.
         dry_run: Count calls, tokens and money per benchmark; send nothing.
@@ -128,6 +133,7 @@ def profile(
         size=size,
         data={k: str(v) for k, v in (data or {}).items()},
         judge_model=judge_model,
+        labeler=labeler,
         base_url=base_url,
         max_usd=max_usd,
         dry_run=dry_run,
@@ -189,7 +195,17 @@ def add_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME=PATH",
         help="a dataset's file by its name (ramdocs, wikicontradict, feverous-s, ...; repeat)",
     )
-    p.add_argument("--judge-model", metavar="SPEC", help="WikiContradict judge (default lexical)")
+    p.add_argument(
+        "--judge-model",
+        metavar="SPEC",
+        help="WikiContradict's judge (default: lexical), and an llm labeler's model",
+    )
+    p.add_argument(
+        "--labeler",
+        choices=("lexical", "llm", "llm-per-document", "llm-per-claim"),
+        default="lexical",
+        help="ConflictScore's labeler for the ConflictScore cells (default: lexical, offline)",
+    )
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server of the models")
     p.add_argument("--benchmark", action="append", metavar="ID", help="only this benchmark")
     p.add_argument("--max-usd", type=positive_float, help="stop before the spend passes this")
@@ -231,6 +247,7 @@ def _run(args: argparse.Namespace) -> int:
         size=args.size,
         data=_data_pairs(args.data),
         judge_model=args.judge_model,
+        labeler=args.labeler,
         base_url=args.base_url,
         max_usd=args.max_usd,
         dry_run=args.dry_run,

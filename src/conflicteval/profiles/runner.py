@@ -44,6 +44,8 @@ CountCalls = Callable[[list[str]], tuple[int, list[dict[str, Any]]]]
 its dry-run reports (one per model, :meth:`conflicteval.dryrun.DryRunReport.to_dict`)."""
 
 PROFILE_FILE = "profile.json"
+SCORE_INPUT = "input.jsonl"
+"""A ConflictScore cell's input, written from the answers it scores."""
 
 
 @dataclass
@@ -100,6 +102,9 @@ class ProfileOptions:
     size: str = "small"
     data: Mapping[str, str] = field(default_factory=dict)
     judge_model: str | None = None
+    labeler: str = "lexical"
+    """ConflictScore's labeler kind (``lexical``, ``nli``, or an ``llm`` kind whose model is
+    ``judge_model``); the decomposer is the offline ``sentence`` one."""
     base_url: str | None = None
     max_usd: float | None = None
     dry_run: bool = False
@@ -190,10 +195,24 @@ def _common(opts: ProfileOptions) -> list[str]:
     return words
 
 
+def _score_command(run_dir: Path, opts: ProfileOptions) -> list[str]:
+    """``score`` of a ConflictScore cell: its input in the run directory, the offline sentence
+    decomposer, the labeler asked for (an llm kind with ``judge_model``)."""
+    argv = ["score", "--input", str(run_dir / SCORE_INPUT), "--out", str(run_dir)]
+    argv += ["--decomposer", "sentence", "--labeler", opts.labeler]
+    if opts.labeler.startswith("llm"):
+        if not opts.judge_model:
+            raise ConflictEvalError(f"--labeler {opts.labeler} needs --judge-model SPEC")
+        return [*argv, "--model", opts.judge_model, *_common(opts)]
+    return [*argv, "--quiet"]
+
+
 def commands_of(
     bench: Benchmark, model: str, run_dir: Path, data_file: str, opts: ProfileOptions
 ) -> list[list[str]]:
     """The command lines of one cell: the workflow's command, then its judge step (if any)."""
+    if bench.scores:
+        return [_score_command(run_dir, opts)]
     common = _common(opts)
     first = [*bench.command, bench.data_option, data_file, "--out", str(run_dir), "--model", model]
     cmds = [first + common]
@@ -286,6 +305,8 @@ def _run_cells(
             if stop is not None:
                 cell.reason, cell.category = stop, "not run: stopped"
                 continue
+            if bench.scores and not _score_input(cell, bench, opts, s.file):
+                continue
             if opts.dry_run:
                 rc, reports = count(cell.commands[0])
                 cell.dry_run = _tally(reports)
@@ -314,6 +335,26 @@ def _run_cells(
             if cell.exit_status == 130:
                 stop = "interrupted"
     return cells
+
+
+def _score_input(cell: Cell, bench: Benchmark, opts: ProfileOptions, data: str) -> bool:
+    """Write a ConflictScore cell's input from the answers of the cell it scores; False (the
+    cell not run, with the reason) when there are none yet."""
+    from .derived import write_score_input
+
+    assert bench.scores is not None
+    source = opts.out / model_dir(cell.model) / bench.scores
+    if opts.dry_run:
+        cell.reason = f"not counted: it scores the answers of {bench.scores}, made first"
+        cell.category = "not run: dry run"
+        return False
+    try:
+        write_score_input(bench.scores, source, data, opts.out / cell.run / SCORE_INPUT)
+    except ConflictEvalError as exc:
+        cell.reason = f"no answers of {bench.scores} to score: {exc}"
+        cell.category = "not run: no answers to score"
+        return False
+    return True
 
 
 def _run_cell(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
@@ -345,6 +386,7 @@ def _write_record(
         "size": opts.size,
         "models": list(opts.models),
         "judge": opts.judge_model or "lexical",
+        "labeler": opts.labeler,
         "started": started,
         "finished": time.time(),
         "selections": {k: asdict(v) for k, v in selections.items()},

@@ -55,6 +55,8 @@ class Benchmark:
             directory are added by the profile).
         data_option: The command's option naming the data file.
         judged: Whether a judge step follows (WikiContradict).
+        scores: The cell whose answers this one scores with ConflictScore (its input is
+            written from them: :mod:`conflicteval.profiles.derived`), or None.
         paper: The paper, by title and arXiv id.
         why: Why it is in the suite.
         provide: How a user provides the data when the registry cannot fetch it.
@@ -72,6 +74,7 @@ class Benchmark:
     paper: str
     why: str
     judged: bool = False
+    scores: str | None = None
     provide: str | None = None
     ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -138,6 +141,7 @@ def load_suite(data: Mapping[str, Any] | None = None) -> Suite:
                 paper=b["paper"],
                 why=b["why"],
                 judged=bool(b.get("judged", False)),
+                scores=b.get("scores"),
                 provide=b.get("provide"),
                 ids={k: tuple(v) for k, v in (b.get("ids") or {}).items()},
             )
