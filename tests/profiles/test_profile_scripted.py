@@ -212,6 +212,7 @@ def test_two_models_paired_and_absent_data_listed(
         "ambigdocs.rag",
         "clasheval",
         "conflictbench.detect",
+        "conflictscore.ramdocs.madam",
     ):
         argv += ["--benchmark", b]
     assert main(argv) == 0
@@ -237,6 +238,10 @@ def test_two_models_paired_and_absent_data_listed(
     assert "conflicteval data fetch ambigdocs" in ambig["provide"]
     assert "conflictbench build" in cells[("openai/gold", "conflictbench.detect")]["provide"]
     assert card.counts.not_scored["not run: data not available"] == 6
+    scored_own = cells[("openai/first", "conflictscore.ramdocs.madam")]  # ramdocs.madam not run
+    assert scored_own["status"] == "not run"
+    assert "no answers of ramdocs.madam" in scored_own["reason"]
+    assert card.counts.not_scored["not run: no answers to score"] == 2
     assert "not run" in printed and "provide the data" in printed
 
 
