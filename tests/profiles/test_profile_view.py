@@ -3,6 +3,7 @@ report, the comparison said plainly, and what was not run."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ def test_profile_page(shared_data: Path, scripted_server: Any, tmp_path: Path) -
     out = tmp_path / "card"
     argv = ["profile", "--model", "openai/gold", "--model", "openai/first", "--quiet"]
     argv += ["--base-url", server.base_url, "--out", str(out)]
-    argv += ["--benchmark", "ramdocs.rag", "--benchmark", "ambigdocs.rag"]
+    for b in ("ramdocs.rag", "ambigdocs.rag", "ramdocs.madam", "conflictscore.ramdocs.madam"):
+        argv += ["--benchmark", b]
     for name, path in data_args(shared_data).items():
         argv += ["--data", f"{name}={path}"]
     assert main(argv) == 0
@@ -39,3 +41,7 @@ def test_profile_page(shared_data: Path, scripted_server: Any, tmp_path: Path) -
     assert "href='openai--first/ramdocs.rag/report.html'" in page
     assert ">tied<" in page  # 30 vs 29 right: one discordant pair, p = 1
     assert (out / "report.html").is_file()
+    # a ConflictScore cell scores each model's own answers (different inputs): paired by id
+    comparison = json.loads((out / "compare.json").read_text())
+    cs = next(m for m in comparison["pairs"][0]["metrics"] if m["id"].endswith("cs_c_mean"))
+    assert cs["n"] == 30 and any("different data" in w for w in cs["warnings"])
