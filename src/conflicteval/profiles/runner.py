@@ -90,6 +90,9 @@ class Cell:
     provide: str | None = None
     commands: list[list[str]] = field(default_factory=list)
     exit_status: int | None = None
+    wall_s: float | None = None
+    """Wall time of this cell's commands, summed over every run of the profile (a resumed
+    cell adds the little its commands take to find everything done)."""
     dry_run: dict[str, Any] | None = None
 
 
@@ -358,6 +361,14 @@ def _score_input(cell: Cell, bench: Benchmark, opts: ProfileOptions, data: str) 
 
 
 def _run_cell(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
+    started = time.perf_counter()
+    try:
+        _run_commands(cell, invoke, opts)
+    finally:
+        cell.wall_s = round(time.perf_counter() - started, 3)
+
+
+def _run_commands(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
     for argv in cell.commands:
         rc, error = invoke(argv, opts.quiet)
         cell.exit_status = rc
@@ -381,6 +392,15 @@ def _write_record(
 ) -> None:
     from conflicteval._atomic import atomic_write_text
 
+    try:  # the time each cell took in the profile's earlier runs
+        before = json.loads((opts.out / PROFILE_FILE).read_text(encoding="utf-8"))["cells"]
+        spent = {(c["model"], c["benchmark"]): c.get("wall_s") or 0.0 for c in before}
+    except (OSError, ValueError, KeyError, TypeError):
+        spent = {}
+    for cell in cells:
+        earlier = spent.get((cell.model, cell.benchmark), 0.0)
+        if cell.wall_s is not None or earlier:
+            cell.wall_s = round((cell.wall_s or 0.0) + earlier, 3)
     record = {
         "suite": suite.schema,
         "size": opts.size,

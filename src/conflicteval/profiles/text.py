@@ -43,7 +43,7 @@ def card_lines(card: RunSummary) -> list[str]:
             if cell.get("provide"):
                 lines.append(f"      provide the data: {cell['provide']}")
             continue
-        took = cell.get("elapsed_s")
+        took = cell.get("wall_s")
         lines.append(
             f"  {head}: {cell.get('contract_status')}, {_money(cell.get('cost_usd'))}"
             + (f", {took:g} s" if took is not None else "")

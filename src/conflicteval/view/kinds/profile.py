@@ -205,7 +205,7 @@ def _read(path: Path) -> RunView:
                         ["papers' values", published or "none stored"],
                         ["instrument accuracy", _instrument_text(cell)],
                         ["money", "not priced" if money is None else f"${money:.4f}"],
-                        ["time", f"{cell.get('elapsed_s')} s"],
+                        ["time", f"{cell.get('wall_s')} s (its commands' wall time)"],
                         ["run", cell["run"]],
                         ["report", f"{cell['run']}/{REPORT}"],
                     ],
