@@ -3,8 +3,11 @@ only from the contracts of the profile's runs, and the paired comparison of its 
 
 Nothing here computes a value, an interval, an n or a sum of money from items: a cell's
 metric is its run's metric (its id prefixed with the benchmark: ``ramdocs.madam.exact_match``),
-the card's money is the sum of its runs' contract money, and the comparison of two models is
-:func:`conflicteval.results.compare.compare` of their two runs of a benchmark, with Holm's
+the card's money is the sum of the money of every command's contract over every run of the
+profile (a contract holds its own command's calls: a judge step's replaces its generation's,
+and a resumed command's holds only what it sent then, so the profile keeps each), and the
+comparison of two models is :func:`conflicteval.results.compare.compare` of their two runs of a
+benchmark, with Holm's
 adjustment then made across every metric of every benchmark.
 
 A profile's "items" in its counts are its cells (one per benchmark and model): ``scored``
@@ -121,7 +124,6 @@ def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSumma
                 contract_status=s.status,
                 progress=[s.progress.done, s.progress.total],
                 elapsed_s=s.elapsed_s,
-                cost_usd=s.cost.usd,
                 instruments=[i.model_dump(mode="json") for i in s.instruments],
             )
             for u in s.models:
@@ -130,14 +132,19 @@ def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSumma
             for i in s.instruments:
                 settings = {**i.settings, "benchmark": cell["benchmark"]}
                 instruments.append(i.model_copy(update={"settings": settings}))
-            for pm in s.cost.per_model:
-                per_model.append(pm.model_copy(update={"role": f"{cell['benchmark']}: {pm.role}"}))
-            _add(sent, s.cost.sent)
-            _add(replayed, s.cost.replayed)
-            unpriced += [u for u in s.cost.unpriced if u not in unpriced]
-            usd = None if usd is None or s.cost.usd is None else usd + s.cost.usd
         elif cell["status"] == "ran":
             row["reason"] = "its command wrote no summary.json in the result contract"
+        cell_usd: float | None = 0.0
+        for raw in cell.get("costs") or []:  # each command's contract money, every run
+            c = Cost.model_validate(raw)
+            for pm in c.per_model:
+                per_model.append(pm.model_copy(update={"role": f"{cell['benchmark']}: {pm.role}"}))
+            _add(sent, c.sent)
+            _add(replayed, c.replayed)
+            unpriced += [u for u in c.unpriced if u not in unpriced]
+            cell_usd = None if cell_usd is None or c.usd is None else cell_usd + c.usd
+        row["cost_usd"] = cell_usd if cell.get("costs") else None
+        usd = None if usd is None or cell_usd is None else usd + cell_usd
         cells_out.append(row)
         if cell["status"] == "failed":
             failed += 1

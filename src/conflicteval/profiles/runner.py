@@ -90,6 +90,9 @@ class Cell:
     provide: str | None = None
     commands: list[list[str]] = field(default_factory=list)
     exit_status: int | None = None
+    costs: list[dict[str, Any]] = field(default_factory=list)
+    """The ``cost`` of each command's contract, over every run of the profile (a command's
+    contract holds that command's calls only; a judge step's replaces its generation's)."""
     wall_s: float | None = None
     """Wall time of this cell's commands, summed over every run of the profile (a resumed
     cell adds the little its commands take to find everything done)."""
@@ -246,13 +249,14 @@ def _tally(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"calls": calls, "to_send": sent, "prompt_tokens": tokens, "usd": usd}
 
 
-def _spent(run_dir: Path) -> float | None:
+def _contract_cost(run_dir: Path) -> dict[str, Any] | None:
+    """The ``cost`` of the contract in ``run_dir`` (None: no contract there)."""
     from conflicteval.results.load import read_summary
 
     try:
-        return read_summary(run_dir).cost.usd
+        return read_summary(run_dir).cost.model_dump(mode="json")
     except ConflictEvalError:
-        return 0.0
+        return None
 
 
 def run_profile(
@@ -334,7 +338,7 @@ def _run_cells(
                     cell.category = "not run: stopped"
                     continue
             _run_cell(cell, invoke, opts)
-            spent += _spent(opts.out / rel) or 0.0
+            spent += sum(c.get("usd") or 0.0 for c in cell.costs)
             if cell.exit_status == 130:
                 stop = "interrupted"
     return cells
@@ -369,9 +373,21 @@ def _run_cell(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
 
 
 def _run_commands(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
+    run_dir = opts.out / cell.run
     for argv in cell.commands:
+        before = (
+            (run_dir / "summary.json").stat().st_mtime_ns
+            if (run_dir / "summary.json").exists()
+            else None
+        )
         rc, error = invoke(argv, opts.quiet)
         cell.exit_status = rc
+        written = (run_dir / "summary.json").exists() and (
+            (run_dir / "summary.json").stat().st_mtime_ns != before
+        )
+        cost = _contract_cost(run_dir) if written else None
+        if cost is not None:  # this command's calls, read from the contract it wrote
+            cell.costs.append(cost)
         if rc == 3:
             cell.status, cell.reason = "pending", "calls wait for batch results"
             return
@@ -395,12 +411,14 @@ def _write_record(
     try:  # the time each cell took in the profile's earlier runs
         before = json.loads((opts.out / PROFILE_FILE).read_text(encoding="utf-8"))["cells"]
         spent = {(c["model"], c["benchmark"]): c.get("wall_s") or 0.0 for c in before}
+        costs = {(c["model"], c["benchmark"]): list(c.get("costs") or []) for c in before}
     except (OSError, ValueError, KeyError, TypeError):
-        spent = {}
+        spent, costs = {}, {}
     for cell in cells:
         earlier = spent.get((cell.model, cell.benchmark), 0.0)
         if cell.wall_s is not None or earlier:
             cell.wall_s = round((cell.wall_s or 0.0) + earlier, 3)
+        cell.costs = costs.get((cell.model, cell.benchmark), []) + cell.costs
     record = {
         "suite": suite.schema,
         "size": opts.size,

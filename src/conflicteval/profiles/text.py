@@ -38,8 +38,9 @@ def card_lines(card: RunSummary) -> list[str]:
     for cell in profile.get("cells", []):
         head = f"{cell['model']}  {cell['benchmark']}"
         if not cell.get("metrics"):
-            why = cell.get("reason") or cell.get("status")
-            lines.append(f"  {head}: {cell['status']}: {why}")
+            # the reason in a word where there is one (the whole reason is on the card)
+            why = cell.get("category") or cell.get("reason") or cell["status"]
+            lines.append(f"  {head}: {why}")
             if cell.get("provide"):
                 lines.append(f"      provide the data: {cell['provide']}")
             continue
@@ -54,9 +55,10 @@ def card_lines(card: RunSummary) -> list[str]:
             if m is not None:
                 lines.append(f"      {mid:<44} {metric_text(m)}")
     c = card.cost
+    priced = "" if c.usd is None else f"; list prices of {c.prices_as_of}"
     lines.append(
-        f"cost: {_money(c.usd)} ({c.sent.calls} calls sent, {c.replayed.calls} replayed from "
-        f"the cache, not priced; list prices of {c.prices_as_of})"
+        f"cost: {_money(c.usd)} ({c.sent.calls} calls sent over the profile's runs, "
+        f"{c.replayed.calls} replayed from the cache and never priced{priced})"
     )
     return lines
 
