@@ -264,3 +264,28 @@ def test_export_one_record_per_benchmark_run(
     ids = {r["metric_config"]["metric_id"] for a in aggregates for r in a["evaluation_results"]}
     assert "conflicteval.ramdocs.exact_match" in ids and "conflicteval.feverous.macro_f1" in ids
     assert all(a["schema_version"] == "0.3.0" for a in aggregates)
+
+
+def test_batch_export_one_file_then_batch_run(
+    shared_data: Path, scripted_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, _ = scripted_server("gold")
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    out, export = tmp_path / "card", tmp_path / "batch" / "requests.jsonl"
+    argv = ["profile", "--model", "openai/gpt-4o-mini", "--base-url", server.base_url]
+    argv += ["--out", str(out), "--quiet", "--batch-export", str(export)]
+    argv += ["--data", f"ramdocs={shared_data / RAMDOCS}"]
+    argv += ["--benchmark", "ramdocs.no_rag", "--benchmark", "ramdocs.rag"]
+    assert main(argv) == 3  # every call waits for batch results, in one request file
+    assert chat_calls(server) == 0
+    assert len(export.read_text().splitlines()) == 60  # both cells' 30 questions
+    card = ce.load_run(out).summary
+    assert card.counts.pending == 2 and card.status == "partial"
+    # the rounds against the (test server's) Batch API until every cell is in
+    rounds = ["batch", "run", "--base-url", server.base_url, "--poll-interval", "0.05"]
+    assert main([*rounds, "--max-poll-interval", "0.1", "--", *argv]) == 0
+    assert chat_calls(server) == 0 and server.batches
+    card = ce.load_run(out).summary
+    assert card.status == "finished" and card.counts.scored == 2
+    m = card.metric("ramdocs.rag.exact_match")
+    assert m is not None and m.value == 100.0 and m.n == 30

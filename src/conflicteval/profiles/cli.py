@@ -116,7 +116,8 @@ def profile(
         base_url: An OpenAI-compatible server for the models.
         max_usd: Stop before the estimated spend passes this many dollars.
         dry_run: Count calls, tokens and money per benchmark; send nothing.
-        batch_export: Write the calls the cache cannot answer to this file (Batch API).
+        batch_export: Write the calls the cache cannot answer, of every benchmark, to this
+            one request file (Batch API); cells waiting for them are ``pending``.
         executor: ``ray`` to run items in Ray actors.
         concurrency: Items in flight at once (each command's default otherwise).
         benchmarks: Only these benchmark ids of the suite.
@@ -137,13 +138,19 @@ def profile(
         base_url=base_url,
         max_usd=max_usd,
         dry_run=dry_run,
-        batch_export=batch_export,
+        exporting=bool(batch_export) and not dry_run,
         executor=executor,
         concurrency=concurrency,
         benchmarks=list(benchmarks) if benchmarks is not None else None,
         quiet=quiet,
     )
-    cells, _ = run_profile(opts, invoke, count_calls)
+    if batch_export and not dry_run:  # one request file for every command's calls
+        from conflicteval.cli.batch import CommandBatch
+
+        with CommandBatch(batch_export):
+            cells, _ = run_profile(opts, invoke, count_calls)
+    else:
+        cells, _ = run_profile(opts, invoke, count_calls)
     if dry_run:
         return cells
     write_card(opts.out)
@@ -211,10 +218,20 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-usd", type=positive_float, help="stop before the spend passes this")
     p.add_argument("--concurrency", type=positive_int, help="items in flight at once")
     p.add_argument("--executor", choices=("local", "ray"), help="item executor of every command")
+    # the profile's own dry run (each command counted as its own --dry-run); not the batch
+    # wrapper's, whose single report would hide the per-benchmark table
     p.add_argument(
-        "--dry-run", action="store_true", help="count calls, tokens and money; send nothing"
+        "--dry-run",
+        dest="profile_dry_run",
+        action="store_true",
+        help="count calls, tokens and money per benchmark; send nothing",
     )
-    p.add_argument("--batch-export", metavar="FILE", help="export uncached calls (Batch API)")
+    p.add_argument(
+        "--batch-export",
+        metavar="FILE",
+        help="write the calls the cache cannot answer, of every benchmark, to FILE (Batch "
+        "API requests) and exit 3; import the results and run again (docs/batch.md)",
+    )
     p.add_argument("--export-eee", metavar="DIR", help="also export each run as an EEE record")
     p.add_argument("--quiet", action="store_true", help="hold each command's own output back")
 
@@ -229,7 +246,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "DIR/summary.json (and DIR/compare.json for two or more models). See docs/profile.md.",
     )
     add_options(p)
-    p.set_defaults(func=_run)
+    from conflicteval.cli.batch import batch_command
+
+    # every cell's commands run inside one batch context: with --batch-export, one request
+    # file for the whole profile, and exit status 3 while any request waits
+    p.set_defaults(func=batch_command(_run))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -250,15 +271,16 @@ def _run(args: argparse.Namespace) -> int:
         labeler=args.labeler,
         base_url=args.base_url,
         max_usd=args.max_usd,
-        dry_run=args.dry_run,
-        batch_export=args.batch_export,
+        dry_run=args.profile_dry_run,
+        # the profile's own batch context (batch_command) exports every command's calls
+        exporting=bool(args.batch_export) and not args.profile_dry_run,
         executor=args.executor,
         concurrency=args.concurrency,
         benchmarks=args.benchmark,
         quiet=args.quiet,
     )
     cells, _ = run_profile(opts, invoke, count_calls)
-    if args.dry_run:
+    if args.profile_dry_run:
         print("\n".join(dry_run_lines(cells)))
         return 0
     write_card(out)

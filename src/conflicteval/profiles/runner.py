@@ -114,7 +114,9 @@ class ProfileOptions:
     base_url: str | None = None
     max_usd: float | None = None
     dry_run: bool = False
-    batch_export: str | None = None
+    exporting: bool = False
+    """Every command runs inside one batch export (``--batch-export``): a cell whose run is
+    not finished waits for batch results."""
     executor: str | None = None
     concurrency: int | None = None
     benchmarks: Sequence[str] | None = None
@@ -196,8 +198,6 @@ def _common(opts: ProfileOptions) -> list[str]:
         words += ["--executor", opts.executor]
     if opts.concurrency:
         words += ["--concurrency", str(opts.concurrency)]
-    if opts.batch_export and not opts.dry_run:
-        words += ["--batch-export", opts.batch_export]
     return words
 
 
@@ -364,6 +364,15 @@ def _score_input(cell: Cell, bench: Benchmark, opts: ProfileOptions, data: str) 
     return True
 
 
+def _finished(run_dir: Path) -> bool:
+    from conflicteval.results.load import read_summary
+
+    try:
+        return read_summary(run_dir).status == "finished"
+    except ConflictEvalError:
+        return False
+
+
 def _run_cell(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
     started = time.perf_counter()
     try:
@@ -395,6 +404,9 @@ def _run_commands(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
             cell.status, cell.reason = "failed", error or f"exit status {rc}"
             return
     cell.status = "ran"
+    if opts.exporting and not _finished(opts.out / cell.run):
+        cell.status, cell.reason = "pending", "calls wait for batch results"
+        return
     if cell.exit_status == 1:
         cell.reason = "some items failed (kept and counted in its contract)"
 
