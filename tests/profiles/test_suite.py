@@ -126,3 +126,23 @@ def test_command_line_mistakes_are_one_line(
     assert main(argv) == 2
     assert "not in the suite" in capsys.readouterr().err
     assert not (tmp_path / "profile.json").exists()
+
+
+def test_cell_commands_carry_the_shared_options(tmp_path: Path) -> None:
+    from conflicteval.profiles.runner import ProfileOptions, commands_of
+
+    opts = ProfileOptions(
+        models=["openai/m"], out=tmp_path, executor="ray", concurrency=4, base_url="http://h/v1"
+    )
+    parser = build_parser()
+    for bench in load_suite().benchmarks:
+        if bench.scores:
+            continue
+        for argv in commands_of(bench, "openai/m", tmp_path / bench.id, "data", opts):
+            args, extras = parser.parse_known_args(argv)
+            assert not extras, argv
+            if argv[:2] != ["wikicontradict", "judge"]:  # the offline judge calls no model
+                assert (args.executor, args.concurrency) == ("ray", 4), bench.id
+                assert args.base_url == "http://h/v1"
+    judge = commands_of(load_suite().benchmark("wikicontradict"), "m", tmp_path, "d", opts)[1]
+    assert judge[judge.index("--model") + 1] == "lexical"
