@@ -146,3 +146,27 @@ def test_cell_commands_carry_the_shared_options(tmp_path: Path) -> None:
                 assert args.base_url == "http://h/v1"
     judge = commands_of(load_suite().benchmark("wikicontradict"), "m", tmp_path, "d", opts)[1]
     assert judge[judge.index("--model") + 1] == "lexical"
+
+
+def test_clasheval_items_are_questions_with_all_their_rows(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        {"question": q, "dataset": dom, "mod_type": mod}
+        for q, dom in (("Q1", "years"), ("Q2", "names"), ("Q3", "years"), ("Q4", "names"))
+        for mod in ("0", "1", "2")
+    ]
+    src = tmp_path / "dataset.pqt"
+    pq.write_table(pa.Table.from_pylist(rows), src)
+    bench = load_suite().benchmark("clasheval")
+    items = read_items(bench, src)
+    assert items.ids == [("0", "years"), ("3", "names"), ("6", "years"), ("9", "names")]
+    chosen = select_ids(items.ids, 2, seed=0, dataset="clasheval")
+    assert len(chosen) == 2 and {dict(items.ids)[i] for i in chosen} == {"years", "names"}
+    out = write_subset(bench, items, chosen, tmp_path, "clasheval-small")
+    kept = pq.read_table(out).to_pylist()
+    assert len(kept) == 6  # both questions whole, every modification of each
+    assert [r["question"] for r in kept] == [
+        rows[int(i)]["question"] for i in chosen for _ in "012"
+    ]

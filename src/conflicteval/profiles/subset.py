@@ -113,13 +113,22 @@ def _csv(bench: Benchmark, path: Path) -> SourceItems:
 
 
 def _parquet(bench: Benchmark, path: Path) -> SourceItems:
+    """One item per row; ClashEval: one item per question (its rows, one per context
+    modification, stay together), its id the question's first row."""
     from conflicteval.errors import require
 
     pq: Any = require("pyarrow.parquet", "parquet")
     table = pq.read_table(path)
     rows = table.to_pylist()
+    if bench.dataset.startswith("clasheval") and "question" in table.column_names:
+        groups: dict[Any, list[int]] = {}
+        for i, r in enumerate(rows):
+            groups.setdefault(r["question"], []).append(i)
+        members = list(groups.values())
+        ids = [(str(g[0]), stratum_of(bench.stratum, rows[g[0]])) for g in members]
+        return SourceItems(ids, members, header=table)
     ids = [(str(i), stratum_of(bench.stratum, r)) for i, r in enumerate(rows)]
-    return SourceItems(ids, list(range(len(rows))), header=table)
+    return SourceItems(ids, [[i] for i in range(len(rows))], header=table)
 
 
 def write_subset(
@@ -145,7 +154,7 @@ def write_subset(
         import pyarrow.parquet as pq
 
         sink = io.BytesIO()
-        pq.write_table(items.header.take(chosen), sink)
+        pq.write_table(items.header.take([i for group in chosen for i in group]), sink)
         data = sink.getvalue()
     path = out_dir / f"{name}{_EXT[fmt]}"
     if not (path.exists() and path.read_bytes() == data):

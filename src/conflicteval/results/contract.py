@@ -59,6 +59,7 @@ KINDS = (
     "faitheval",
     "bench",
     "conflictqa",
+    "clasheval",
     "profile",
 )
 """The kinds of run (``profile`` is reserved for the model card)."""
