@@ -17,6 +17,7 @@ from conflicteval import _lazy
 
 if TYPE_CHECKING:
     from conflicteval.cache import ResponseCache
+    from conflicteval.cli.profile import profile
     from conflicteval.conflictscore import (
         ConflictScorer,
         LabelResult,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from conflicteval.feverous import score as feverous_score
     from conflicteval.models import Model, get_model, register_provider
     from conflicteval.models.answerers import CacheOnly, Count, Export, Online, answer_with
-    from conflicteval.profiles.cli import profile
     from conflicteval.results.compare import compare
     from conflicteval.results.load import load_run
     from conflicteval.runner import BatchResult, Record, run_batch, run_batch_sync
@@ -75,7 +75,7 @@ __all__ = [
                 "load_feverous_claims=load_claims feverous_score=score",
             ),
             ".models": "Model get_model register_provider",
-            ".profiles.cli": "profile",
+            ".cli.profile": "profile",
             ".results.compare": "compare",
             ".results.load": "load_run",
             ".runner": "BatchResult Record run_batch run_batch_sync",

@@ -7,7 +7,7 @@
 * :mod:`.runner` — running each cell through its workflow's own command;
 * :mod:`.card` — the card in the result contract (kind ``profile``) and the paired comparison;
 * :mod:`.export` — the card's runs as Every Eval Ever records;
-* :mod:`.cli` — the command and :func:`conflicteval.profile`.
+* the command and :func:`conflicteval.profile` are in :mod:`conflicteval.cli.profile`.
 """
 
 from typing import TYPE_CHECKING

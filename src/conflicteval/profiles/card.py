@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,90 @@ def _add(total: Tokens, part: Tokens) -> None:
     total.completion_tokens += part.completion_tokens
 
 
+@dataclass
+class _Card:
+    """What the card gathers from its cells' runs, cell by cell."""
+
+    many: bool
+    metrics: list[Metric] = field(default_factory=list)
+    uses: list[ModelUse] = field(default_factory=list)
+    instruments: list[Instrument] = field(default_factory=list)
+    per_model: list[ModelCost] = field(default_factory=list)
+    sent: Tokens = field(default_factory=Tokens)
+    replayed: Tokens = field(default_factory=Tokens)
+    usd: float | None = 0.0
+    unpriced: list[str] = field(default_factory=list)
+    scored: int = 0
+    failed: int = 0
+    pending: int = 0
+    not_scored: dict[str, int] = field(default_factory=dict)
+    cells: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, cell: Mapping[str, Any], s: RunSummary | None) -> None:
+        """One cell: its run's metrics, models and instruments, its money, its count."""
+        bench = cell["benchmark"]
+        row = dict(cell)
+        row["metrics"] = []
+        if s is not None:
+            suffix = f"@{cell['model']}" if self.many else ""
+            for m in s.metrics:
+                cid = f"{bench}.{m.id}{suffix}"
+                self.metrics.append(m.model_copy(update={"id": cid}))
+                row["metrics"].append(cid)
+            row.update(
+                contract_status=s.status,
+                progress=[s.progress.done, s.progress.total],
+                elapsed_s=s.elapsed_s,
+                instruments=[i.model_dump(mode="json") for i in s.instruments],
+            )
+            self.uses += [u.model_copy(update={"role": f"{bench}: {u.role}"}) for u in s.models]
+            for i in s.instruments:
+                settings = {**i.settings, "benchmark": bench}
+                self.instruments.append(i.model_copy(update={"settings": settings}))
+        elif cell["status"] == "ran":
+            row["reason"] = "its command wrote no summary.json in the result contract"
+        row["cost_usd"] = self._money(bench, cell.get("costs") or [])
+        self.cells.append(row)
+        self._count(cell, s)
+
+    def _money(self, bench: str, costs: Sequence[Mapping[str, Any]]) -> float | None:
+        """Each command's contract money, over every run of the profile."""
+        cell_usd: float | None = 0.0
+        for raw in costs:
+            c = Cost.model_validate(raw)
+            for pm in c.per_model:
+                self.per_model.append(pm.model_copy(update={"role": f"{bench}: {pm.role}"}))
+            _add(self.sent, c.sent)
+            _add(self.replayed, c.replayed)
+            self.unpriced += [u for u in c.unpriced if u not in self.unpriced]
+            cell_usd = None if cell_usd is None or c.usd is None else cell_usd + c.usd
+        self.usd = None if self.usd is None or cell_usd is None else self.usd + cell_usd
+        return cell_usd if costs else None
+
+    def _count(self, cell: Mapping[str, Any], s: RunSummary | None) -> None:
+        if cell["status"] == "failed":
+            self.failed += 1
+        elif cell["status"] == "pending" or (s is not None and s.status == "partial"):
+            self.pending += 1
+        elif s is not None and any(m.value is not None for m in s.metrics):
+            self.scored += 1
+        else:
+            key = cell.get("category") or "no value"
+            if cell["status"] == "ran" and s is None:
+                key = "ran without a result contract"
+            self.not_scored[key] = self.not_scored.get(key, 0) + 1
+
+    def counts(self) -> Counts:
+        total = self.scored + self.failed + self.pending + sum(self.not_scored.values())
+        return Counts(
+            total=total,
+            scored=self.scored,
+            failed={"parse": 0, "model": self.failed},
+            pending=self.pending,
+            not_scored=self.not_scored,
+        )
+
+
 def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSummary:
     """The card of the profile in ``out`` for ``models`` (default every model of it): one
     metric per cell, ids ``<benchmark>.<metric id>`` (with ``@<model>`` appended when the card
@@ -97,106 +182,41 @@ def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSumma
     root = Path(out)
     record = read_profile(root)
     wanted = list(models) if models is not None else list(record.get("models", []))
-    many = len(wanted) > 1
-    metrics: list[Metric] = []
-    uses: list[ModelUse] = []
-    instruments: list[Instrument] = []
-    per_model: list[ModelCost] = []
-    sent, replayed = Tokens(), Tokens()
-    usd: float | None = 0.0
-    unpriced: list[str] = []
-    scored = failed = pending = 0
-    not_scored: dict[str, int] = {}
-    cells_out: list[dict[str, Any]] = []
+    card = _Card(many=len(wanted) > 1)
     for cell in record["cells"]:
-        if cell["model"] not in wanted:
-            continue
-        s = _run_summary(root, cell)
-        row = dict(cell)
-        row["metrics"] = []
-        if s is not None:
-            suffix = f"@{cell['model']}" if many else ""
-            for m in s.metrics:
-                cid = f"{cell['benchmark']}.{m.id}{suffix}"
-                metrics.append(m.model_copy(update={"id": cid}))
-                row["metrics"].append(cid)
-            row.update(
-                contract_status=s.status,
-                progress=[s.progress.done, s.progress.total],
-                elapsed_s=s.elapsed_s,
-                instruments=[i.model_dump(mode="json") for i in s.instruments],
-            )
-            for u in s.models:
-                use = u.model_copy(update={"role": f"{cell['benchmark']}: {u.role}"})
-                uses.append(use)
-            for i in s.instruments:
-                settings = {**i.settings, "benchmark": cell["benchmark"]}
-                instruments.append(i.model_copy(update={"settings": settings}))
-        elif cell["status"] == "ran":
-            row["reason"] = "its command wrote no summary.json in the result contract"
-        cell_usd: float | None = 0.0
-        for raw in cell.get("costs") or []:  # each command's contract money, every run
-            c = Cost.model_validate(raw)
-            for pm in c.per_model:
-                per_model.append(pm.model_copy(update={"role": f"{cell['benchmark']}: {pm.role}"}))
-            _add(sent, c.sent)
-            _add(replayed, c.replayed)
-            unpriced += [u for u in c.unpriced if u not in unpriced]
-            cell_usd = None if cell_usd is None or c.usd is None else cell_usd + c.usd
-        row["cost_usd"] = cell_usd if cell.get("costs") else None
-        usd = None if usd is None or cell_usd is None else usd + cell_usd
-        cells_out.append(row)
-        if cell["status"] == "failed":
-            failed += 1
-        elif cell["status"] == "pending" or (s is not None and s.status == "partial"):
-            pending += 1
-        elif s is not None and any(m.value is not None for m in s.metrics):
-            scored += 1
-        else:
-            key = cell.get("category") or "no value"
-            if cell["status"] == "ran" and s is None:
-                key = "ran without a result contract"
-            not_scored[key] = not_scored.get(key, 0) + 1
-    total = scored + failed + pending + sum(not_scored.values())
+        if cell["model"] in wanted:
+            card.add(cell, _run_summary(root, cell))
+    counts = card.counts()
     data = [
         DataInput(
             name=sel["dataset"],
             path=sel.get("file"),
             sha256=sel.get("file_sha256"),
-            items=len(sel.get("ids") or []) if sel.get("file") else None,
+            items=len(sel.get("ids") or []),
         )
         for sel in record.get("selections", {}).values()
         if sel.get("file")
     ]
+    started, finished = record.get("started"), record.get("finished")
     fields: dict[str, Any] = {
         "kind": "profile",
-        "status": "finished" if pending == 0 else "partial",
-        "progress": Progress(done=total - pending, total=total),
-        "started_at": _iso(record.get("started")),
-        "finished_at": _iso(record.get("finished")),
-        "elapsed_s": (
-            round(record["finished"] - record["started"], 3)
-            if record.get("started") and record.get("finished")
-            else None
-        ),
-        "models": uses,
+        "status": "finished" if counts.pending == 0 else "partial",
+        "progress": Progress(done=counts.total - counts.pending, total=counts.total),
+        "started_at": _iso(started),
+        "finished_at": _iso(finished),
+        "elapsed_s": round(finished - started, 3) if started and finished else None,
+        "models": card.uses,
         "data": data,
-        "instruments": instruments,
-        "counts": Counts(
-            total=total,
-            scored=scored,
-            failed={"parse": 0, "model": failed},
-            pending=pending,
-            not_scored=not_scored,
-        ),
-        "metrics": metrics,
+        "instruments": card.instruments,
+        "counts": counts,
+        "metrics": card.metrics,
         "cost": Cost(
-            usd=None if unpriced else usd,
-            unpriced=unpriced,
+            usd=None if card.unpriced else card.usd,
+            unpriced=card.unpriced,
             prices_as_of=PRICES_AS_OF,
-            sent=sent,
-            replayed=replayed,
-            per_model=per_model,
+            sent=card.sent,
+            replayed=card.replayed,
+            per_model=card.per_model,
         ),
         "library_version": __version__,
         "profile": {
@@ -205,7 +225,7 @@ def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSumma
             "models": wanted,
             "judge": record.get("judge"),
             "labeler": record.get("labeler"),
-            "cells": cells_out,
+            "cells": card.cells,
             "selections": record.get("selections", {}),
         },
     }

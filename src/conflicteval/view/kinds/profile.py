@@ -143,6 +143,71 @@ def _compare_chart(comparison: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _provenance(prof: dict[str, Any]) -> list[tuple[str, str]]:
+    """The suite, size, models, instruments and each dataset's selection."""
+    out = [
+        ("suite", str(prof.get("suite"))),
+        ("size", str(prof.get("size"))),
+        ("models", ", ".join(prof.get("models") or [])),
+        ("WikiContradict judge", str(prof.get("judge"))),
+        ("ConflictScore labeler", str(prof.get("labeler"))),
+    ]
+    for name, sel in sorted((prof.get("selections") or {}).items()):
+        if not sel.get("file"):
+            continue
+        pin = sel.get("pinned_sha256")
+        match = "no pin"
+        if pin:
+            match = "the pinned file" if pin == sel["source_sha256"] else "NOT the pinned file"
+        out.append(
+            (
+                f"data {name}",
+                f"{len(sel.get('ids') or [])} items ({sel.get('ids_from')}) of "
+                f"{sel.get('source')} sha256 {sel.get('source_sha256')} ({match})",
+            )
+        )
+    return out
+
+
+def _item(cell: dict[str, Any], m: dict[str, Any]) -> dict[str, Any]:
+    """One metric of one cell, with everything the card says about it."""
+    ci = m.get("ci")
+    scale = m.get("scale") or 1.0
+    published = ", ".join(f"{k}: {v}" for k, v in (m.get("published") or {}).items())
+    money = cell.get("cost_usd")
+    return {
+        "id": m["id"],
+        "status": "ok",
+        "title": f"{cell['benchmark']} · {m['name']} · {cell['model']}",
+        "value": _fmt(m.get("value"), scale),
+        "facets": {"benchmark": cell["benchmark"], "model": cell["model"]},
+        "fields": [
+            ["value", _fmt(m.get("value"), scale)],
+            ["95% interval", "–" if not ci else f"[{ci[0]:.4g}, {ci[1]:.4g}]"],
+            ["n", f"{m.get('n')} {m.get('n_counts')}"],
+            ["papers' values", published or "none stored"],
+            ["instrument accuracy", _instrument_text(cell)],
+            ["money", "not priced" if money is None else f"${money:.4f}"],
+            ["time", f"{cell.get('wall_s')} s (its commands' wall time)"],
+            ["run", cell["run"]],
+            ["report", f"{cell['run']}/{REPORT}"],
+        ],
+    }
+
+
+def _headline(m: dict[str, Any]) -> Headline:
+    ci = m.get("ci")
+    return Headline(
+        m["id"],
+        m["value"],
+        ci[0] if ci else None,
+        ci[1] if ci else None,
+        n=m.get("n"),
+        percent=(m.get("scale") or 1.0) == 100,
+        unit=str(m.get("n_counts") or ""),
+    )
+
+
 def _read(path: Path) -> RunView:
     import json
 
@@ -152,28 +217,7 @@ def _read(path: Path) -> RunView:
     prof: dict[str, Any] = (s.model_extra or {}).get("profile") or {}
     run = RunView("profile", "Conflict profile (conflicteval profile)", str(path))
     run.dataset = f"{prof.get('suite')}, size {prof.get('size')}"
-    run.provenance = [
-        ("suite", str(prof.get("suite"))),
-        ("size", str(prof.get("size"))),
-        ("models", ", ".join(prof.get("models") or [])),
-        ("WikiContradict judge", str(prof.get("judge"))),
-    ]
-    for name, sel in sorted((prof.get("selections") or {}).items()):
-        if not sel.get("file"):
-            continue
-        pin = sel.get("pinned_sha256")
-        match = (
-            "no pin"
-            if not pin
-            else ("the pinned file" if pin == sel["source_sha256"] else "NOT the pinned file")
-        )
-        run.provenance.append(
-            (
-                f"data {name}",
-                f"{len(sel.get('ids') or [])} items ({sel.get('ids_from')}) of "
-                f"{sel.get('source')} sha256 {sel.get('source_sha256')} ({match})",
-            )
-        )
+    run.provenance = _provenance(prof)
     run.counts = {"total": s.counts.total, "ok": s.counts.scored}
     metrics = {m.id: m.model_dump(mode="json") for m in s.metrics}
     by_model: dict[str, list[dict[str, Any]]] = {}
@@ -188,42 +232,9 @@ def _read(path: Path) -> RunView:
         for mid in cell["metrics"]:
             m = metrics[mid]
             by_model.setdefault(cell["model"], []).append({"metric": m, "run": cell["run"]})
-            ci = m.get("ci")
-            published = ", ".join(f"{k}: {v}" for k, v in (m.get("published") or {}).items())
-            money = cell.get("cost_usd")
-            run.items.append(
-                {
-                    "id": mid,
-                    "status": "ok",
-                    "title": f"{cell['benchmark']} · {m['name']} · {cell['model']}",
-                    "value": _fmt(m.get("value"), m.get("scale") or 1.0),
-                    "facets": {"benchmark": cell["benchmark"], "model": cell["model"]},
-                    "fields": [
-                        ["value", _fmt(m.get("value"), m.get("scale") or 1.0)],
-                        ["95% interval", "–" if not ci else f"[{ci[0]:.4g}, {ci[1]:.4g}]"],
-                        ["n", f"{m.get('n')} {m.get('n_counts')}"],
-                        ["papers' values", published or "none stored"],
-                        ["instrument accuracy", _instrument_text(cell)],
-                        ["money", "not priced" if money is None else f"${money:.4f}"],
-                        ["time", f"{cell.get('wall_s')} s (its commands' wall time)"],
-                        ["run", cell["run"]],
-                        ["report", f"{cell['run']}/{REPORT}"],
-                    ],
-                }
-            )
+            run.items.append(_item(cell, m))
             if m.get("value") is not None and mid == cell["metrics"][0]:
-                scale = m.get("scale") or 1.0
-                run.headlines.append(
-                    Headline(
-                        mid,
-                        m["value"],
-                        ci[0] if ci else None,
-                        ci[1] if ci else None,
-                        n=m.get("n"),
-                        percent=scale == 100,
-                        unit=str(m.get("n_counts") or ""),
-                    )
-                )
+                run.headlines.append(_headline(m))
     run.facets = ["benchmark", "model"]
     for model, rows in by_model.items():
         run.charts.append(Chart(f"Conflict profile: {model}", _chart(model, rows)))

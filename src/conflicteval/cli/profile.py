@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from conflicteval.errors import ConflictEvalError
-
-from .runner import ProfileOptions, run_profile
+from conflicteval.profiles.runner import ProfileOptions, run_profile
 
 __all__ = ["add_options", "count_calls", "invoke", "profile", "register", "write_reports"]
 
@@ -123,7 +122,7 @@ def profile(
         benchmarks: Only these benchmark ids of the suite.
         quiet: Hold the commands' own output back.
     """
-    from .card import build_card, write_card
+    from conflicteval.profiles.card import build_card, write_card
 
     specs = [models] if isinstance(models, str) else list(models)
     if not specs:
@@ -161,9 +160,8 @@ def profile(
 def write_reports(out: Path) -> list[Path]:
     """Write each run's own report (``<run>/report.html``) and the card's
     (``DIR/report.html``), which links to them; return the files written."""
+    from conflicteval.profiles.card import read_profile
     from conflicteval.view import load_run, write_report
-
-    from .card import read_profile
 
     written = []
     for cell in read_profile(out)["cells"]:
@@ -190,8 +188,7 @@ def _data_pairs(values: Sequence[str] | None) -> dict[str, str]:
 def add_options(p: argparse.ArgumentParser) -> None:
     """The options of ``conflicteval profile``."""
     from conflicteval.cli.options import positive_float, positive_int
-
-    from .suite import SIZES
+    from conflicteval.profiles.suite import SIZES
 
     p.add_argument("--model", action="append", metavar="SPEC", help="model to profile (repeat)")
     p.add_argument("--out", required=True, metavar="DIR", help="profile directory (resumable)")
@@ -254,8 +251,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .card import COMPARE_FILE, build_card, write_card
-    from .text import card_lines, compare_lines, dry_run_lines
+    from conflicteval.profiles.card import COMPARE_FILE, build_card, write_card
+    from conflicteval.profiles.text import card_lines, compare_lines, dry_run_lines
 
     out = Path(args.out)
     if not args.model:
@@ -299,7 +296,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _export(out: Path, target: str) -> int:
-    from .export import export_profile
+    from conflicteval.profiles.export import export_profile
 
     files = export_profile(out, target)
     print(f"exported {len(files)} file(s) under {target}", file=sys.stderr)
