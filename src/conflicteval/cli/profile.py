@@ -185,13 +185,32 @@ def _data_pairs(values: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+# options of the shared model group passed on to every command that calls the model
+_PASSED = (
+    ("timeout", "--timeout"),
+    ("max_attempts", "--max-attempts"),
+    ("no_cache", "--no-cache"),
+    ("max_output_tokens", "--max-output-tokens"),
+    ("reasoning_effort", "--reasoning-effort"),
+    ("model_family", "--model-family"),
+    ("model_concurrency", "--model-concurrency"),
+    ("concurrency", "--concurrency"),
+)
+
+
 def add_options(p: argparse.ArgumentParser) -> None:
-    """The options of ``conflicteval profile``."""
-    from conflicteval.cli.options import positive_float, positive_int
+    """The options of ``conflicteval profile`` (the shared ones from the options module)."""
+    from conflicteval.cli.options import (
+        add_batch_options,
+        add_labeler,
+        add_model_options,
+        add_out,
+        add_quiet,
+        positive_float,
+    )
     from conflicteval.profiles.suite import SIZES
 
-    p.add_argument("--model", action="append", metavar="SPEC", help="model to profile (repeat)")
-    p.add_argument("--out", required=True, metavar="DIR", help="profile directory (resumable)")
+    add_out(p, "profile directory (resumable)")
     p.add_argument("--size", choices=SIZES, default="small", help="suite size (default small)")
     p.add_argument(
         "--data",
@@ -199,38 +218,25 @@ def add_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME=PATH",
         help="a dataset's file by its name (ramdocs, wikicontradict, feverous-s, ...; repeat)",
     )
+    p.add_argument("--benchmark", action="append", metavar="ID", help="only this benchmark")
+    p.add_argument("--max-usd", type=positive_float, help="stop before the spend passes this")
     p.add_argument(
         "--judge-model",
         metavar="SPEC",
         help="WikiContradict's judge (default: lexical), and an llm labeler's model",
     )
-    p.add_argument(
-        "--labeler",
-        choices=("lexical", "llm", "llm-per-document", "llm-per-claim"),
-        default="lexical",
-        help="ConflictScore's labeler for the ConflictScore cells (default: lexical, offline)",
+    add_labeler(
+        p,
+        ("lexical", "llm", "llm-per-document", "llm-per-claim"),
+        "lexical",
+        "lexical, offline; ConflictScore's labeler of the ConflictScore cells, an llm kind's "
+        "model is --judge-model",
     )
-    p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server of the models")
-    p.add_argument("--benchmark", action="append", metavar="ID", help="only this benchmark")
-    p.add_argument("--max-usd", type=positive_float, help="stop before the spend passes this")
-    p.add_argument("--concurrency", type=positive_int, help="items in flight at once")
     p.add_argument("--executor", choices=("local", "ray"), help="item executor of every command")
-    # the profile's own dry run (each command counted as its own --dry-run); not the batch
-    # wrapper's, whose single report would hide the per-benchmark table
-    p.add_argument(
-        "--dry-run",
-        dest="profile_dry_run",
-        action="store_true",
-        help="count calls, tokens and money per benchmark; send nothing",
-    )
-    p.add_argument(
-        "--batch-export",
-        metavar="FILE",
-        help="write the calls the cache cannot answer, of every benchmark, to FILE (Batch "
-        "API requests) and exit 3; import the results and run again (docs/batch.md)",
-    )
     p.add_argument("--export-eee", metavar="DIR", help="also export each run as an EEE record")
-    p.add_argument("--quiet", action="store_true", help="hold each command's own output back")
+    add_quiet(p)
+    add_batch_options(p)
+    add_model_options(p, what="model to profile (repeat for several)", repeat=True)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -243,22 +249,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "DIR/summary.json (and DIR/compare.json for two or more models). See docs/profile.md.",
     )
     add_options(p)
-    from conflicteval.cli.batch import batch_command
+    p.set_defaults(func=_run)
 
-    # every cell's commands run inside one batch context: with --batch-export, one request
-    # file for the whole profile, and exit status 3 while any request waits
-    p.set_defaults(func=batch_command(_run))
+
+def _model_words(args: argparse.Namespace) -> list[str]:
+    """The shared model options the user set, as words for every model-calling command."""
+    from conflicteval.cli.options import add_model_options
+
+    defaults = argparse.ArgumentParser()
+    add_model_options(defaults, what="m", repeat=True)
+    default = defaults.parse_args([])
+    words: list[str] = []
+    for dest, flag in _PASSED:
+        value = getattr(args, dest, None)
+        if value is None or value == getattr(default, dest, None):
+            continue
+        words += [flag] if value is True else [flag, str(value)]
+    return words
 
 
 def _run(args: argparse.Namespace) -> int:
-    from conflicteval.profiles.card import COMPARE_FILE, build_card, write_card
-    from conflicteval.profiles.text import card_lines, compare_lines, dry_run_lines
 
     out = Path(args.out)
     if not args.model:
         if args.export_eee:  # export a profile made before
             return _export(out, args.export_eee)
         raise ConflictEvalError("profile: give --model SPEC (repeat for several models)")
+    exporting = bool(args.batch_export) and not args.dry_run
     opts = ProfileOptions(
         models=args.model,
         out=out,
@@ -268,16 +285,29 @@ def _run(args: argparse.Namespace) -> int:
         labeler=args.labeler,
         base_url=args.base_url,
         max_usd=args.max_usd,
-        dry_run=args.profile_dry_run,
-        # the profile's own batch context (batch_command) exports every command's calls
-        exporting=bool(args.batch_export) and not args.profile_dry_run,
+        dry_run=args.dry_run,
+        exporting=exporting,
         executor=args.executor,
-        concurrency=args.concurrency,
+        model_words=_model_words(args),
         benchmarks=args.benchmark,
         quiet=args.quiet,
     )
+    if exporting:  # every cell's commands in one batch export: one request file, exit 3
+        from conflicteval.cli.batch import CommandBatch
+
+        with CommandBatch(args.batch_export) as ctx:
+            rc = _profile_lines(opts, out, args)
+        return ctx.finish(rc)
+    return _profile_lines(opts, out, args)
+
+
+def _profile_lines(opts: ProfileOptions, out: Path, args: argparse.Namespace) -> int:
+    """Run the profile, write and print the card (or the dry run's table); the exit status."""
+    from conflicteval.profiles.card import COMPARE_FILE, build_card, write_card
+    from conflicteval.profiles.text import card_lines, compare_lines, dry_run_lines
+
     cells, _ = run_profile(opts, invoke, count_calls)
-    if args.profile_dry_run:
+    if opts.dry_run:
         print("\n".join(dry_run_lines(cells)))
         return 0
     write_card(out)

@@ -119,6 +119,9 @@ class ProfileOptions:
     not finished waits for batch results."""
     executor: str | None = None
     concurrency: int | None = None
+    model_words: Sequence[str] = ()
+    """Further model options passed to every command that calls the model under test
+    (``--timeout 30``, ``--no-cache``, ...)."""
     benchmarks: Sequence[str] | None = None
     quiet: bool = False
 
@@ -198,6 +201,7 @@ def _common(opts: ProfileOptions) -> list[str]:
         words += ["--executor", opts.executor]
     if opts.concurrency:
         words += ["--concurrency", str(opts.concurrency)]
+    words += list(opts.model_words)
     return words
 
 
