@@ -122,6 +122,10 @@ def test_command_line_mistakes_are_one_line(
     assert main(["profile", "--model", "m", "--out", str(tmp_path), "--data", "ramdocs"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "NAME=PATH" in err
+    argv = ["profile", "--model", "m", "--out", str(tmp_path), "--data", "ramdoc=x.jsonl"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--data ramdoc=" in err and "ramdocs" in err  # a misspelt name is not ignored
     argv = ["profile", "--model", "m", "--out", str(tmp_path), "--benchmark", "nope"]
     assert main(argv) == 2
     assert "not in the suite" in capsys.readouterr().err

@@ -276,6 +276,13 @@ def run_profile(
     chosen = (
         [suite.benchmark(b) for b in opts.benchmarks] if opts.benchmarks else list(suite.benchmarks)
     )
+    known = sorted({b.dataset for b in suite.benchmarks})
+    unknown = [name for name in opts.data if name not in known]
+    if unknown:
+        raise ConflictEvalError(
+            f"--data {unknown[0]}=...: no benchmark of the suite reads a dataset of that name "
+            f"(names: {', '.join(known)})"
+        )
     started = time.time()
     tmp = tempfile.TemporaryDirectory(prefix="conflicteval-profile-") if opts.dry_run else None
     try:
