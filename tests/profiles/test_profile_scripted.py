@@ -230,6 +230,7 @@ def test_two_models_paired_and_absent_data_listed(
     assert "tied" in printed and "A higher" in printed
     card = ce.load_run(out).summary
     assert card.metric("ramdocs.rag.exact_match@openai/first") is not None
+    assert card.model_extra["profile"]["comparison"] == comparison  # type: ignore[index]
     cells = {
         (c["model"], c["benchmark"]): c
         for c in card.model_extra["profile"]["cells"]  # type: ignore[index]

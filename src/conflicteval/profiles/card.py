@@ -324,8 +324,9 @@ def write_card(out: str | Path) -> Path:
 
     for model in record.get("models", []):
         write_run(root / model_dir(model), build_card(root, [model]))
-    path = write_run(root, build_card(root))
-    if len(record.get("models", [])) > 1:
+    card = build_card(root)
+    if len(record.get("models", [])) > 1:  # the comparison: its own file, and on the card
         comparison = compare_models(root)
         atomic_write_text(root / COMPARE_FILE, json.dumps(comparison, indent=2) + "\n")
-    return path
+        (card.model_extra or {})["profile"]["comparison"] = comparison
+    return write_run(root, card)
