@@ -16,6 +16,7 @@ from conflicteval._version import __version__
 
 if TYPE_CHECKING:
     from conflicteval.cache import ResponseCache
+    from conflicteval.cli.profile import profile
     from conflicteval.conflictscore import (
         ConflictScorer,
         LabelResult,
@@ -73,6 +74,7 @@ __all__ = [
                 "load_feverous_claims=load_claims feverous_score=score",
             ),
             ".models": "Model get_model register_provider",
+            ".cli.profile": "profile",
             ".results.compare": "compare",
             ".results.load": "load_run",
             ".runs": "BatchResult Record run_batch run_batch_sync",

@@ -33,6 +33,7 @@ def test_the_top_level_commands_keep_their_order() -> None:
         "batch",
         "data",
         "bench",
+        "profile",
         "view",
         "compare",
         "export",

@@ -113,6 +113,12 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     record_data_source(args.out, source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
+    if any(r.status == "ok" for r in result.records):  # the run contract, from its report
+        from conflicteval.clasheval.contract import write_clasheval_run
+        from conflicteval.clasheval.reproduce import clasheval_report
+        from conflicteval.results.build import timing_of
+
+        write_clasheval_run(args.out, clasheval_report(args.out), result.usage, **timing_of(args))
     return finish(result, "questions", run_dir=args.out)
 
 

@@ -165,6 +165,7 @@ AREAS: tuple[Area, ...] = (
             "Measure labelers on gold relations (see docs/bench.md).",
         ),
     ),
+    Area("conflicteval.cli.profile"),
     Area("conflicteval.cli.view"),
     Area("conflicteval.cli.results"),
     Area("conflicteval.docs_pages"),

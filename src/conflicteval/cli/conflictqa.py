@@ -104,6 +104,12 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     record_data_source(args.out, source)
     print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
+    if any(r.status != "pending" for r in result.records):  # the run contract, from its report
+        from conflicteval.conflictqa.contract import write_conflictqa_run
+        from conflicteval.conflictqa.report import conflictqa_report
+        from conflicteval.results.build import timing_of
+
+        write_conflictqa_run(args.out, conflictqa_report(args.out), result.usage, **timing_of(args))
     return finish(result, "questions", run_dir=args.out)
 
 

@@ -58,6 +58,8 @@ KINDS = (
     "ramdocs",
     "faitheval",
     "bench",
+    "conflictqa",
+    "clasheval",
     "profile",
 )
 """The kinds of run (``profile`` is reserved for the model card)."""
