@@ -174,7 +174,7 @@ LAYERS: list[set[str]] = [
         "wikicontradict conflictscore conflictbench feverous ramdocs faitheval conflictqa"
         " clasheval bench".split()
     ),
-    {"profile", "view"},
+    {"profiles", "view"},
     # the top floor; runner and executors are the deprecated re-export paths, and "" is the
     # package's own __init__ (its public names are imported lazily)
     set("cli adapters inspect ragas deepeval __main__ runner executors".split()) | {""},

@@ -176,7 +176,7 @@ def build_card(out: str | Path, models: Sequence[str] | None = None) -> RunSumma
     """The card of the profile in ``out`` for ``models`` (default every model of it): one
     metric per cell, ids ``<benchmark>.<metric id>`` (with ``@<model>`` appended when the card
     holds several models)."""
-    from conflicteval import __version__
+    from conflicteval._version import __version__
     from conflicteval.pricing import PRICES_AS_OF
 
     root = Path(out)
