@@ -178,7 +178,13 @@ def report_runs(
     fmt: Callable[[dict[str, Any]], str],
 ) -> int:
     """Build, optionally ConflictScore, and print the reports of ``args.run``."""
+    from conflicteval.models.answerers import writes_outputs
+    from conflicteval.results.kinds_answers import rewrite_question_run
+
     reports = [build(run) for run in args.run]
+    if writes_outputs():  # the run's contract says what this report prints (today's rules)
+        for run, rep in zip(args.run, reports, strict=True):
+            rewrite_question_run(run, rep)
     if args.conflictscore:
         scorer = _scorer(args)
         from conflicteval.ramdocs.conflict import conflict_scores

@@ -3,11 +3,14 @@ AmbigDocs / FaithEval runs and the labeler bench."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from conflicteval.results.build import (
+    SUMMARY_FILE,
     build_summary,
     counts_of,
     data_of,
@@ -247,6 +250,37 @@ def write_question_run(
     )
     write_run(out, summary, items)
     return summary
+
+
+def rewrite_question_run(
+    out: str | os.PathLike[str], report: Mapping[str, Any]
+) -> RunSummary:
+    """Rewrite the contract of a re-scored RAMDocs / AmbigDocs / FaithEval run from ``report``.
+
+    A report reads the run's answers again (with today's scoring rules) and makes no answering
+    call, so the figures, counts and items come from ``report`` while the money, the tokens
+    and the times stay the ones the run recorded in its ``summary.json`` (none when it has
+    none): the contract then says what the report printed, for the run that made the answers.
+    """
+    path = Path(out) / SUMMARY_FILE
+    earlier: dict[str, Any] = {}
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        earlier = {}
+    summary = write_question_run(out, report)
+    kept = {
+        key: earlier[key]
+        for key in ("cost", "started_at", "finished_at", "elapsed_s", "latency")
+        if isinstance(earlier, dict) and key in earlier
+    }
+    if not kept:
+        return summary
+    fields = summary.model_dump(mode="json", by_alias=True)
+    fields.update(kept)
+    kept_summary = RunSummary.model_validate(fields)
+    write_run(out, kept_summary)
+    return kept_summary
 
 
 def write_bench(
