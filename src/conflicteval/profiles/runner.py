@@ -253,6 +253,26 @@ def _tally(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"calls": calls, "to_send": sent, "prompt_tokens": tokens, "usd": usd}
 
 
+def _own_cost(cost: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
+    """The calls ``argv`` made itself. A judged WikiContradict contract carries the answers'
+    money (written by ``wikicontradict generate``, counted with that command) beside the
+    grades': only the judge's rows are the judge command's."""
+    if list(argv[:2]) != ["wikicontradict", "judge"]:
+        return cost
+    rows = [r for r in cost.get("per_model", []) if r.get("role") != "answering"]
+    own = dict(cost, per_model=rows)
+    for part in ("sent", "replayed"):
+        own[part] = {
+            key: sum(int(r.get(part, {}).get(key, 0)) for r in rows)
+            for key in ("calls", "prompt_tokens", "completion_tokens")
+        }
+    if cost.get("usd") is not None:
+        own["usd"] = round(sum(r.get("usd") or 0.0 for r in rows), 6)
+    elif not any(r.get("usd") is None and r.get("sent", {}).get("calls") for r in rows):
+        own["usd"], own["unpriced"] = round(sum(r.get("usd") or 0.0 for r in rows), 6), []
+    return own
+
+
 def _contract_cost(run_dir: Path) -> dict[str, Any] | None:
     """The ``cost`` of the contract in ``run_dir`` (None: no contract there)."""
     from conflicteval.results.load import read_summary
@@ -407,7 +427,7 @@ def _run_commands(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
         )
         cost = _contract_cost(run_dir) if written else None
         if cost is not None:  # this command's calls, read from the contract it wrote
-            cell.costs.append(cost)
+            cell.costs.append(_own_cost(cost, argv))
         if rc == 3:
             cell.status, cell.reason = "pending", "calls wait for batch results"
             return

@@ -37,6 +37,7 @@ __all__ = [
     "SUMMARY_FILE",
     "build_summary",
     "cost_of",
+    "cost_with",
     "counts_of",
     "data_of",
     "item_record",
@@ -192,6 +193,30 @@ def cost_of(uses: Iterable[tuple[str | None, Usage]]) -> Cost:
         sent=sent,
         replayed=replayed,
         per_model=rows,
+    )
+
+
+def cost_with(cost: Cost, rows: Sequence[ModelCost], unpriced: Sequence[str] = ()) -> Cost:
+    """``cost`` with the calls of ``rows`` (another stage of the same run, e.g. the answers a
+    judge grades) added: per model, sent and replayed totals, and the money (null when any
+    model that sent calls has no price)."""
+    every = [*rows, *cost.per_model]
+    missing = list(dict.fromkeys([*unpriced, *cost.unpriced]))
+    sent, replayed = Tokens(), Tokens()
+    for row in every:
+        for total, part in ((sent, row.sent), (replayed, row.replayed)):
+            total.calls += part.calls
+            total.prompt_tokens += part.prompt_tokens
+            total.completion_tokens += part.completion_tokens
+    usd = None if missing else round(sum(r.usd or 0.0 for r in every), 6)
+    return cost.model_copy(
+        update={
+            "usd": usd,
+            "unpriced": missing,
+            "sent": sent,
+            "replayed": replayed,
+            "per_model": every,
+        }
     )
 
 

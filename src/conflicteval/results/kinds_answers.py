@@ -12,13 +12,21 @@ from typing import Any
 from conflicteval.results.build import (
     SUMMARY_FILE,
     build_summary,
+    cost_with,
     counts_of,
     data_of,
     item_record,
     mean_metric,
     write_run,
 )
-from conflicteval.results.contract import Instrument, ItemRecord, Metric, ModelUse, RunSummary
+from conflicteval.results.contract import (
+    Cost,
+    Instrument,
+    ItemRecord,
+    Metric,
+    ModelUse,
+    RunSummary,
+)
 from conflicteval.results.kinds import (
     column,
     instrument_of,
@@ -111,17 +119,46 @@ def write_wikicontradict_judged(
         # runs of different models pair item by item in ``compare``; several: the full id
         return rec.id.split("|", 1)[1] if len(answering) == 1 and "|" in rec.id else rec.id
 
-    return write_batch_run(
+    answer_rows, answering_models, unpriced = _answering_stage(out)
+    summary = write_batch_run(
         "wikicontradict",
         out,
         batch,
         values_of=values,
         id_of=id_of,
         metrics=metrics,
-        models=[model_use("judge", model, settings)] if model is not None else [],
+        models=[*answering_models, model_use("judge", model, settings)]
+        if model is not None
+        else answering_models,
         instruments=[_judge_instrument(judge, settings)],
         usages=[("judge", batch.usage)],
         **timing,
+    )
+    if not answer_rows:
+        return summary
+    # the run's money is its answers' and its grades': the generation's rows, as the generate
+    # command recorded and printed them, beside the judge's of this command
+    summary = summary.model_copy(update={"cost": cost_with(summary.cost, answer_rows, unpriced)})
+    write_run(out, summary)
+    return summary
+
+
+def _answering_stage(out: str | os.PathLike[str]) -> tuple[list[Any], list[ModelUse], list[str]]:
+    """The answering rows of the money, the answering models and their unpriced names, as the
+    run's ``summary.json`` holds them (written by ``wikicontradict generate``, or by an
+    earlier judging, which kept them); nothing when it holds none."""
+    try:
+        earlier = json.loads((Path(out) / SUMMARY_FILE).read_text(encoding="utf-8"))
+        cost = Cost.model_validate(earlier["cost"])
+        models = [ModelUse.model_validate(m) for m in earlier.get("models", [])]
+    except (OSError, ValueError, KeyError, TypeError):
+        return [], [], []
+    rows = [r for r in cost.per_model if r.role == "answering"]
+    names = {name for r in rows for name in r.model.split(" + ")}
+    return (
+        rows,
+        [m for m in models if m.role == "answering"],
+        [u for u in cost.unpriced if u in names],
     )
 
 
@@ -252,9 +289,7 @@ def write_question_run(
     return summary
 
 
-def rewrite_question_run(
-    out: str | os.PathLike[str], report: Mapping[str, Any]
-) -> RunSummary:
+def rewrite_question_run(out: str | os.PathLike[str], report: Mapping[str, Any]) -> RunSummary:
     """Rewrite the contract of a re-scored RAMDocs / AmbigDocs / FaithEval run from ``report``.
 
     A report reads the run's answers again (with today's scoring rules) and makes no answering
@@ -269,7 +304,7 @@ def rewrite_question_run(
     except (OSError, ValueError):
         earlier = {}
     summary = write_question_run(out, report)
-    kept = {
+    kept: dict[str, Any] = {
         key: earlier[key]
         for key in ("cost", "started_at", "finished_at", "elapsed_s", "latency")
         if isinstance(earlier, dict) and key in earlier
