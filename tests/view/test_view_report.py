@@ -170,8 +170,20 @@ def test_compare_marks_differences(tmp_path: Path) -> None:
     rows = {r[0]: r for r in blob(html)["compare"]["rows"]}
     assert rows["r0"][2] is False and rows["r3"] == ["r3", [rows["r3"][1][0], None], True]
     assert "id='view-compare'" in html
-    # score runs record 95 % intervals of their means, so the difference is tested against them
-    assert "within the intervals" in html or "differs beyond the intervals" in html
+    # the difference is tested item by item by the result contract's one paired comparison
+    from conflicteval.results import compare
+
+    cmp = compare(a, b, allow_different_data=True)  # 4 and 3 items of two data files
+    assert "the runs read different data" in html  # said on the page, items paired by id
+    assert "id='compare-paired'" in html and f"{cmp.shared} items paired" in html
+    assert cmp.shared == 3 and cmp.metrics
+    for m in cmp.metrics:
+        assert f"<td>{m.n}</td>" in html and f"<td>{m.verdict}</td>" in html
+    assert "within the intervals" not in html  # no unpaired interval-overlap verdict any more
+    # a run the contract cannot pair (here: its summary.json is gone) says why, no verdict
+    (b / "summary.json").unlink()
+    html = render_report([a, b])
+    assert "not compared &mdash;" in html and "items paired" not in html
 
 
 def test_cli_writes_the_report_and_refuses_bad_input(

@@ -154,46 +154,87 @@ def _charts(runs: Sequence[RunView]) -> str:
     return "".join(out)
 
 
-def _overlap(a: Headline, b: Headline) -> bool | None:
-    if None in (a.low, a.high, b.low, b.high):
-        return None
-    return not (a.high < b.low or b.high < a.low)  # type: ignore[operator]
-
-
 def _compare_headlines(runs: Sequence[RunView]) -> str:
     names: list[str] = []
     for run in runs:
         names += [h.name for h in run.headlines if h.name not in names]
     head = "".join(f"<th>{_e(r.name)}<div class='ci'>{_e(r.kind)}</div></th>" for r in runs)
-    out = [f"<table class='compare'><tr><th>headline</th>{head}<th></th></tr>"]
+    out = [f"<table class='compare'><tr><th>headline</th>{head}</tr>"]
     for name in names:
         cells = [next((h for h in r.headlines if h.name == name), None) for r in runs]
         present = [h for h in cells if h is not None]
         values = {fmt_number(h.value, h.percent) for h in present}
         differs = len(values) > 1 or len(present) < len(runs)
-        verdicts = [_overlap(present[0], h) for h in present[1:]]
-        beyond = any(v is False for v in verdicts)
-        note = (
-            "differs beyond the intervals"
-            if beyond
-            else "within the intervals"
-            if differs and verdicts and all(v is True for v in verdicts)
-            else "no interval recorded: the difference is not tested"
-            if differs
-            else ""
-        )
         row = "".join(
-            f"<td class='{'beyond' if beyond else ''}'>{_headline_cell(h)}</td>"
-            if h is not None
-            else "<td class='muted'>absent</td>"
+            f"<td>{_headline_cell(h)}</td>" if h is not None else "<td class='muted'>absent</td>"
             for h in cells
         )
-        out.append(
-            f"<tr class='{'differs' if differs else ''}'><th>{_e(name)}</th>{row}"
-            f"<td class='ci'>{_e(note)}</td></tr>"
-        )
+        out.append(f"<tr class='{'differs' if differs else ''}'><th>{_e(name)}</th>{row}</tr>")
     out.append("</table>")
     return "".join(out)
+
+
+def _paired_html(runs: Sequence[RunView]) -> str:
+    """Each run against the first, item by item, by the result contract's one paired
+    comparison (exact McNemar for per-item yes/no values, else a sign-flip permutation test;
+    Holm across the metrics of a pair); a pair the contract cannot compare says why. Runs of
+    different data files are paired by item id with the contract's warning shown (the
+    ``compare`` command refuses them unless told), so a page of any two runs is readable."""
+    from conflicteval.errors import ConflictEvalError
+    from conflicteval.results.compare import compare
+
+    out = [
+        "<div class='card' id='compare-paired'><h2>Paired comparison with the first run</h2>",
+        "<p class='muted'>Over the items both runs answered: B &minus; A with its 95 % paired "
+        "bootstrap interval, p of the paired test and p after Holm's adjustment across the "
+        "metrics; &ldquo;tied&rdquo; when the adjusted p is not below 0.05.</p>",
+    ]
+    first = runs[0]
+    for run in runs[1:]:
+        title = f"A = {_e(first.name)}, B = {_e(run.name)}"
+        try:
+            cmp = compare(first.path, run.path, allow_different_data=True)
+        except ConflictEvalError as exc:
+            out.append(f"<p><b>{title}</b>: not compared &mdash; {_e(str(exc))}</p>")
+            continue
+        out.append(
+            f"<p><b>{title}</b>: {cmp.shared} items paired ({cmp.only_a} only in A, "
+            f"{cmp.only_b} only in B)</p>"
+        )
+        out += [f"<p class='warn'>{_e(w)}</p>" for w in cmp.warnings]
+        out.append(
+            "<div class='table-wrap'><table class='compare paired'><tr><th>metric</th><th>n paired</th><th>A</th>"
+            "<th>B</th><th>B &minus; A [95% CI]</th><th>p</th><th>p (Holm)</th><th>test</th>"
+            "<th>verdict</th></tr>"
+        )
+        for m in cmp.metrics:
+            ci = "" if m.ci is None else f" [{m.ci[0]:+.4g}, {m.ci[1]:+.4g}]"
+            cells = [
+                _e(m.name),
+                str(m.n),
+                "–" if m.a is None else f"{m.a:.4g}",
+                "–" if m.b is None else f"{m.b:.4g}",
+                "–" if m.diff is None else f"{m.diff:+.4g}{ci}",
+                _p(m.p),
+                _p(m.p_holm),
+                _e(m.test),
+                _e(m.verdict),
+            ]
+            cls = "" if m.verdict == "tied" else " class='differs'"
+            out.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        out.append("</table></div>")
+        if cmp.not_compared:
+            out.append(
+                "<p class='muted'>not compared (no per-item values): "
+                + _e(", ".join(cmp.not_compared))
+                + "</p>"
+            )
+    out.append("</div>")
+    return "".join(out)
+
+
+def _p(p: float | None) -> str:
+    return "–" if p is None else ("&lt;1e-4" if p < 1e-4 else f"{p:.4f}")
 
 
 def compare_rows(runs: Sequence[RunView]) -> dict[str, Any]:
@@ -290,7 +331,9 @@ def _compare_html(runs: Sequence[RunView]) -> str:
     return (
         "<div class='card'><h2>Headline numbers side by side</h2>"
         + _compare_headlines(runs)
-        + "</div><div class='card' id='compare-items'><h2>The same items in each run</h2>"
+        + "</div>"
+        + _paired_html(runs)
+        + "<div class='card' id='compare-items'><h2>The same items in each run</h2>"
         "<p class='muted'>Each item's short result (verdict, score or status) in every run, "
         "matched across the runs (by id; WikiContradict runs by template and instance); "
         "rows that differ are highlighted.</p>"
