@@ -203,9 +203,9 @@ def _paired_html(runs: Sequence[RunView]) -> str:
         )
         out += [f"<p class='warn'>{_e(w)}</p>" for w in cmp.warnings]
         out.append(
-            "<div class='table-wrap'><table class='compare paired'><tr><th>metric</th><th>n paired</th><th>A</th>"
-            "<th>B</th><th>B &minus; A [95% CI]</th><th>p</th><th>p (Holm)</th><th>test</th>"
-            "<th>verdict</th></tr>"
+            "<div class='table-wrap'><table class='compare paired'><tr><th>metric</th>"
+            "<th>n paired</th><th>A</th><th>B</th><th>B &minus; A [95% CI]</th><th>p</th>"
+            "<th>p (Holm)</th><th>test</th><th>verdict</th></tr>"
         )
         for m in cmp.metrics:
             ci = "" if m.ci is None else f" [{m.ci[0]:+.4g}, {m.ci[1]:+.4g}]"
