@@ -164,8 +164,26 @@ def test_every_command_writes_the_run_contract(
     if kind in ("ramdocs", "faitheval", "reports", "regenerate"):  # calls sent to the server
         assert s.cost.sent.calls > 0 and s.latency.calls == s.cost.sent.calls
         assert s.cost.usd is None and s.cost.unpriced  # openai/m has no price
+    _n_agrees(run)
     _viewer_agrees(run, capsys)
     _export_validates(run, tmp_path / "eee")
+
+
+def _n_agrees(run: Any) -> None:
+    """Every item is counted and listed (none dropped from n), and a metric's n is the number
+    of items holding a value for it, in items.jsonl and in the pandas table alike."""
+    s = run.summary
+    items = list(run.items())
+    assert len(items) == s.counts.total  # failed and undetermined items are listed too
+    assert sum(1 for it in items if it.status == "ok") == s.counts.scored
+    for m in s.metrics:
+        if m.items is None or m.value is None:
+            continue
+        with_value = [it for it in items if it.values.get(m.id) is not None]
+        assert m.n == len(with_value), m.id
+    pd = pytest.importorskip("pandas", reason="the pandas view needs the pandas extra")
+    frame = run.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == s.counts.total
 
 
 def _viewer_agrees(run: Any, capsys: pytest.CaptureFixture[str]) -> None:
