@@ -197,6 +197,19 @@ def _viewer_agrees(run: Any, capsys: pytest.CaptureFixture[str]) -> None:
     if run.summary.kind != "bench":  # bench labeler prints its own closing lines
         assert line in printed.out + printed.err
     rv = view_run(run.path)
+    # every headline the page shows is a metric of the contract: same value, interval and n
+    metrics = [m for m in run.summary.metrics if m.value is not None]
+    for h in rv.headlines:
+        if h.value is None:
+            continue
+        same = [
+            m
+            for m in metrics
+            if m.value == pytest.approx(h.value)
+            and m.n == h.n
+            and (m.ci is None or h.low is None or m.ci == pytest.approx([h.low, h.high]))
+        ]
+        assert same, (h.name, h.value, h.low, h.high, h.n)
     shown = rv.usage.get("cost") or rv.usage.get("unpriced")
     assert shown is not None and shown.startswith(line.removeprefix("cost: "))
     if all(m.note == "not judged" for m in run.summary.metrics):

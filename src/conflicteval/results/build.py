@@ -121,11 +121,19 @@ def mean_metric(
     note: str | None = None,
 ) -> Metric:
     """A metric that is the mean of per-item values (``None`` values left out), times
-    ``scale``, with its bootstrap interval; null (never 0) when no item has a value."""
-    from conflicteval.stats import mean_ci
+    ``scale``, with its bootstrap interval; null (never 0) when no item has a value. A share of
+    0/1 values (``binary``) over fewer than :data:`~conflicteval.stats.MIN_INTERVAL_UNITS`
+    items takes the Wilson score interval instead, as every report does
+    (:func:`conflicteval.stats_text.proportion_ci`): it does not collapse at 0 or 1."""
+    from conflicteval.stats import MIN_INTERVAL_UNITS, mean_ci
+    from conflicteval.stats_text import proportion_ci
 
     known = [float(v) for v in values if v is not None]
     value, ci = mean_ci(known)
+    method = BOOTSTRAP if ci is not None else None
+    if binary and known and len(known) < MIN_INTERVAL_UNITS:
+        ci = proportion_ci(known, ci)
+        method = f"Wilson score interval (95%; under {MIN_INTERVAL_UNITS} items)"
     return Metric(
         id=metric_id,
         name=name,
@@ -136,7 +144,7 @@ def mean_metric(
         unit=unit,
         scale=scale,
         lower_is_better=lower_is_better,
-        interval=BOOTSTRAP if ci is not None else None,
+        interval=method if ci is not None else None,
         items="binary" if binary else "mean",
         published=dict(published or {}),
         note=note if note is not None else (None if known else "nothing to measure"),
