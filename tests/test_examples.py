@@ -30,6 +30,7 @@ EXAMPLES: dict[str, tuple[str | None, str | None]] = {
     "batch_rounds.py": (None, None),
     "harness_metrics.py": (None, None),  # ragas / deepeval parts skip themselves when absent
     "inspect_eval.py": ("inspect_ai", "wikicontradict"),
+    "results_pandas.py": ("pandas", "ramdocs"),  # also wikicontradict, feverous, conflictqa
 }
 # examples/viewer_screenshots.py is run by hand to refresh the docs' pictures, not here: inside
 # this suite its Chromium aborted on start (exit -6) in two full runs while it passes run alone
