@@ -386,3 +386,16 @@ def test_view_charts_as_png_through_chromium(tmp_path: Path) -> None:
     assert main(argv) == 0
     png = charts / "detect-2-f1-per-source.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+def test_one_chart_as_png_through_chromium(tmp_path: Path) -> None:
+    from conflicteval.view.files import write_chart
+
+    from .chromium import require_chromium
+
+    require_chromium()
+    chart = load_run(detect_run(tmp_path)).charts[0]
+    png = write_chart(chart, tmp_path / "one" / "chart.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    svg = write_chart(chart, tmp_path / "one" / "chart.svg")
+    assert chart.svg.split(">", 1)[1] in svg.read_text(encoding="utf-8")

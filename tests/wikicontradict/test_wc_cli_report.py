@@ -72,6 +72,15 @@ def test_cli_pipeline(
 
     assert main(["wikicontradict", "report", "--run", run]) == 0
     md = capsys.readouterr().out
+    # --plot writes the report page's own chart: its title and the paper's rows
+    svg = tmp_path / "chart.svg"
+    assert main(["wikicontradict", "report", "--run", run, "--plot", str(svg)]) == 0
+    capsys.readouterr()
+    drawn = svg.read_text(encoding="utf-8")
+    assert drawn.startswith("<?xml") and "<svg" in drawn
+    assert "WikiContradict verdicts per template, measured beside published" in drawn
+    assert main(["wikicontradict", "report", "--run", run, "--plot", str(tmp_path / "c.gif")]) == 2
+    assert "a chart is written as .svg or .png" in capsys.readouterr().err
     assert "### Template 4" in md and "### Template 5" in md and "| openai/t |" in md
     assert main(["wikicontradict", "report", "--run", run, "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
@@ -150,7 +159,8 @@ def test_report_formats_pandas_and_plot(tmp_path: Path) -> None:
     assert isinstance(df, pd.DataFrame) and list(df["subset"]) == ["all", "explicit", "implicit"]
     assert df.loc[df.subset == "implicit", "failed_judge"].item() == 1
     pytest.importorskip("matplotlib")
-    png = rep.plot(tmp_path / "r.png")
+    with pytest.warns(DeprecationWarning, match="report page's chart"):
+        png = rep.plot(tmp_path / "r.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
 
 

@@ -138,7 +138,13 @@ def _add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     add_out(p, "write to this file instead of stdout", required=False, metavar="FILE")
-    p.add_argument("--plot", default=None, help="also save a stacked-bar PNG (needs matplotlib)")
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE",
+        help="also save the report page's verdict chart, with the paper's rows: FILE.svg, or "
+        "FILE.png (drawn by the operating system's Chromium)",
+    )
     p.add_argument(
         "--compare",
         metavar="TABLE|RUN",

@@ -93,8 +93,15 @@ def report_command(args: argparse.Namespace) -> BatchResult:
         if rows:
             text += "\n" + comparison_markdown(rows)
     _emit(text, args.out)
-    if args.plot:
-        _err(f"written: {report.plot(args.plot)}")
+    if args.plot:  # the page's own chart (title, the paper's rows), one drawing code
+        from conflicteval.errors import UsageError
+        from conflicteval.view import load_run as view_run
+        from conflicteval.view.files import write_chart
+
+        charts = view_run(args.run).charts
+        if not charts:
+            raise UsageError(f"{args.run}: nothing graded to draw (run 'wikicontradict judge')")
+        _err(f"written: {write_chart(charts[0], args.plot)}")
     return _report_records(args.run, args.judgements)
 
 

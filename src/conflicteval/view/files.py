@@ -17,9 +17,9 @@ from pathlib import Path
 from conflicteval._atomic import atomic_write_text
 from conflicteval.errors import ConflictEvalError
 
-from .model import RunView
+from .model import Chart, RunView
 
-__all__ = ["BROWSERS", "find_chromium", "write_charts"]
+__all__ = ["BROWSERS", "find_chromium", "write_chart", "write_charts"]
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """Executable names of the headless browser, in the order they are looked for on ``PATH``."""
@@ -59,6 +59,36 @@ def _png(browser: str, svg: Path, png: Path) -> None:
         )
     if proc.returncode != 0 or not png.is_file():
         raise ConflictEvalError(f"{png}: Chromium could not draw {svg}: {proc.stderr[-300:]}")
+
+
+def write_chart(chart: Chart, path: str | Path) -> Path:
+    """Write one chart of the page to ``path``: ``.svg`` as drawn, ``.png`` photographed by
+    the operating system's headless Chromium (the same picture). Returns ``path``.
+
+    Raises:
+        ConflictEvalError: Another suffix, or ``.png`` without a Chromium on ``PATH``.
+    """
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise ConflictEvalError(f"{target}: a chart is written as .svg or .png")
+    browser = find_chromium() if suffix == ".png" else None
+    if suffix == ".png" and browser is None:
+        raise ConflictEvalError(
+            f"{target}: a .png needs the operating system's Chromium (apt-get install "
+            "chromium); a .svg needs nothing"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = chart.svg.replace("<svg ", "<svg style='background:#fff' ", 1)
+    text = "<?xml version='1.0' encoding='utf-8'?>\n" + text + "\n"
+    if browser is None:
+        atomic_write_text(target, text)
+        return target
+    with tempfile.TemporaryDirectory(prefix="conflicteval-chart-") as tmp:
+        svg = Path(tmp) / "chart.svg"
+        svg.write_text(text, encoding="utf-8")
+        _png(browser, svg, target)
+    return target
 
 
 def write_charts(runs: Sequence[RunView], out: str | Path, *, png: bool = False) -> list[Path]:

@@ -381,9 +381,22 @@ class WikiContradictReport(BaseModel):
     def plot(self, path: str | Path, subset: Subset = "all") -> Path:
         """Save a stacked-bar PNG (C / PC / IC / failed per model × template).
 
-        Needs the ``plot`` extra (matplotlib).
+        Deprecated: the report page's chart (title, the paper's rows beside the measured ones)
+        is the one drawing code; write it with ``conflicteval wikicontradict report --run RUN
+        --plot FILE.svg`` or ``conflicteval view RUN --charts DIR``. Needs the ``plot`` extra
+        (matplotlib) and goes in a later release.
         """
+        import warnings
+
         from conflicteval.wikicontradict.report_plot import plot_report
+
+        warnings.warn(
+            "WikiContradictReport.plot is deprecated: write the report page's chart with "
+            "'conflicteval wikicontradict report --run RUN --plot FILE.svg' or "
+            "'conflicteval view RUN --charts DIR'",
+            DeprecationWarning,
+            stacklevel=2,
+        )
 
         return plot_report(self, path, subset)
 
@@ -479,8 +492,8 @@ def build_report(run: str | Path, judgements: str | Path | None = None) -> WikiC
 
 
 def write_report(report: WikiContradictReport, out_dir: str | Path) -> Sequence[Path]:
-    """Write ``report.md``, ``report.csv`` and ``report.json`` (and ``report.png`` when
-    matplotlib is installed) into ``out_dir``; returns the paths written."""
+    """Write ``report.md``, ``report.csv`` and ``report.json`` into ``out_dir``; returns the
+    paths written (the chart is the report page's: ``conflicteval view RUN --charts DIR``)."""
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -491,8 +504,4 @@ def write_report(report: WikiContradictReport, out_dir: str | Path) -> Sequence[
     ):
         (d / name).write_text(text, encoding="utf-8")
         paths.append(d / name)
-    try:
-        paths.append(report.plot(d / "report.png"))
-    except ImportError:
-        pass
     return paths
