@@ -379,24 +379,15 @@ class WikiContradictReport(BaseModel):
         return pd.DataFrame(self.rows())
 
     def plot(self, path: str | Path, subset: Subset = "all") -> Path:
-        """Save a stacked-bar PNG (C / PC / IC / failed per model × template).
-
-        Deprecated: the report page's chart (title, the paper's rows beside the measured ones)
-        is the one drawing code; write it with ``conflicteval wikicontradict report --run RUN
-        --plot FILE.svg`` or ``conflicteval view RUN --charts DIR``. Needs the ``plot`` extra
-        (matplotlib) and goes in a later release.
-        """
+        """Deprecated (matplotlib, ``plot`` extra): a stacked-bar PNG. The report page's chart
+        is the one drawing code: ``wikicontradict report --run RUN --plot FILE.svg``."""
         import warnings
 
         from conflicteval.wikicontradict.report_plot import plot_report
 
-        warnings.warn(
-            "WikiContradictReport.plot is deprecated: write the report page's chart with "
-            "'conflicteval wikicontradict report --run RUN --plot FILE.svg' or "
-            "'conflicteval view RUN --charts DIR'",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        msg = "WikiContradictReport.plot is deprecated: write the report page's chart with "
+        msg += "'conflicteval wikicontradict report --run RUN --plot FILE.svg'"
+        warnings.warn(msg, DeprecationWarning, stacklevel=2)
 
         return plot_report(self, path, subset)
 
