@@ -270,15 +270,16 @@ def test_json_object_schema_format_for_llama_cpp_servers() -> None:
 
 
 def test_max_retry_time_bounds_the_retrying() -> None:
-    with OpenAICompatServer(faults=[Fault.status_code(500)] * 50) as server:
-        # 49 waits of at least 0.1 s each exceed the 2 s limit however fast the machine is,
-        # so fewer than 50 attempts proves the limit; no duration is asserted
+    with OpenAICompatServer(faults=[Fault.status_code(500)] * 200) as server:
+        # each wait is drawn from [0, 0.1] s (exponential jitter), so 199 waits add up to about
+        # 10 s and below 2 s practically never (49 waits, as before, did in about 1 run in 100):
+        # fewer than 200 attempts proves the 2 s limit; no duration is asserted
         model = fast_model(
-            server, max_attempts=50, max_retry_time=2.0, backoff_initial=0.1, backoff_max=0.1
+            server, max_attempts=200, max_retry_time=2.0, backoff_initial=0.1, backoff_max=0.1
         )
         with pytest.raises(ModelError) as info:
             model.generate_sync("q")
-        assert 2 <= info.value.attempts < 50
+        assert 2 <= info.value.attempts < 200
         assert len(server.completions()) == info.value.attempts
 
 
