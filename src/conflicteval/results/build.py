@@ -158,7 +158,6 @@ def cost_of(uses: Iterable[tuple[str | None, Usage]]) -> Cost:
     from conflicteval.pricing import ENV_PRICES, PRICES_AS_OF, lookup
 
     rows: list[ModelCost] = []
-    sent, replayed = Tokens(), Tokens()
     unpriced: list[str] = []
     for role, usage in uses:
         if not usage.calls:
@@ -179,10 +178,6 @@ def cost_of(uses: Iterable[tuple[str | None, Usage]]) -> Cost:
             prompt_tokens=usage.cached_prompt_tokens,
             completion_tokens=usage.cached_completion_tokens,
         )
-        for total, part in ((sent, row_sent), (replayed, row_replayed)):
-            total.calls += part.calls
-            total.prompt_tokens += part.prompt_tokens
-            total.completion_tokens += part.completion_tokens
         rows.append(
             ModelCost(
                 model=" + ".join(models) or "(replayed from the cache)",
@@ -192,40 +187,38 @@ def cost_of(uses: Iterable[tuple[str | None, Usage]]) -> Cost:
                 replayed=row_replayed,
             )
         )
-    usd = None if unpriced else round(sum(r.usd or 0.0 for r in rows), 6)
     return Cost(
-        usd=usd,
-        unpriced=unpriced,
         prices_as_of=PRICES_AS_OF,
         price_file=os.environ.get(ENV_PRICES) or None,
-        sent=sent,
-        replayed=replayed,
-        per_model=rows,
+        **_totals(rows, unpriced),
     )
+
+
+def _totals(rows: Sequence[ModelCost], unpriced: Sequence[str]) -> dict[str, Any]:
+    """The fields of a :class:`Cost` that follow from its rows: sent and replayed totals,
+    the money (null when a model that sent calls has no price) and the rows themselves."""
+    sent, replayed = Tokens(), Tokens()
+    for row in rows:
+        for total, part in ((sent, row.sent), (replayed, row.replayed)):
+            total.calls += part.calls
+            total.prompt_tokens += part.prompt_tokens
+            total.completion_tokens += part.completion_tokens
+    usd = None if unpriced else round(sum(r.usd or 0.0 for r in rows), 6)
+    return {
+        "usd": usd,
+        "unpriced": list(unpriced),
+        "sent": sent,
+        "replayed": replayed,
+        "per_model": list(rows),
+    }
 
 
 def cost_with(cost: Cost, rows: Sequence[ModelCost], unpriced: Sequence[str] = ()) -> Cost:
     """``cost`` with the calls of ``rows`` (another stage of the same run, e.g. the answers a
     judge grades) added: per model, sent and replayed totals, and the money (null when any
     model that sent calls has no price)."""
-    every = [*rows, *cost.per_model]
     missing = list(dict.fromkeys([*unpriced, *cost.unpriced]))
-    sent, replayed = Tokens(), Tokens()
-    for row in every:
-        for total, part in ((sent, row.sent), (replayed, row.replayed)):
-            total.calls += part.calls
-            total.prompt_tokens += part.prompt_tokens
-            total.completion_tokens += part.completion_tokens
-    usd = None if missing else round(sum(r.usd or 0.0 for r in every), 6)
-    return cost.model_copy(
-        update={
-            "usd": usd,
-            "unpriced": missing,
-            "sent": sent,
-            "replayed": replayed,
-            "per_model": every,
-        }
-    )
+    return cost.model_copy(update=_totals([*rows, *cost.per_model], missing))
 
 
 def data_of(run_dir: str | os.PathLike[str] | None, items: int | None = None) -> list[DataInput]:
