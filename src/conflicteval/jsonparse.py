@@ -120,6 +120,14 @@ def _pairs_dict(pairs: list[tuple[str, Any]]) -> PairsDict:
     return obj
 
 
+_PAIRS_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_dict)
+
+
+def decode_pairs(text: str) -> Any:
+    """``json.loads(text)`` with every object a :class:`PairsDict` (raises ``ValueError``)."""
+    return _PAIRS_DECODER.decode(text)
+
+
 def _decode_span(text: str, start: int, end: int, keep_pairs: bool = False) -> tuple[Any, int]:
     """Decode ``text[start:end]``: (the value or ``_NONE``, characters of work)."""
     span = text[start:end]  # a copy, so a decoding error counts lines in the span only

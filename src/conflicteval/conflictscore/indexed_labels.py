@@ -9,14 +9,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from conflicteval.conflictscore.label_words import object_label
-from conflicteval.conflictscore.parse import (
-    _INDEX_KEYS,
-    Judgement,
-    _copied,
-    _get,
-    _json_object_spans,
-    _text_field,
-)
+from conflicteval.conflictscore.parse import _INDEX_KEYS, Judgement, _json_object_spans
+from conflicteval.conflictscore.reply_text import copied as _copied
+from conflicteval.conflictscore.reply_text import get_field as _get
+from conflicteval.conflictscore.reply_text import text_field as _text_field
 from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans
 
 __all__ = ["IndexedLabels", "parse_indexed_labels"]

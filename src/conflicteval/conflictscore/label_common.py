@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError
 from conflicteval.models import Model, get_model
-from conflicteval.types import Completion, Document, PairLabel, Relation, Usage
+from conflicteval.types import Document, PairLabel, Relation, Usage
 
 from . import prompts
 from .aggregate import Aggregate, aggregate
@@ -142,16 +142,6 @@ class _LLMBase(BaseLabeler):
             "response_schema": schema if self.structured else None,
         }
 
-    async def _generate(
-        self, prompt: str, settings: dict[str, Any]
-    ) -> tuple[Completion | None, str | None, int]:
-        """One call: (completion, None, calls) or (None, error, calls)."""
-        try:
-            out = await self.model.generate(prompt, **settings)
-        except ModelError as exc:
-            return None, f"model error: {exc}", 1
-        return out, None, max(1, out.usage.calls)
-
     async def _ask(
         self,
         prompt: str,
@@ -162,13 +152,15 @@ class _LLMBase(BaseLabeler):
     ) -> tuple[T, int, Usage]:
         """One call read into labels: ``from_reply(text, parsed=, parse_error=, truncated=)``,
         or ``failed(error)`` when the call failed; with the calls made and their usage."""
-        out, error, calls = await self._generate(prompt, self._settings(schema, max_tokens))
-        if out is None:
-            return failed(error), calls, Usage()
+        # the model is awaited here, not through a helper: one coroutine less per call
+        try:
+            out = await self.model.generate(prompt, **self._settings(schema, max_tokens))
+        except ModelError as exc:
+            return failed(f"model error: {exc}"), 1, Usage()
         labels = from_reply(
             out.text, parsed=out.parsed, parse_error=out.parse_error, truncated=out.truncated
         )
-        return labels, calls, out.usage
+        return labels, max(1, out.usage.calls), out.usage
 
     prompt_name = prompts.LABEL
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from conflicteval.confusables import fold_confusables
@@ -63,12 +64,31 @@ def normalize_label(value: object) -> Relation | None:
     """
     if not isinstance(value, str) or "|" in value:
         return None
-    word = re.sub(r"[\s_\-]+", " ", fold_confusables(value).strip(_STRIP)).upper()
+    if len(value) <= _REMEMBERED:
+        return _short_label(value)
+    return _label_of(value)
+
+
+_REMEMBERED = 64
+"""Label values up to this length are read once and remembered (a run repeats a handful)."""
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def _label_of(value: str) -> Relation | None:
+    word = _SEPARATORS.sub(" ", fold_confusables(value).strip(_STRIP)).upper()
     return _SYNONYMS.get(word)
 
 
+_short_label = lru_cache(maxsize=1024)(_label_of)
+
+
+@lru_cache(maxsize=256)
+def _label_key_text(key: str) -> bool:
+    return fold_confusables(key).strip().lower() in ANSWER_KEYS
+
+
 def _label_key(key: object) -> bool:
-    return fold_confusables(str(key)).strip().lower() in ANSWER_KEYS
+    return _label_key_text(str(key))
 
 
 def object_label(obj: Mapping[str, Any]) -> tuple[Relation | None, str | None]:

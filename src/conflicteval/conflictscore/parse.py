@@ -21,8 +21,6 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from conflicteval.conflictscore.claims_parse import claims_list_problem, parse_claims
 from conflicteval.conflictscore.hedging import label_context_problem, quoted_spans
 from conflicteval.conflictscore.label_words import (
@@ -31,6 +29,16 @@ from conflicteval.conflictscore.label_words import (
     normalize_label,
     object_label,
 )
+from conflicteval.conflictscore.reply_text import (
+    Judgement,
+    copied_from,
+    normal_source,
+    read_whole_object,
+)
+from conflicteval.conflictscore.reply_text import copied as _copied
+from conflicteval.conflictscore.reply_text import get_field as _get
+from conflicteval.conflictscore.reply_text import normal_text as _normal
+from conflicteval.conflictscore.reply_text import text_field as _text_field
 from conflicteval.confusables import fold_confusables
 from conflicteval.jsonparse import MAX_EXAMINED, iter_json_spans, string_end
 from conflicteval.types import Relation
@@ -38,6 +46,7 @@ from conflicteval.types import Relation
 __all__ = [
     "Judgement",
     "claims_list_problem",
+    "copied_from",
     "normalize_label",
     "parse_claims",
     "parse_judgement",
@@ -54,37 +63,8 @@ _ANSWER_KEYS = ANSWER_KEYS
 _INDEX_KEYS = ("index", "claim_index", "document_index", "doc_index", "number", "id")
 
 
-class Judgement(BaseModel):
-    """What one labelling reply says about one (claim, document) pair.
-
-    Attributes:
-        label: The label, or None when the reply names no single label.
-        snippet: The ``document_snippet`` field, when present.
-        reasoning: The ``reasoning`` field, when present.
-        problem: Why ``label`` is None (None when a label was found).
-    """
-
-    label: Relation | None = None
-    snippet: str | None = None
-    reasoning: str | None = None
-    problem: str | None = None
-
-
 def _json_object_spans(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
     yield from iter_json_spans(text[:MAX_EXAMINED], dict, outermost=True, keep_pairs=True)
-
-
-def _get(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    lowered = {str(k).lower(): v for k, v in obj.items()}
-    for key in keys:
-        if key in lowered:
-            return lowered[key]
-    return None
-
-
-def _text_field(obj: dict[str, Any], *keys: str) -> str | None:
-    value = _get(obj, keys)
-    return value if isinstance(value, str) else None
 
 
 _NEGATIONS = frozenset({"NOT", "NO", "NEVER", "NON", "NEITHER", "NOR", "DOESN'T", "ISN'T"})
@@ -117,18 +97,6 @@ def _unquoted(text: str, spans: Sequence[tuple[int, int, str]] | None = None) ->
     return "".join(out)
 
 
-def _normal(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[*_`]", "", text)).strip().lower()
-
-
-def _copied(fragment: str, source: str | None) -> bool:
-    """Whether ``fragment`` (a JSON object, an answer line) is copied from ``source``."""
-    if not source:
-        return False
-    piece = _normal(fragment)
-    return len(piece) >= 8 and piece in _normal(source)
-
-
 _KEYED = re.compile(
     # one class after the colon (not ``\s*`` then a class holding ``\s``): linear on
     # ``answer:`` followed by a long run of spaces
@@ -140,11 +108,6 @@ _UPPER_WORD = re.compile(
     r"\b(SUPPORTS|SUPPORTED|SUPPORT|CONTRADICTS|CONTRADICTED|CONTRADICTION|CONTRADICT|IRRELEVANT)\b"
 )
 _FIELD_START = r'"{key}"[ \t]*:\s*"'
-
-
-def copied_from(text: str, sources: Sequence[str]) -> bool:
-    """Whether ``text`` (a whole reply) is copied word for word from one of ``sources``."""
-    return any(_copied(text, src) for src in sources)
 
 
 def _salvage_field(text: str, key: str) -> str | None:
@@ -292,6 +255,12 @@ def _as_written(text: str, folded_value: str | None, key: str) -> str | None:
 
 def _parse_folded(text: str, document: str | None) -> Judgement:
     """:func:`parse_judgement` on a reply (and document) already folded."""
+    whole = read_whole_object(text, document)
+    return whole if whole is not None else _parse_general(text, document)
+
+
+def _parse_general(text: str, document: str | None) -> Judgement:
+    """Every step of :func:`parse_judgement`, for any reply (already folded)."""
     head = text[:MAX_EXAMINED]
     spans = quoted_spans(head)
     plain = _without_copied_lines(text, _unquoted(head, spans), document)
@@ -326,7 +295,7 @@ def _without_copied_lines(text: str, plain: str, document: str | None) -> str:
         return plain
     spans = []
     pos = 0
-    source = _normal(document)  # once, not once per line
+    source = normal_source(document)  # once, not once per line
     for line in text[: len(plain)].splitlines(keepends=True):
         piece = _normal(line)
         if len(piece) >= 8 and piece in source and normalize_label(line) is None:

@@ -37,6 +37,7 @@ LABEL_DOCUMENTS_PER_CLAIM = "conflictscore_label_documents_per_claim"
 _SLOT = re.compile(r"\{([a-z_]+)\}")
 
 
+@cache
 def load_prompt(name: str) -> str:
     """Return the text of the prompt ``name`` (file name without ``.txt``).
 
