@@ -28,6 +28,27 @@ CUT_OFF = "reply cut off by max_tokens"
 token limit cut short (``finish_reason == "length"``)."""
 
 
+class CallReply(BaseModel):
+    """One model call's reply as an item's record keeps it (see ``RunOptions.keep_replies``).
+
+    Attributes:
+        model: The model's name.
+        reply: The reply's text, its first :data:`~conflicteval.models.usage_scopes.KEPT_REPLY`
+            characters.
+        left_out: Characters of the reply beyond those kept (0: the whole reply).
+        cached: Replayed from the response cache (not sent).
+        finish_reason: Why the reply ended, as the server said (``stop``, ``length``).
+        latency_s: Seconds from sending the call to its reply (None when replayed).
+    """
+
+    model: str
+    reply: str
+    left_out: int = 0
+    cached: bool = False
+    finish_reason: str | None = None
+    latency_s: float | None = None
+
+
 class Usage(BaseModel):
     """Token usage of one or more model calls, and their estimated cost.
 

@@ -154,8 +154,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """``{"options": RunOptions}`` for a batch entry point: every batch of the command gets it.
 
     The :class:`~conflicteval.runs.options.RunOptions` carries ``--concurrency``,
-    ``--quiet``, ``--restart``, ``--retry-failed``, ``--executor``, ``--item-timeout``
-    and ``--adopt-checkpoint`` (those the command has).
+    ``--quiet``, ``--restart``, ``--retry-failed``, ``--executor``, ``--item-timeout``,
+    ``--adopt-checkpoint`` and ``--drop-replies`` (those the command has).
     """
     from conflicteval.runs.options import RunOptions
 
@@ -168,6 +168,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
             executor=executor_from_args(args) if hasattr(args, "executor") else None,
             item_timeout=getattr(args, "item_timeout", None),
             adopt=bool(getattr(args, "adopt_checkpoint", False)),
+            keep_replies=not getattr(args, "drop_replies", False),
         )
     }
 

@@ -259,6 +259,13 @@ def add_run_options(
             "trust its finished items as made by this configuration from these inputs",
         )
         group.add_argument(
+            "--drop-replies",
+            action="store_true",
+            help="keep no model reply with the items' records (by default each call's reply "
+            "is kept, its first 4,000 characters, and the report shows it); a failed item "
+            "keeps the reply it could not read",
+        )
+        group.add_argument(
             "--item-timeout",
             type=positive_float,
             default=DEFAULT_CLI_ITEM_TIMEOUT,

@@ -18,12 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception,
-    wait_random_exponential,
-)
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_random_exponential
 
 from conflicteval import pricing
 from conflicteval._calltimes import record_latency
@@ -55,7 +50,7 @@ from conflicteval.models.structured import (
     dumps_messages,
     reask_messages,
 )
-from conflicteval.models.usage_scopes import account_in_scopes, usage_scope
+from conflicteval.models.usage_scopes import Reply, account_in_scopes, issue_number, usage_scope
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 __all__ = ["REASK_TEMPLATE", "Model", "dumps_messages", "usage_scope"]
@@ -309,9 +304,9 @@ class Model:
             report_fatal(failure)
         raise failure from None
 
-    def _account(self, usage: Usage) -> None:
+    def _account(self, usage: Usage, reply: Reply | None = None) -> None:
         self.usage.add(usage)
-        account_in_scopes(usage)
+        account_in_scopes(usage, reply)
 
     def _key(
         self,
@@ -329,7 +324,7 @@ class Model:
             return key_with_schema_text(components, schema_text)
         return cache_key(components)
 
-    def _from_cache(self, key: str, decoding: list[str]) -> Completion | None:
+    def _from_cache(self, key: str, decoding: list[str], issued: int) -> Completion | None:
         """The stored reply under ``key`` as a cached Completion, accounted; None on a miss."""
         if self.cache is None:
             return None
@@ -341,7 +336,7 @@ class Model:
         if hit is None:
             return None
         usage = hit_usage(hit, decoding)  # replayed, not sent
-        self._account(usage)
+        self._account(usage, (issued, self.name, hit["text"], True, hit.get("finish_reason"), None))
         for obs in active_observers():  # cost accounting sees hits
             obs.on_cached(self, key, usage)
         return Completion(
@@ -389,15 +384,17 @@ class Model:
             reasoning_effort=sent.reasoning_effort,
         )
         answerer, call = active_answerer(), call_of(self, key, request)
+        issued = issue_number()  # an item's replies are kept in the order its calls were made
         if self.cache is not None and key is not None:
-            hit = self._from_cache(key, decoding)
+            hit = self._from_cache(key, decoding, issued)
             if hit is not None:
                 answerer.cached(call)
                 return hit
         # online (HTTP), or a dry run / batch export / replay raising PendingCall (answerers.py)
         started = time.perf_counter()
         resp = await answerer.answer(call)
-        record_latency(time.perf_counter() - started)
+        latency = time.perf_counter() - started
+        record_latency(latency)
         note_answered(self.provider.base_url, self.provider.model)
         truncated = resp.finish_reason == "length"
         usage = Usage(
@@ -410,7 +407,8 @@ class Model:
             reasoning_tokens=resp.reasoning_tokens,
             decoding=decoding,
         )
-        self._account(usage)  # an empty reply was still a call the server answered (and bills)
+        # an empty reply was still a call the server answered (and bills)
+        self._account(usage, (issued, self.name, resp.text, False, resp.finish_reason, latency))
         for obs in active_observers():
             obs.on_called(self, key, usage)
         if not resp.text.strip():

@@ -19,12 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from conflicteval._atomic import write_json
 from conflicteval._filelock import lock_exclusive
 from conflicteval.errors import CheckpointMismatch, ConflictEvalError
-from conflicteval.types import Status, Usage
+from conflicteval.types import CallReply, Status, Usage
 
 log = logging.getLogger("conflicteval.runner")
 
@@ -52,6 +52,10 @@ class Record(BaseModel):
         usage: Token usage of this item's model calls.
         inputs: The fingerprint of the item's inputs that produced this record
             (see ``inputs`` of :func:`run_batch`; None when the batch gave none).
+        calls: What each of the item's model calls replied, in the order the replies
+            came (bounded; empty when the run keeps no replies, see
+            ``RunOptions.keep_replies``).
+        more_calls: Calls made beyond the kept ones (their replies are not kept).
     """
 
     id: str
@@ -61,6 +65,18 @@ class Record(BaseModel):
     raw: str | None = None
     usage: Usage = Field(default_factory=Usage)
     inputs: str | None = None
+    calls: list[CallReply] = Field(default_factory=list)
+    more_calls: int = 0
+
+    @model_serializer(mode="wrap")
+    def _without_empty_calls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a record without replies is written as before they were kept (same bytes)
+        data: dict[str, Any] = handler(self)
+        if not data.get("calls"):
+            data.pop("calls", None)
+        if not data.get("more_calls"):
+            data.pop("more_calls", None)
+        return data
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:

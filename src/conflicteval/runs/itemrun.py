@@ -29,8 +29,12 @@ class ItemTimeout(Exception):
 
 
 async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> Record:
-    """Run ``fn`` on one item and say how it ended; never raises for the item's failure."""
-    with usage_scope() as usage:
+    """Run ``fn`` on one item and say how it ended; never raises for the item's failure.
+
+    The record carries the usage of every model call the item made and what each replied.
+    """
+    scope = usage_scope()
+    with scope as usage:
         try:
             result = await fn(item)
             rec = Record(id=item_id, status="ok", result=result, usage=usage)
@@ -65,6 +69,10 @@ async def run_item(fn: Callable[[T], Awaitable[Any]], item_id: str, item: T) -> 
                 error=f"{type(exc).__name__}: {exc}",
                 usage=usage,
             )
+    calls = scope.calls
+    if calls.replies:
+        rec.calls = calls.kept_replies()
+        rec.more_calls = calls.more_calls
     return rec
 
 
@@ -83,6 +91,8 @@ def finish_record(rec: Record) -> tuple[Record, str]:
             status="model_error",
             error=f"result is not JSON-serialisable: {exc}",
             usage=rec.usage,
+            calls=rec.calls,
+            more_calls=rec.more_calls,
         )
         line = rec.model_dump_json()
     else:

@@ -18,8 +18,8 @@ class RunKeywords(TypedDict, total=False):
     """The run keywords every workflow takes (``**run``), each as on :class:`RunOptions`.
 
     ``concurrency`` (items in flight; each workflow documents its default),
-    ``progress``, ``restart``, ``retry_failed``, ``executor``, ``item_timeout``
-    and ``adopt`` mean what the :class:`RunOptions` attributes of those names
+    ``progress``, ``restart``, ``retry_failed``, ``executor``, ``item_timeout``,
+    ``adopt`` and ``keep_replies`` mean what the :class:`RunOptions` attributes of those names
     mean; ``options`` is a whole :class:`RunOptions` (the command line builds
     one), and a keyword that is set wins over it (see :meth:`RunOptions.of`).
     """
@@ -31,6 +31,7 @@ class RunKeywords(TypedDict, total=False):
     executor: Any
     item_timeout: float | None
     adopt: bool | None
+    keep_replies: bool | None
     options: RunOptions | None
 
 
@@ -59,6 +60,9 @@ class RunOptions:
             items without an identity record (``<checkpoint>.meta.json``
             missing) or without input fingerprints are trusted as made by this
             configuration from these inputs.
+        keep_replies: Keep every model call's reply with its item's record (the first
+            4,000 characters of each, up to 200 calls an item; the view shows them).
+            False keeps only a failed item's reply that could not be read (``raw``).
     """
 
     concurrency: int | None = None
@@ -68,6 +72,7 @@ class RunOptions:
     executor: Any = None
     item_timeout: float | None = None
     adopt: bool = False
+    keep_replies: bool = True
 
     @classmethod
     def of(cls, run: RunKeywords, *, concurrency: int) -> RunOptions:
@@ -84,6 +89,7 @@ class RunOptions:
             executor=run.get("executor"),
             item_timeout=run.get("item_timeout"),
             adopt=run.get("adopt"),
+            keep_replies=run.get("keep_replies"),
         )
 
     @classmethod
@@ -98,6 +104,7 @@ class RunOptions:
         executor: Any = None,
         item_timeout: float | None = None,
         adopt: bool | None = None,
+        keep_replies: bool | None = None,
     ) -> RunOptions:
         """``options`` with the keywords a caller set on top of it.
 
@@ -116,4 +123,5 @@ class RunOptions:
             executor=executor if executor is not None else base.executor,
             item_timeout=item_timeout if item_timeout is not None else base.item_timeout,
             adopt=adopt if adopt is not None else base.adopt,
+            keep_replies=keep_replies if keep_replies is not None else base.keep_replies,
         )

@@ -72,6 +72,7 @@ async def run_batch(
     inputs: Callable[[T], Any] | None = None,
     adopt: bool | None = None,
     keep_records: bool = True,
+    keep_replies: bool | None = None,
     options: RunOptions | None = None,
 ) -> BatchResult:
     """Run ``fn`` over ``items`` with at most ``concurrency`` in flight.
@@ -95,7 +96,7 @@ async def run_batch(
         keep_records: False (with a checkpoint): ``result.records`` reads the
             records back from the checkpoint one at a time (constant memory).
         concurrency, progress, retry_failed, restart, item_timeout, executor,
-        adopt: The run settings (:class:`~conflicteval.runs.options.RunOptions`);
+        adopt, keep_replies: The run settings (:class:`~conflicteval.runs.options.RunOptions`);
             or all at once as ``options`` (a keyword that is set wins).
 
     Returns:
@@ -116,6 +117,7 @@ async def run_batch(
         executor=executor,
         item_timeout=item_timeout,
         adopt=adopt,
+        keep_replies=keep_replies,
     )
     return await _run(fn, items, run, key, checkpoint, desc, identity, inputs, keep_records)
 
@@ -147,7 +149,7 @@ async def _run(
         todo = TodoItems(item_list, index, index.count - resumed, key or _default_key)
         del item_list
         bar = progress_bar(index.count, resumed, desc, run.progress)
-        stored = _Store(writer, tally, bar)
+        stored = _Store(writer, tally, bar, run.keep_replies)
         error = await _execute(runner, fn, todo, run.concurrency or 1, stored)
         if error is not None:
             raise _aborted(error, tally.fresh, path)
@@ -258,8 +260,9 @@ def _read_into(
 class _Store:
     """Where each finished record goes: the checkpoint (with its fingerprint), tally, bar."""
 
-    def __init__(self, writer: _Writer, tally: Tally, bar: Any) -> None:
+    def __init__(self, writer: _Writer, tally: Tally, bar: Any, keep_replies: bool) -> None:
         self.writer = writer
+        self.keep_replies = keep_replies
         self.tally = tally
         self.bar = bar
         self.index = tally.index
@@ -269,9 +272,14 @@ class _Store:
             self.tally.add(rec, None, line)
             self.bar.update(1)
             return
+        update: dict[str, Any] = {}
+        if not self.keep_replies and rec.calls:
+            update["calls"] = []
         fp = self.index.fingerprint(rec.id)
         if fp is not None:
-            rec = rec.model_copy(update={"inputs": fp})
+            update["inputs"] = fp
+        if update:
+            rec = rec.model_copy(update=update)
             line = rec.model_dump_json()
         off = self.writer.write(line)
         self.tally.add(rec, off if self.writer.path is not None else None, None)

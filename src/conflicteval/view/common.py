@@ -70,10 +70,40 @@ def items_of(
     return out
 
 
+PAGE_REPLY = 1000
+"""Characters of each kept model reply the page shows (the record keeps up to 4,000)."""
+
+
 def record_item(rec: Record, error: str | None, **fields: Any) -> dict[str, Any]:
     """A record as a report item: its id, status, ``error`` (the record's own, or the reason
-    a kind found in its result) and raw reply, then the kind's ``fields``."""
-    return {"id": rec.id, "status": rec.status, "error": error, "raw": rec.raw, **fields}
+    a kind found in its result) and raw reply, then the kind's ``fields``; with the replies of
+    its model calls (``calls``: ``[model, reply, cached, finish reason, seconds, characters
+    not shown]`` each, the reply cut to :data:`PAGE_REPLY` characters) when the run kept them."""
+    item = {"id": rec.id, "status": rec.status, "error": error, "raw": rec.raw, **fields}
+    item.update(calls_of(rec))
+    return item
+
+
+def calls_of(rec: Record) -> dict[str, Any]:
+    """The item keys that show a record's kept replies (none when the run kept none)."""
+    if not rec.calls:
+        return {}
+    shown: dict[str, Any] = {
+        "calls": [
+            [
+                c.model,
+                c.reply[:PAGE_REPLY],
+                c.cached,
+                c.finish_reason,
+                c.latency_s,
+                c.left_out + max(0, len(c.reply) - PAGE_REPLY),
+            ]
+            for c in rec.calls
+        ]
+    }
+    if rec.more_calls:
+        shown["more_calls"] = rec.more_calls
+    return shown
 
 
 def read_json(path: Path) -> Any:

@@ -257,7 +257,20 @@
       }))]));
     }
     if (it.prompt) out.appendChild(el("details", null, [el("summary", { text: "prompt sent" }), para(it.prompt, "raw")]));
+    if (it.calls && it.calls.length) out.appendChild(calls(it));
     return out;
+  }
+
+  // every model call's reply the run kept: [model, reply, cached, finish reason, seconds, characters not shown]
+  function calls(it) {
+    var more = it.more_calls ? ", " + it.more_calls + " more not kept" : "";
+    var head = "model calls (" + it.calls.length + more + ")";
+    return el("details", { cls: "calls" }, [el("summary", { text: head })].concat(it.calls.map(function (c, i) {
+      var about = "#" + (i + 1) + " " + c[0] + (c[2] ? " \u00b7 from the cache" : "") + (c[3] ? " \u00b7 " + c[3] : "") +
+        (typeof c[4] === "number" ? " \u00b7 " + c[4].toFixed(2) + " s" : "");
+      var text = c[1] + (c[5] ? " \u2026 [" + c[5] + " more characters not shown]" : "");
+      return el("div", { cls: "call" }, [el("div", { cls: "call-head", text: about }), para(text, "raw")]);
+    })));
   }
 
   // MADAM-RAG: every round's agents (one per document) and the aggregator's summary

@@ -14,6 +14,7 @@ from typing import Any
 from conflicteval.types import Usage
 
 from ..common import (
+    calls_of,
     counts_of,
     data_provenance,
     failure_reasons,
@@ -67,6 +68,7 @@ def _item(g: Any, judged: Any, inst: Any) -> dict[str, Any]:
         "prompt": g.prompt,
     }
     if judged is not None:
+        item.update(calls_of(judged))  # the judge's replies (the response is the answer's)
         item["judge"] = {
             "verdict": verdict or outcome,
             "comment": res.get("comment") or (judged.error if judged.status != "ok" else ""),
