@@ -4,13 +4,15 @@ provenance (the checkpoint's identity and the data record), intervals."""
 from __future__ import annotations
 
 import json
+from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar, overload
 
 from conflicteval.record_errors import reading_record
 from conflicteval.runs import Record, read_checkpoint, read_identity
+from conflicteval.runs.checkpoint import iter_checkpoint
 from conflicteval.types import Usage
 
 from .model import Headline, RunView
@@ -29,6 +31,9 @@ __all__ = [
     "interval",
     "items_by_id",
     "items_of",
+    "LazyRecords",
+    "stale_ids",
+    "stream_items",
     "models_in",
     "open_run",
     "read_json",
@@ -50,24 +55,77 @@ def read_records(path: Path) -> list[Record]:
     return list(read_checkpoint(path).values())
 
 
-def items_of(
+class LazyRecords(Sequence[Record]):
+    """A checkpoint's records in file order (the later line of an id wins, in the place of
+    its first), read one at a time from the file: only each id's byte offset is held.
+
+    Args:
+        path: The checkpoint (an absent file: no records).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        offsets: dict[str, int] = {}
+        for off, rec in iter_checkpoint(path):
+            offsets[rec.id] = off
+        self._offsets = array("q", offsets.values())
+
+    def reorder(self, key: Callable[[str], int]) -> None:
+        """Put the records in the order of ``key(id)`` (stable), reading each id once."""
+        keys = [key(rec.id) for rec in self]
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        self._offsets = array("q", (self._offsets[i] for i in order))
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        with self.path.open("rb") as fh:
+            return self._read(fh, self._offsets[index])
+
+    def __iter__(self) -> Iterator[Record]:
+        with self.path.open("rb") as fh:
+            for off in self._offsets:
+                yield self._read(fh, off)
+
+    @staticmethod
+    def _read(fh: BinaryIO, offset: int) -> Record:
+        fh.seek(offset)
+        return Record.model_validate_json(fh.readline().decode("utf-8", "surrogateescape"))
+
+
+def stream_items(
     path: Path, records: Iterable[T], make: Callable[[T], dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """``make(record)`` for every record read from ``path``, in order.
+) -> Iterator[dict[str, Any]]:
+    """``make(record)`` for every record read from ``path``, in order, one at a time.
 
     A record whose content is not what conflicteval wrote there (a file edited by hand)
     is a :class:`~conflicteval.errors.DataError` naming ``path``, the record's id (or
     its line, for ``(line, row)`` pairs) and the field where the error says it.
     """
-    out = []
     for rec in records:
         if isinstance(rec, tuple):
             row = rec[0]
         else:
             row = rec.get("id") if isinstance(rec, dict) else getattr(rec, "id", None)
         with reading_record(path, row):
-            out.append(make(rec))
-    return out
+            item = make(rec)
+        yield item
+
+
+def items_of(
+    path: Path, records: Iterable[T], make: Callable[[T], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """:func:`stream_items` as a list."""
+    return list(stream_items(path, records, make))
 
 
 def record_item(rec: Record, error: str | None, **fields: Any) -> dict[str, Any]:
@@ -302,8 +360,25 @@ def current_sources(
     One made from other contents (the ``what`` file edited since the run), or carrying no
     fingerprint, or whose source cannot be read as inputs, is left out, so new texts are
     not shown beside old labels; a note on ``run`` counts them and says what is ``shown``
-    instead.
+    instead (:func:`stale_ids`).
     """
+    stale = stale_ids(run, records, sources, inputs, what=what, shown=shown)
+    return {
+        rec.id: sources[rec.id] for rec in records if rec.id in sources and rec.id not in stale
+    }
+
+
+def stale_ids(
+    run: RunView,
+    records: Iterable[Record],
+    sources: Mapping[str, T],
+    inputs: Callable[[T], Any],
+    *,
+    what: str,
+    shown: str,
+) -> set[str]:
+    """The ids of the records whose source in ``sources`` is not what they were made from
+    (see :func:`current_sources`), with the note on ``run``; one source looked at a time."""
     from conflicteval.fingerprint import input_fingerprint
 
     def made_from(rec: Record, source: T) -> bool:
@@ -314,21 +389,17 @@ def current_sources(
         except (TypeError, ValueError):
             return False
 
-    current: dict[str, T] = {}
-    edited = 0
+    stale: set[str] = set()
     for rec in records:
-        if rec.id not in sources:
-            continue
-        if made_from(rec, sources[rec.id]):
-            current[rec.id] = sources[rec.id]
-        else:
-            edited += 1
-    if edited:
+        if rec.id in sources and not made_from(rec, sources[rec.id]):
+            stale.add(rec.id)
+    if stale:
+        edited = len(stale)
         run.notes.append(
             f"{edited} record{'s' if edited != 1 else ''} made from other contents than the "
             f"{what} now holds (edited since the run): {shown}"
         )
-    return current
+    return stale
 
 
 def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:
