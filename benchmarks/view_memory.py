@@ -27,7 +27,7 @@ from pathlib import Path
 from _common import REPO_ROOT, emit, log, machine
 
 sys.path.insert(0, str(REPO_ROOT / "tests" / "view"))
-from synthetic import write_large_score_run  # noqa: E402  (the viewer tests' own run)
+from synthetic import write_large_score_run
 
 
 def peak(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:

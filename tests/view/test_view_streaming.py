@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .synthetic import write_large_score_run
-
 from conflicteval.view import ItemStream, RunView, load_run, render_report, select_items
 from conflicteval.view.page import write_page
+
+from .synthetic import write_large_score_run
 
 
 def _data(page: str) -> dict[str, Any]:

@@ -7,8 +7,9 @@
     view("runs/cs", "runs/cs-gpt")            # in a notebook: shown inline
 
 The page needs no server and no network: CSS, script, charts (inline SVG) and the items (an
-inline JSON blob) are all in the one file, written streaming (one item at a time). Run directories are read by kind
-(:mod:`conflicteval.view.registry`; one module per kind in :mod:`conflicteval.view.kinds`).
+inline JSON blob) are all in the one file, written streaming (one item at a time). Run
+directories are read by kind (:mod:`conflicteval.view.registry`; one module per kind in
+:mod:`conflicteval.view.kinds`).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from conflicteval.types import Usage
 from .model import Headline, RunView
 
 __all__ = [
+    "LazyRecords",
     "add_usage",
     "bench_items_by_id",
     "counts_of",
@@ -31,15 +32,14 @@ __all__ = [
     "interval",
     "items_by_id",
     "items_of",
-    "LazyRecords",
-    "stale_ids",
-    "stream_items",
     "models_in",
     "open_run",
     "read_json",
     "read_records",
     "record_item",
     "run_provenance",
+    "stale_ids",
+    "stream_items",
     "tally",
 ]
 
@@ -363,9 +363,7 @@ def current_sources(
     instead (:func:`stale_ids`).
     """
     stale = stale_ids(run, records, sources, inputs, what=what, shown=shown)
-    return {
-        rec.id: sources[rec.id] for rec in records if rec.id in sources and rec.id not in stale
-    }
+    return {rec.id: sources[rec.id] for rec in records if rec.id in sources and rec.id not in stale}
 
 
 def stale_ids(
