@@ -181,9 +181,19 @@ def add_usage(records: Iterable[Record], usage: Usage | None = None) -> Usage:
 def tally(run: RunView, records: Sequence[Record], model: str) -> None:
     """Set ``run``'s counts, failures (its records that did not end ok) and usage (all of its
     records' usage, priced as ``model``)."""
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    run.usage = usage_view({model: add_usage(records)})
+    usage = Usage()
+    failed: list[tuple[str, str | None]] = []
+
+    def each() -> Iterator[Record]:  # one pass over the records (they may be read from disk)
+        for r in records:
+            usage.add(r.usage)
+            if r.status != "ok":
+                failed.append((r.id, r.error))
+            yield r
+
+    run.counts = counts_of(each())
+    run.failures = failure_reasons(failed)
+    run.usage = usage_view({model: usage})
 
 
 def usage_view(per_model: Mapping[str, Usage]) -> dict[str, Any]:
