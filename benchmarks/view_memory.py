@@ -2,11 +2,13 @@
 
 Writes a ConflictScore run directory of N responses (the synthetic run the viewer's own
 tests use: 3-5 claims, 3 documents from a pool of 400, a snippet and a reasoning on every
-claims x documents cell, some failures), then runs ``conflicteval view RUN -o page.html``
-on it in a fresh process under ``/usr/bin/time -v`` and reads the peak resident memory
-("Maximum resident set size"). Prints one line per size, the ratio of the largest size's
-peak to the smallest's (the target: flat, at most 1.5x), then a JSON summary as the last
-line. The page is checked to end with ``</html>`` and to hold every item's id.
+claims x documents cell, some failures; every record with its input row's fingerprint, so
+each item's question and documents are read from the input file), then runs
+``conflicteval view RUN -o page.html`` on it in a fresh process under ``/usr/bin/time -v``
+and reads the peak resident memory ("Maximum resident set size"). Prints one line per
+size, the ratio of the largest size's peak to the smallest's (the target: flat, at most
+1.5x), then a JSON summary as the last line. Each page is checked to end with ``</html>``
+and to hold the last item's id.
 
     python benchmarks/view_memory.py                        # 10k, 50k, 100k items
     python benchmarks/view_memory.py --sizes 10000 50000    # fewer sizes
@@ -69,7 +71,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="view-memory-") as tmp:
         for n in args.sizes:
-            run = write_large_score_run(Path(tmp) / f"run{n}", n=n)
+            run = write_large_score_run(Path(tmp) / f"run{n}", n=n, fingerprints=True)
             page = Path(tmp) / f"page{n}.html"
             cmd = [sys.executable, "-m", "conflicteval", "view", str(run), "-o", str(page)]
             mib, wall = peak(cmd, env)

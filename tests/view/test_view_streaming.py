@@ -87,3 +87,13 @@ def test_a_conflictscore_run_makes_its_items_from_its_files(tmp_path: Path) -> N
     assert items[0]["grid"]["cells"] and items[0]["documents"][0]["id"].startswith("doc")
     assert items[5]["status"] == "model_error" and "HTTP 503" in items[5]["error"]
     assert run.items[-1] == items[-1] and run.items[1:3] == items[1:3]
+
+
+def test_a_generic_run_makes_its_items_from_its_checkpoint(tmp_path: Path) -> None:
+    path = write_large_score_run(tmp_path / "run", n=12)
+    (path / "scores.jsonl").unlink()  # a checkpoint no other reader knows
+    run = load_run(path)
+    assert run.kind == "run" and isinstance(run.items, ItemStream)
+    assert [it["id"] for it in run.items] == [f"q{k}" for k in range(12)]
+    assert run.counts["total"] == 12 and run.counts["model_error"] == 1
+    assert run.failures == [("model error: HTTP 503 after 6 attempts", 1, "q5")]

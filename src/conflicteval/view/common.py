@@ -92,6 +92,8 @@ class LazyRecords(Sequence[Record]):
             return self._read(fh, self._offsets[index])
 
     def __iter__(self) -> Iterator[Record]:
+        if not self._offsets:  # an absent (or empty) checkpoint: no records
+            return
         with self.path.open("rb") as fh:
             for off in self._offsets:
                 yield self._read(fh, off)
