@@ -19,7 +19,7 @@ import json
 import shutil
 import tempfile
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from html import escape
 from importlib import resources
@@ -296,7 +296,7 @@ once: a text seen again after this many others is stored again (a larger page, t
 content), so the writer's memory stays bounded however many items a run holds."""
 
 
-def _slim_item(it: dict[str, Any], text_id: Any) -> dict[str, Any]:
+def _slim_item(it: dict[str, Any], text_id: Callable[[str], int]) -> dict[str, Any]:
     """An item as the page stores it: no None values, grid cells trimmed, each document's
     text replaced by its number in the page's list of texts (``text_id(text)``)."""
     it = {k: v for k, v in it.items() if v is not None}  # absent keys: less to load
