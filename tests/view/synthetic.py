@@ -22,8 +22,21 @@ def _sentence(rng: random.Random, n: int) -> str:
     return " ".join(words).capitalize() + f" in {rng.randint(1800, 2024)}."
 
 
-def write_large_score_run(out: Path, n: int = 10_000, seed: int = 7) -> Path:
-    """Write the run directory ``out`` with ``n`` responses; returns it."""
+def _fingerprint(row: dict[str, object]) -> str:
+    """The fingerprint ``conflicteval score`` records of an input row."""
+    from conflicteval.conflictscore.score_results import ScoreItem
+    from conflicteval.conflictscore.scorer import response_inputs
+    from conflicteval.fingerprint import input_fingerprint
+
+    return input_fingerprint(response_inputs(ScoreItem.coerce(row)))
+
+
+def write_large_score_run(
+    out: Path, n: int = 10_000, seed: int = 7, *, fingerprints: bool = False
+) -> Path:
+    """Write the run directory ``out`` with ``n`` responses; returns it. With
+    ``fingerprints``, each record carries its input row's fingerprint (as ``score`` writes
+    it), so the report shows the rows' questions and document texts."""
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     pool = [
@@ -43,17 +56,14 @@ def write_large_score_run(out: Path, n: int = 10_000, seed: int = 7) -> Path:
             docs = rng.sample(pool, 3)
             claims = [_sentence(rng, 9) for _ in range(rng.randint(3, 5))]
             response = " ".join(claims)
-            inp.write(
-                json.dumps(
-                    {
-                        "id": f"q{i}",
-                        "question": _sentence(rng, 6),
-                        "response": response,
-                        "documents": docs,
-                    }
-                )
-                + "\n"
-            )
+            row = {
+                "id": f"q{i}",
+                "question": _sentence(rng, 6),
+                "response": response,
+                "documents": docs,
+            }
+            inp.write(json.dumps(row) + "\n")
+            inputs = _fingerprint(row) if fingerprints else None
             if i % 97 == 5:
                 rec = {
                     "id": f"q{i}",
@@ -61,6 +71,7 @@ def write_large_score_run(out: Path, n: int = 10_000, seed: int = 7) -> Path:
                     "result": None,
                     "error": "model error: HTTP 503 after 6 attempts",
                     "raw": None,
+                    **({"inputs": inputs} if inputs else {}),
                 }
                 ck.write(json.dumps(rec) + "\n")
                 continue
@@ -120,6 +131,7 @@ def write_large_score_run(out: Path, n: int = 10_000, seed: int = 7) -> Path:
                         "error": None,
                         "raw": None,
                         "usage": usage,
+                        **({"inputs": inputs} if inputs else {}),
                     }
                 )
                 + "\n"

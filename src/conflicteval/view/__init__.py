@@ -7,26 +7,30 @@
     view("runs/cs", "runs/cs-gpt")            # in a notebook: shown inline
 
 The page needs no server and no network: CSS, script, charts (inline SVG) and the items (an
-inline JSON blob) are all in the one file. Run directories are read by kind
-(:mod:`conflicteval.view.registry`; one module per kind in :mod:`conflicteval.view.kinds`).
+inline JSON blob) are all in the one file, written streaming (one item at a time). Run
+directories are read by kind (:mod:`conflicteval.view.registry`; one module per kind in
+:mod:`conflicteval.view.kinds`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from html import escape
+from itertools import islice
 from pathlib import Path
+from typing import Any
 
-from conflicteval._atomic import atomic_write_text
+from conflicteval._atomic import atomic_open, atomic_write_text
 
-from .model import Chart, Headline, RunView
-from .page import render_page
+from .model import Chart, Headline, ItemStream, RunView
+from .page import render_page, write_page
 from .registry import RunKind, detect_kind, known_kinds, load_run
 
 __all__ = [
     "LARGE_PAGE",
     "Chart",
     "Headline",
+    "ItemStream",
     "Report",
     "RunKind",
     "RunView",
@@ -51,27 +55,37 @@ def select_items(run: RunView, *, max_items: int | None = None, failed_only: boo
 
     The summary (counts, headline numbers, failure reasons, money) still covers every item;
     only the item list (and the item comparison) is cut. ``failed_only`` keeps the items whose
-    status is not ``ok``; ``max_items`` then keeps the first N in the run's order.
+    status is not ``ok``; ``max_items`` then keeps the first N in the run's order. Items a
+    kind makes lazily (an :class:`ItemStream`) stay lazy: the kept ones are counted by one
+    pass and made again when the page is written.
     """
-    total = len(run.items)
-    kept = run.items
+    if max_items is not None and max_items < 1:
+        raise ValueError("max_items must be at least 1")
+    source = run.items
+    total = len(source)
+
+    def failed() -> Iterator[dict[str, Any]]:
+        return (it for it in source if it.get("status") != "ok")
+
+    n_failed = sum(1 for _ in failed()) if failed_only else total
+    kept = min(n_failed, max_items) if max_items is not None else n_failed
     what = []
     if failed_only:
-        kept = [it for it in kept if it.get("status") != "ok"]
-        what.append(f"only the {len(kept):,} failed items (--failed-only)")
-    if max_items is not None:
-        if max_items < 1:
-            raise ValueError("max_items must be at least 1")
-        if len(kept) > max_items:
-            what.append(f"the first {max_items:,} of them (--max-items {max_items})")
-            kept = kept[:max_items]
-    if len(kept) < total:
-        run.notes.append(
-            f"The item list shows {len(kept):,} of the run's {total:,} items: "
-            + ", then ".join(what)
-            + ". The summary above counts every item."
-        )
-    run.items = kept
+        what.append(f"only the {n_failed:,} failed items (--failed-only)")
+    if max_items is not None and n_failed > max_items:
+        what.append(f"the first {max_items:,} of them (--max-items {max_items})")
+    if kept == total:
+        return
+    run.notes.append(
+        f"The item list shows {kept:,} of the run's {total:,} items: "
+        + ", then ".join(what)
+        + ". The summary above counts every item."
+    )
+
+    def chosen() -> Iterator[dict[str, Any]]:
+        return islice(failed() if failed_only else iter(source), kept)
+
+    run.items = list(chosen()) if isinstance(source, list) else ItemStream(chosen, kept)
 
 
 def _views(runs: RunLike | Sequence[RunLike]) -> list[RunView]:
@@ -100,14 +114,17 @@ def write_report(
     *,
     title: str | None = None,
 ) -> Path:
-    """Write the report to ``out`` (default: ``report.html`` in the first run directory).
+    """Write the report to ``out`` (default: ``report.html`` in the first run directory),
+    streaming (:func:`~conflicteval.view.page.write_page`: the items are written one at a
+    time, the page is never held whole), atomically (the file appears when it is complete).
 
     Returns:
         The path written.
     """
     views = _views(runs)
     path = Path(out) if out is not None else Path(views[0].path) / REPORT_FILE
-    atomic_write_text(path, render_page(views, title), encoding="utf-8")
+    with atomic_open(path, encoding="utf-8") as fh:
+        write_page(views, fh, title)
     return path
 
 

@@ -4,18 +4,21 @@ provenance (the checkpoint's identity and the data record), intervals."""
 from __future__ import annotations
 
 import json
+from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar, overload
 
 from conflicteval.record_errors import reading_record
 from conflicteval.runs import Record, read_checkpoint, read_identity
+from conflicteval.runs.checkpoint import iter_checkpoint
 from conflicteval.types import Usage
 
 from .model import Headline, RunView
 
 __all__ = [
+    "LazyRecords",
     "add_usage",
     "bench_items_by_id",
     "counts_of",
@@ -35,6 +38,8 @@ __all__ = [
     "read_records",
     "record_item",
     "run_provenance",
+    "stale_ids",
+    "stream_items",
     "tally",
 ]
 
@@ -50,24 +55,79 @@ def read_records(path: Path) -> list[Record]:
     return list(read_checkpoint(path).values())
 
 
-def items_of(
+class LazyRecords(Sequence[Record]):
+    """A checkpoint's records in file order (the later line of an id wins, in the place of
+    its first), read one at a time from the file: only each id's byte offset is held.
+
+    Args:
+        path: The checkpoint (an absent file: no records).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        offsets: dict[str, int] = {}
+        for off, rec in iter_checkpoint(path):
+            offsets[rec.id] = off
+        self._offsets = array("q", offsets.values())
+
+    def reorder(self, key: Callable[[str], int]) -> None:
+        """Put the records in the order of ``key(id)`` (stable), reading each id once."""
+        keys = [key(rec.id) for rec in self]
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        self._offsets = array("q", (self._offsets[i] for i in order))
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        with self.path.open("rb") as fh:
+            return self._read(fh, self._offsets[index])
+
+    def __iter__(self) -> Iterator[Record]:
+        if not self._offsets:  # an absent (or empty) checkpoint: no records
+            return
+        with self.path.open("rb") as fh:
+            for off in self._offsets:
+                yield self._read(fh, off)
+
+    @staticmethod
+    def _read(fh: BinaryIO, offset: int) -> Record:
+        fh.seek(offset)
+        return Record.model_validate_json(fh.readline().decode("utf-8", "surrogateescape"))
+
+
+def stream_items(
     path: Path, records: Iterable[T], make: Callable[[T], dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """``make(record)`` for every record read from ``path``, in order.
+) -> Iterator[dict[str, Any]]:
+    """``make(record)`` for every record read from ``path``, in order, one at a time.
 
     A record whose content is not what conflicteval wrote there (a file edited by hand)
     is a :class:`~conflicteval.errors.DataError` naming ``path``, the record's id (or
     its line, for ``(line, row)`` pairs) and the field where the error says it.
     """
-    out = []
     for rec in records:
         if isinstance(rec, tuple):
             row = rec[0]
         else:
             row = rec.get("id") if isinstance(rec, dict) else getattr(rec, "id", None)
         with reading_record(path, row):
-            out.append(make(rec))
-    return out
+            item = make(rec)
+        yield item
+
+
+def items_of(
+    path: Path, records: Iterable[T], make: Callable[[T], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """:func:`stream_items` as a list."""
+    return list(stream_items(path, records, make))
 
 
 PAGE_REPLY = 1000
@@ -153,9 +213,19 @@ def add_usage(records: Iterable[Record], usage: Usage | None = None) -> Usage:
 def tally(run: RunView, records: Sequence[Record], model: str) -> None:
     """Set ``run``'s counts, failures (its records that did not end ok) and usage (all of its
     records' usage, priced as ``model``)."""
-    run.counts = counts_of(records)
-    run.failures = failure_reasons((r.id, r.error) for r in records if r.status != "ok")
-    run.usage = usage_view({model: add_usage(records)})
+    usage = Usage()
+    failed: list[tuple[str, str | None]] = []
+
+    def each() -> Iterator[Record]:  # one pass over the records (they may be read from disk)
+        for r in records:
+            usage.add(r.usage)
+            if r.status != "ok":
+                failed.append((r.id, r.error))
+            yield r
+
+    run.counts = counts_of(each())
+    run.failures = failure_reasons(failed)
+    run.usage = usage_view({model: usage})
 
 
 def usage_view(per_model: Mapping[str, Usage]) -> dict[str, Any]:
@@ -332,8 +402,23 @@ def current_sources(
     One made from other contents (the ``what`` file edited since the run), or carrying no
     fingerprint, or whose source cannot be read as inputs, is left out, so new texts are
     not shown beside old labels; a note on ``run`` counts them and says what is ``shown``
-    instead.
+    instead (:func:`stale_ids`).
     """
+    stale = stale_ids(run, records, sources, inputs, what=what, shown=shown)
+    return {rec.id: sources[rec.id] for rec in records if rec.id in sources and rec.id not in stale}
+
+
+def stale_ids(
+    run: RunView,
+    records: Iterable[Record],
+    sources: Mapping[str, T],
+    inputs: Callable[[T], Any],
+    *,
+    what: str,
+    shown: str,
+) -> set[str]:
+    """The ids of the records whose source in ``sources`` is not what they were made from
+    (see :func:`current_sources`), with the note on ``run``; one source looked at a time."""
     from conflicteval.fingerprint import input_fingerprint
 
     def made_from(rec: Record, source: T) -> bool:
@@ -344,21 +429,17 @@ def current_sources(
         except (TypeError, ValueError):
             return False
 
-    current: dict[str, T] = {}
-    edited = 0
+    stale: set[str] = set()
     for rec in records:
-        if rec.id not in sources:
-            continue
-        if made_from(rec, sources[rec.id]):
-            current[rec.id] = sources[rec.id]
-        else:
-            edited += 1
-    if edited:
+        if rec.id in sources and not made_from(rec, sources[rec.id]):
+            stale.add(rec.id)
+    if stale:
+        edited = len(stale)
         run.notes.append(
             f"{edited} record{'s' if edited != 1 else ''} made from other contents than the "
             f"{what} now holds (edited since the run): {shown}"
         )
-    return current
+    return stale
 
 
 def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:

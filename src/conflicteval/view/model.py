@@ -22,10 +22,55 @@ as one JSON blob and are drawn by its script), with these keys, all optional but
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from itertools import islice
+from typing import Any, overload
 
-__all__ = ["Chart", "Headline", "RunView"]
+__all__ = ["Chart", "Headline", "ItemStream", "RunView"]
+
+
+class ItemStream(Sequence[dict[str, Any]]):
+    """A run's items, made anew one at a time each time they are iterated (from the run's
+    files, one record at a time): what lets the page be written with the memory of one item
+    however many the run holds. A read-only sequence; ``len`` is known or counted once by
+    one pass, and indexing walks the items up to the one asked for (for tests and a
+    glance, not for loops).
+
+    Args:
+        make: Returns a fresh iterator over the items, in order.
+        count: How many items ``make`` gives, when known.
+    """
+
+    def __init__(self, make: Callable[[], Iterator[dict[str, Any]]], count: int | None = None):
+        self._make = make
+        self._count = count
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._make())
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = sum(1 for _ in self._make())
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        n = len(self)
+        position = index + n if index < 0 else index
+        if not 0 <= position < n:
+            raise IndexError("item index out of range")
+        return next(islice(self._make(), position, None))
+
+    def __repr__(self) -> str:
+        return f"ItemStream({len(self)} items)"
 
 
 @dataclass
@@ -82,7 +127,8 @@ class RunView:
             ``cached_calls``, ``truncated``) and ``cost`` (text) when priced.
         headlines: The run's headline numbers.
         charts: Drawn charts.
-        items: Item dicts (see the module docstring).
+        items: Item dicts (see the module docstring): a list, or an :class:`ItemStream`
+            that makes them from the run's files each time it is iterated.
         facets: The facet names the item filters offer, in order.
         dataset: The dataset's name, for chart subtitles.
         notes: Further sentences shown under the summary.
@@ -97,7 +143,7 @@ class RunView:
     usage: dict[str, Any] = field(default_factory=dict)
     headlines: list[Headline] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: Sequence[dict[str, Any]] = field(default_factory=list)
     facets: list[str] = field(default_factory=list)
     dataset: str = ""
     notes: list[str] = field(default_factory=list)

@@ -1,8 +1,10 @@
 """The report page: one self-contained HTML file (inline CSS, inline script, inline SVG).
 
 The summary, charts and run comparison are drawn here in Python, every text escaped; the
-items (possibly tens of thousands) travel as one inline JSON blob that the page's small
-script draws a page at a time. The blob is escaped so that no text in it can end the
+items (possibly hundreds of thousands) travel as one inline JSON blob that the page's small
+script draws a page at a time. The page is written streaming (:func:`write_page`): the
+items are made and written one at a time, and neither the page nor a list of its items
+is ever held whole. The blob is escaped so that no text in it can end the
 ``<script>`` element (``<``, ``>``, ``&``, U+2028 and U+2029 become ``\\uXXXX``), and the
 page's Content-Security-Policy allows only its own script (by hash): no network, and no
 other script even if one got in.
@@ -12,18 +14,30 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
-from collections.abc import Sequence
+import shutil
+import tempfile
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from html import escape
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 from conflicteval._version import __version__
 
 from .model import Headline, RunView
 
-__all__ = ["compare_rows", "fmt_number", "json_for_script", "render_page", "script_hash"]
+__all__ = [
+    "compare_rows",
+    "fmt_number",
+    "json_for_script",
+    "render_page",
+    "script_hash",
+    "write_items_data",
+    "write_page",
+]
 
 
 def _e(value: object) -> str:
@@ -276,35 +290,71 @@ def _trim_cells(cells: list[list[list[Any]]]) -> list[list[list[Any]]]:
     return out
 
 
-def _items_data(runs: Sequence[RunView]) -> dict[str, Any]:
-    """The JSON blob: items per run, documents' texts stored once (benchmarks repeat them)."""
-    texts: list[str] = []
-    index: dict[str, int] = {}
-    out_runs = []
-    for run in runs:
-        items = []
-        for it in run.items:
-            it = {k: v for k, v in it.items() if v is not None}  # absent keys: less to load
-            if it.get("grid"):
-                it["grid"] = {**it["grid"], "cells": _trim_cells(it["grid"]["cells"])}
-            docs = it.get("documents")
-            if docs:
-                slim = []
-                for d in docs:
-                    d = dict(d)
-                    text = str(d.pop("text", ""))
-                    if text not in index:
-                        index[text] = len(texts)
-                        texts.append(text)
-                    d["t"] = index[text]
-                    slim.append(d)
-                it["documents"] = slim
-            items.append(it)
-        out_runs.append({"name": run.name, "kind": run.kind, "facets": run.facets, "items": items})
-    data: dict[str, Any] = {"runs": out_runs, "texts": texts}
+TEXT_INDEX_LIMIT = 100_000
+"""How many distinct document texts the page writer remembers (by digest) to store each
+once: a text seen again after this many others is stored again (a larger page, the same
+content), so the writer's memory stays bounded however many items a run holds."""
+
+
+def _slim_item(it: dict[str, Any], text_id: Callable[[str], int]) -> dict[str, Any]:
+    """An item as the page stores it: no None values, grid cells trimmed, each document's
+    text replaced by its number in the page's list of texts (``text_id(text)``)."""
+    it = {k: v for k, v in it.items() if v is not None}  # absent keys: less to load
+    if it.get("grid"):
+        it["grid"] = {**it["grid"], "cells": _trim_cells(it["grid"]["cells"])}
+    docs = it.get("documents")
+    if docs:
+        slim = []
+        for d in docs:
+            d = dict(d)
+            d["t"] = text_id(str(d.pop("text", "")))
+            slim.append(d)
+        it["documents"] = slim
+    return it
+
+
+def write_items_data(runs: Sequence[RunView], out: TextIO) -> None:
+    """Write the page's JSON blob to ``out`` item by item, as :func:`json_for_script` text:
+    ``{"runs": [{"name", "kind", "facets", "items"}], "texts": [...], "compare": ...}``.
+
+    Each item is made, written and let go of in turn (a kind may make its items lazily,
+    one record at a time), and documents' texts are stored once each (benchmarks repeat
+    them), spooled to a temporary file until the items are written: no list of every
+    item, and no page-sized text, is ever held. The texts are remembered by digest, at most
+    :data:`TEXT_INDEX_LIMIT` of them.
+    """
+    index: OrderedDict[bytes, int] = OrderedDict()
+    count = 0
+    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as spool:
+
+        def text_id(text: str) -> int:
+            nonlocal count
+            key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            found = index.get(key)
+            if found is not None:
+                index.move_to_end(key)
+                return found
+            if len(index) >= TEXT_INDEX_LIMIT:
+                index.popitem(last=False)
+            index[key] = count
+            spool.write(("," if count else "") + json_for_script(text))
+            count += 1
+            return count - 1
+
+        out.write('{"runs":[')
+        for r, run in enumerate(runs):
+            head = json_for_script({"name": run.name, "kind": run.kind, "facets": run.facets})
+            out.write(("," if r else "") + head[:-1] + ',"items":[')
+            for i, it in enumerate(run.items):
+                out.write(("," if i else "") + json_for_script(_slim_item(it, text_id)))
+            out.write("]}")
+        out.write('],"texts":[')
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
+        out.write("]")
     if len(runs) > 1:
-        data["compare"] = compare_rows(runs)
-    return data
+        out.write(',"compare":' + json_for_script(compare_rows(runs)))
+    out.write("}")
 
 
 _ITEMS_HTML = """
@@ -347,6 +397,15 @@ def _compare_html(runs: Sequence[RunView]) -> str:
 
 def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
     """The whole report page for ``runs`` (one or more), as HTML text."""
+    buf = io.StringIO()
+    write_page(runs, buf, title)
+    return buf.getvalue()
+
+
+def write_page(runs: Sequence[RunView], out: TextIO, title: str | None = None) -> None:
+    """Write the whole report page for ``runs`` (one or more) to ``out``, streaming: the
+    summary, charts and comparison are small and made first; the items are written one at a
+    time (:func:`write_items_data`), never all held at once."""
     script = _asset("viewer.js")
     csp = (
         f"default-src 'none'; script-src {script_hash(script)}; style-src 'unsafe-inline'; "
@@ -375,7 +434,7 @@ def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
         f"{bodies[t]}</section>"
         for t in tabs
     ]
-    return (
+    out.write(
         "<!DOCTYPE html><html lang='en' class='nojs'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{csp}\">"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -390,6 +449,7 @@ def render_page(runs: Sequence[RunView], title: str | None = None) -> str:
         "or Space on it) to open it; click a grid cell (or press Enter or Space on it) for the "
         "labeler's snippet and reasoning; click a column's name to sort by it.</footer>"
         "<script type='application/json' id='ce-data'>"
-        f"{json_for_script(_items_data(runs))}</script>"
-        f"<script>{script}</script></body></html>"
     )
+    # the data is JSON, never run (so it is outside the script the policy's hash allows)
+    write_items_data(runs, out)
+    out.write(f"</script><script>{script}</script></body></html>")

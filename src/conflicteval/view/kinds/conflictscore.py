@@ -7,21 +7,25 @@ and questions come from that input file, when it is still there.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from conflicteval.record_errors import reading_record
+
 from ..common import (
     LABEL_LETTER,
-    current_sources,
+    LazyRecords,
     headline,
     input_file,
-    items_of,
-    open_run,
     read_json,
     record_item,
+    run_provenance,
+    stale_ids,
+    stream_items,
     tally,
 )
-from ..model import Chart, RunView
+from ..model import Chart, ItemStream, RunView
 from ..registry import RunKind, has_files
 from ..svg import histogram_svg
 
@@ -51,37 +55,76 @@ def grid_signature(grid: dict[str, Any], limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _input_rows(run: RunView, path: Path) -> dict[str, dict[str, Any]]:
-    """The input rows by id (documents with titles, questions), when the input is readable."""
+class _RowsOnDisk(Mapping[str, dict[str, Any]]):
+    """An input file's rows by id, each read from the file when asked: only each id's byte
+    offset is held (the rows, with their documents, are most of a run's size)."""
+
+    def __init__(self, path: Path) -> None:
+        from conflicteval.jsonio import parse_json
+
+        self.path = path
+        self._offsets: dict[str, int] = {}
+        with path.open("rb") as fh:
+            pos = 0
+            for lineno, raw in enumerate(fh, start=1):
+                off, pos = pos, pos + len(raw)
+                line = raw.decode("utf-8").removeprefix("\ufeff")
+                if line.strip():
+                    row = parse_json(line, path, lineno)
+                    if isinstance(row, dict):
+                        self._offsets[str(row.get("id", lineno))] = off
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        from conflicteval.jsonio import parse_json
+
+        off = self._offsets[key]
+        with self.path.open("rb") as fh:
+            fh.seek(off)
+            row = parse_json(fh.readline().decode("utf-8").removeprefix("\ufeff"), self.path)
+        return row if isinstance(row, dict) else {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._offsets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._offsets)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+
+def _input_rows(run: RunView, path: Path) -> Mapping[str, dict[str, Any]]:
+    """The input rows by id (documents with titles, questions), when the input is readable;
+    a plain file's rows are read from it one at a time when asked."""
     from conflicteval.jsonio import iter_json_lines
 
     name = input_file(path)
     if name is None:
         run.notes.append("the input file is not recorded or gone: documents are shown by id only")
         return {}
-    rows: dict[str, dict[str, Any]] = {}
     try:
+        if name.suffix != ".gz":
+            return _RowsOnDisk(name)
+        rows: dict[str, dict[str, Any]] = {}
         for lineno, row in iter_json_lines(name):
             if isinstance(row, dict):
                 rows[str(row.get("id", lineno))] = row
+        return rows
     except Exception as exc:  # the report still shows the run, without the input's texts
         run.notes.append(f"input {name} unreadable ({exc}): documents are shown by id only")
         return {}
-    return rows
 
 
-def _current_rows(
-    run: RunView, records: list[Any], rows: dict[str, dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
-    """The input rows each record was made from: a row edited since its record (response or
-    documents) is left out, so new texts are not shown beside old labels."""
+def _stale_rows(run: RunView, records: Iterable[Any], rows: Mapping[str, Any]) -> set[str]:
+    """The ids whose input row was edited since its record (response or documents): their
+    rows are left out, so new texts are not shown beside old labels."""
     from conflicteval.conflictscore.score_results import ScoreItem
     from conflicteval.conflictscore.scorer import response_inputs
 
     def inputs_of(row: dict[str, Any]) -> dict[str, Any]:
         return response_inputs(ScoreItem.coerce(row))
 
-    return current_sources(
+    return stale_ids(
         run,
         records,
         rows,
@@ -146,9 +189,9 @@ def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
     return item
 
 
-def _in_input_order(records: list[Any], scores: Path) -> list[Any]:
-    """The records in the order of ``scores.jsonl`` (the input's; the checkpoint holds them in
-    the order they finished)."""
+def _in_input_order(records: LazyRecords, scores: Path) -> None:
+    """Put the records in the order of ``scores.jsonl`` (the input's; the checkpoint holds
+    them in the order they finished)."""
     from conflicteval.jsonio import iter_json_lines
 
     try:
@@ -156,8 +199,9 @@ def _in_input_order(records: list[Any], scores: Path) -> list[Any]:
             str(row.get("id")): n for n, row in iter_json_lines(scores) if isinstance(row, dict)
         }
     except Exception:  # no usable order: the checkpoint's
-        return records
-    return sorted(records, key=lambda r: order.get(r.id, len(order)))
+        return
+    if order:
+        records.reorder(lambda rid: order.get(rid, len(order)))
 
 
 def _f(v: Any) -> str:
@@ -165,8 +209,13 @@ def _f(v: Any) -> str:
 
 
 def _read(path: Path) -> RunView:
-    run, records = open_run("conflictscore", "ConflictScore run", path)
-    records = _in_input_order(records, path / "scores.jsonl")
+    # records, input rows and items are read one at a time from the run's files, never all
+    # held: the page is written with the memory of a few items however many the run has
+    run = RunView("conflictscore", "ConflictScore run", str(path))
+    run.provenance = run_provenance(path)
+    with reading_record(path / "checkpoint.jsonl"):
+        records = LazyRecords(path / "checkpoint.jsonl")
+    _in_input_order(records, path / "scores.jsonl")
     summary = read_json(path / "summary.json")
     summary = summary if isinstance(summary, dict) else {}
     for key in ("decomposer", "labeler", "executor"):
@@ -176,14 +225,24 @@ def _read(path: Path) -> RunView:
     run.dataset = source.name if source is not None else path.name
     model = next((v for k, v in run.provenance if k.endswith(".model") and "/" in v), "")
     tally(run, records, model or "offline")
-    rows = _current_rows(run, records, _input_rows(run, path))
-    run.items = items_of(
-        path / "checkpoint.jsonl", records, lambda r: score_item(r, rows.get(r.id))
+    rows = _input_rows(run, path)
+    stale = _stale_rows(run, records, rows)
+
+    def item(rec: Any) -> dict[str, Any]:
+        return score_item(rec, rows[rec.id] if rec.id in rows and rec.id not in stale else None)
+
+    run.items = ItemStream(
+        lambda: stream_items(path / "checkpoint.jsonl", records, item), len(records)
     )
     run.facets = ["conflicted", "failed pairs"]
-    results = [r.result for r in records if r.status == "ok" and isinstance(r.result, dict)]
-    cs_c = [float(x["cs_c"]) for x in results if x.get("cs_c") is not None]
-    cs_r = [float(x["cs_r"]) for x in results if x.get("cs_r") is not None]
+    cs_c: list[float] = []
+    cs_r: list[float] = []
+    for rec in records:
+        x = rec.result
+        if rec.status == "ok" and isinstance(x, dict):
+            with reading_record(path / "checkpoint.jsonl", rec.id):
+                cs_c += [float(x["cs_c"])] if x.get("cs_c") is not None else []
+                cs_r += [float(x["cs_r"])] if x.get("cs_r") is not None else []
     if "mean_cs_c" not in summary and (cs_c or cs_r):
         _means_of_an_unfinished_run(run, summary, cs_c, cs_r)
     run.headlines = [

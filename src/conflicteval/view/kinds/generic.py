@@ -9,15 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from conflicteval.record_errors import reading_record
+
 from ..common import (
+    LazyRecords,
     flatten,
-    items_of,
     models_in,
-    open_run,
     record_item,
+    run_provenance,
+    stream_items,
     tally,
 )
-from ..model import RunView
+from ..model import ItemStream, RunView
 from ..registry import RunKind, has_files
 
 
@@ -40,10 +43,16 @@ def generic_item(rec: Any) -> dict[str, Any]:
 
 
 def _read(path: Path) -> RunView:
-    run, records = open_run("run", "Run", path)
+    # the records are read one at a time from the checkpoint, the items made as the page is
+    # written: a run of any size is shown with bounded memory
+    run = RunView("run", "Run", str(path))
+    run.provenance = run_provenance(path)
+    checkpoint = path / "checkpoint.jsonl"
+    with reading_record(checkpoint):
+        records = LazyRecords(checkpoint)
     models = models_in(run.provenance)
     tally(run, records, models[0] if len(models) == 1 else "unpriced")
-    run.items = items_of(path / "checkpoint.jsonl", records, generic_item)
+    run.items = ItemStream(lambda: stream_items(checkpoint, records, generic_item), len(records))
     run.notes.append("a run of a kind without its own reader: items are shown as plain fields")
     return run
 

@@ -221,6 +221,8 @@ def _read(path: Path) -> RunView:
     run.counts = {"total": s.counts.total, "ok": s.counts.scored}
     metrics = {m.id: m.model_dump(mode="json") for m in s.metrics}
     by_model: dict[str, list[dict[str, Any]]] = {}
+    items: list[dict[str, Any]] = []
+    run.items = items
     for cell in prof.get("cells", []):
         if not cell.get("metrics"):
             run.notes.append(
@@ -232,7 +234,7 @@ def _read(path: Path) -> RunView:
         for mid in cell["metrics"]:
             m = metrics[mid]
             by_model.setdefault(cell["model"], []).append({"metric": m, "run": cell["run"]})
-            run.items.append(_item(cell, m))
+            items.append(_item(cell, m))
             if m.get("value") is not None and mid == cell["metrics"][0]:
                 run.headlines.append(_headline(m))
     run.facets = ["benchmark", "model"]
