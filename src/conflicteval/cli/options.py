@@ -10,7 +10,8 @@ command's own value is: "only the first N claims"). The groups:
   command; a command that uses a second model names it by its role (``--judge-model``,
   ``--scorer-model``, ``--entity-model``);
 * run (:func:`add_run_options`): ``--quiet``, resuming (``--restart``, ``--retry-failed``,
-  ``--adopt-checkpoint``), ``--item-timeout`` and where items run (``--executor``, ``--ray-*``);
+  ``--adopt-checkpoint``), ``--drop-replies``, ``--item-timeout`` and where items run
+  (``--executor``, ``--ray-*``, in :mod:`conflicteval.cli.executor_options`);
 * batch (:func:`add_batch_options`): ``--batch-export FILE``;
 * input and output: ``--out`` (always something the command writes, :func:`add_out`),
   ``--run DIR`` (a run directory the command reads, :func:`add_run_input`), ``--items``;
@@ -43,6 +44,7 @@ from conflicteval.cli.argtypes import (
     positive_float,
     positive_int,
 )
+from conflicteval.cli.executor_options import add_executor_options
 
 __all__ = [
     "DEFAULT_CLI_ITEM_TIMEOUT",
@@ -273,47 +275,13 @@ def add_run_options(
             help="seconds one item may take in all, retries included; an item still running "
             f"then is recorded as failed with that reason (default {DEFAULT_CLI_ITEM_TIMEOUT:.0f})",
         )
-        _add_executor_options(group)
+        add_executor_options(group)
     return group
 
 
 def add_quiet(container: Container) -> None:
     """``--quiet``: no progress bar."""
     container.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def _add_executor_options(group: argparse._ArgumentGroup) -> None:
-    from conflicteval.runs.choice import EXECUTORS
-
-    group.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default="local",
-        help="where items run: 'local' (this process, the default) or 'ray' (a pool of Ray "
-        "actors: the cluster at $RAY_ADDRESS, else a local Ray instance; extra: "
-        "pip install '.[ray]')",
-    )
-    group.add_argument(
-        "--ray-actors",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="Ray actors (default: one per CPU, or per GPU share with --ray-gpus-per-actor)",
-    )
-    group.add_argument(
-        "--ray-num-cpus",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="CPUs of a local Ray instance started for this run (default: all)",
-    )
-    group.add_argument(
-        "--ray-gpus-per-actor",
-        type=not_negative_float,
-        default=0.0,
-        metavar="G",
-        help="GPUs each actor reserves, e.g. 1 for one NLI labeler per GPU (default 0)",
-    )
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
