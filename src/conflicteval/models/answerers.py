@@ -13,7 +13,13 @@ line), never the ``Model`` itself:
   :mod:`conflicteval.batch.export` writes it), then raise ``PendingCall``.
 * :class:`CacheOnly` (replay): a miss raises ``PendingCall``.
 
-Cache hits are reported to the answerer too (``Count`` counts them as cached).
+The answerer is the model layer's one per-call hook: the core also tells it of every
+cache hit (:meth:`Answerer.cached`), every answered call (:meth:`Answerer.answered`)
+and every retry or failed attempt (:meth:`Answerer.attempted`), and the base class
+counts each for the items it is made in (their usage and replies,
+:mod:`conflicteval.models.usage_scopes`) and for the observers watching the run
+(the call ledger behind a command's cost lines, :mod:`conflicteval.models.observe`).
+``Count`` also counts hits as cached.
 A workflow never knows which answerer is active: a dry run and a batch export
 are the same workflow code as a real run. The runner records an item whose
 call raised ``PendingCall`` as ``pending``.
@@ -36,6 +42,9 @@ from conflicteval.errors import ConflictEvalError, PendingCall
 from conflicteval.models.base import ProviderResponse
 from conflicteval.models.call import Call, CallRequest
 from conflicteval.models.dryrun import DryRunReport, estimate_prompt_tokens, tokenizer_for
+from conflicteval.models.observe import CallObserver, active_observers
+from conflicteval.models.usage_scopes import Reply, account_in_scopes
+from conflicteval.types import Usage
 
 __all__ = [
     "Answerer",
@@ -71,6 +80,9 @@ class Answerer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tokenizers: dict[str, Any] = {}
+        self.carried: tuple[CallObserver, ...] = ()
+        """Empty copies of the driver's observers (its call ledger) that a :meth:`portable`
+        copy counts into in another process, and brings back to :meth:`absorb`."""
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_tokenizers")}
@@ -80,22 +92,57 @@ class Answerer:
         self._lock = threading.Lock()
         self._tokenizers = {}
 
-    def cached(self, call: Call) -> None:
-        """A call the response cache answered (``call.key`` is its cache key)."""
+    # -- the hook: every call the model layer makes is told here, once ---------------
+    def cached(self, call: Call, usage: Usage, reply: Reply | None = None) -> None:
+        """A call the response cache answered (``call.key`` is its cache key): its usage and
+        reply count for the items it is made in and for every observer (the call ledger)."""
+        account_in_scopes(usage, reply)
+        for observer in self._observers():
+            observer.on_cached(call.model, call.key or "-", usage)
 
     async def answer(self, call: Call) -> ProviderResponse:
         """Answer a call the cache could not (``call.key`` is None without a cache)."""
         raise NotImplementedError
 
+    def answered(self, call: Call, usage: Usage, reply: Reply | None = None) -> None:
+        """A call :meth:`answer` answered: counted as :meth:`cached` counts a hit."""
+        account_in_scopes(usage, reply)
+        for observer in self._observers():
+            observer.on_called(call.model, call.key, usage)
+
+    def attempted(self, model: str, kind: str) -> None:
+        """A retry or a failed attempt of ``model`` (``retry``, ``timeout`` or ``failure``),
+        told to the observers that count them (``on_attempt``)."""
+        for observer in self._observers():
+            hook = getattr(observer, "on_attempt", None)
+            if hook is not None:
+                hook(model, kind)
+
+    def _observers(self) -> tuple[CallObserver, ...]:
+        # in the driver the context's observers; in another process the carried copies
+        return (*active_observers(), *self.carried) if self.carried else active_observers()
+
+    # -- travelling to other processes (Ray actors) ----------------------------------
     def portable(self) -> Answerer:
-        """A fresh copy with the same settings and no counts, to send to another process."""
+        """A fresh copy with the same settings and no counts, to send to another process,
+        carrying an empty copy of each observer active here that can travel (the call
+        ledger), so the calls made there count in this process's ledger once absorbed."""
+        copy = self.fresh()
+        copy.carried = tuple(o.portable() for o in _travelling(active_observers()))
+        return copy
+
+    def fresh(self) -> Answerer:
+        """A copy with the same settings and no counts (what :meth:`portable` sends)."""
         return type(self)()
 
     def batch_done(self, desc: str, counts: dict[str, int]) -> None:
         """A batch of items ended (``counts``: items per status, ``total``, ``pending``)."""
 
     def absorb(self, copy: Answerer) -> None:
-        """Fold a copy's counts (or recorded requests) back into this answerer."""
+        """Fold a copy's counts (or recorded requests) back into this answerer, and the calls
+        its carried observers counted into the observers active here."""
+        for mine, theirs in zip(_travelling(active_observers()), copy.carried, strict=False):
+            mine.absorb(theirs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -128,6 +175,7 @@ class CacheOnly(Answerer):
 
     def absorb(self, copy: Answerer) -> None:
         """Add a copy's misses."""
+        super().absorb(copy)
         if isinstance(copy, CacheOnly):
             with self._lock:
                 self.missing += copy.missing
@@ -167,8 +215,9 @@ class Count(Answerer):
             lines.append(line)
         return lines
 
-    def cached(self, call: Call) -> None:
+    def cached(self, call: Call, usage: Usage, reply: Reply | None = None) -> None:
         """Count a cache hit."""
+        super().cached(call, usage, reply)
         self._count(call, cached=True)
 
     async def answer(self, call: Call) -> ProviderResponse:
@@ -235,6 +284,7 @@ class Count(Answerer):
 
     def absorb(self, copy: Answerer) -> None:
         """Add a copy's counts, model by model."""
+        super().absorb(copy)
         if not isinstance(copy, Count):
             return
         with self._lock:
@@ -275,7 +325,7 @@ class Export(Answerer):
         self.problem: str | None = None
         self._counts: dict[str, int] = {}
 
-    def portable(self) -> Export:
+    def fresh(self) -> Export:
         """An empty copy for the same file (holding its requests until absorbed)."""
         return Export(self.path)
 
@@ -319,6 +369,7 @@ class Export(Answerer):
 
     def absorb(self, copy: Answerer) -> None:
         """Add a copy's requests (an id recorded twice is kept once)."""
+        super().absorb(copy)
         if not isinstance(copy, Export):
             return
         with self._lock:
@@ -332,6 +383,11 @@ class Export(Answerer):
 
     def __repr__(self) -> str:
         return f"Export({self.path!r})"
+
+
+def _travelling(observers: tuple[CallObserver, ...]) -> list[Any]:
+    """The observers that can travel to another process (they have ``portable``/``absorb``)."""
+    return [o for o in observers if callable(getattr(o, "portable", None))]
 
 
 ONLINE = Online()

@@ -39,7 +39,6 @@ from conflicteval.models.endpoint import (
     note_schema_refused,
 )
 from conflicteval.models.limits import _semaphore
-from conflicteval.models.observe import active_observers, note_attempt
 from conflicteval.models.schemas import class_schema_text, key_with_schema_text
 from conflicteval.models.structured import (
     REASK_TEMPLATE,
@@ -50,7 +49,7 @@ from conflicteval.models.structured import (
     dumps_messages,
     reask_messages,
 )
-from conflicteval.models.usage_scopes import Reply, account_in_scopes, issue_number, usage_scope
+from conflicteval.models.usage_scopes import Reply, issue_number, usage_scope
 from conflicteval.types import CUT_OFF, Completion, Message, Usage
 
 __all__ = ["REASK_TEMPLATE", "Model", "dumps_messages", "usage_scope"]
@@ -230,7 +229,7 @@ class Model:
     def _failed_attempt(self, error: ProviderError, sem: asyncio.Semaphore) -> None:
         """Tell the observers of a failed attempt; say once what to change on time-outs."""
         timed_out = str(error).startswith("request timed out")
-        note_attempt(self, "timeout" if timed_out else "failure")
+        active_answerer().attempted(self.name, "timeout" if timed_out else "failure")
         waiting = len(getattr(sem, "_waiters", None) or ())
         if timed_out and waiting and not self._said_timeouts:
             self._said_timeouts = True
@@ -280,7 +279,7 @@ class Model:
                             raise error  # replay the first failure: tenacity waits, then retries
                         attempts = attempt.retry_state.attempt_number
                         log.info("%s: retry %d", self.name, attempts - 1)
-                        note_attempt(self, "retry")
+                        active_answerer().attempted(self.name, "retry")
                         async with sem:
                             try:
                                 return await self._attempt(request)
@@ -304,10 +303,6 @@ class Model:
             report_fatal(failure)
         raise failure from None
 
-    def _account(self, usage: Usage, reply: Reply | None = None) -> None:
-        self.usage.add(usage)
-        account_in_scopes(usage, reply)
-
     def _key(
         self,
         messages: list[Message],
@@ -324,8 +319,8 @@ class Model:
             return key_with_schema_text(components, schema_text)
         return cache_key(components)
 
-    def _from_cache(self, key: str, decoding: list[str], issued: int) -> Completion | None:
-        """The stored reply under ``key`` as a cached Completion, accounted; None on a miss."""
+    def _from_cache(self, key: str, decoding: list[str]) -> Completion | None:
+        """The stored reply under ``key`` as a cached Completion; None on a miss."""
         if self.cache is None:
             return None
         try:
@@ -336,9 +331,6 @@ class Model:
         if hit is None:
             return None
         usage = hit_usage(hit, decoding)  # replayed, not sent
-        self._account(usage, (issued, self.name, hit["text"], True, hit.get("finish_reason"), None))
-        for obs in active_observers():  # cost accounting sees hits
-            obs.on_cached(self, key, usage)
         return Completion(
             text=hit["text"],
             finish_reason=hit.get("finish_reason"),
@@ -386,9 +378,11 @@ class Model:
         answerer, call = active_answerer(), call_of(self, key, request)
         issued = issue_number()  # an item's replies are kept in the order its calls were made
         if self.cache is not None and key is not None:
-            hit = self._from_cache(key, decoding, issued)
+            hit = self._from_cache(key, decoding)
             if hit is not None:
-                answerer.cached(call)
+                self.usage.add(hit.usage)  # the answerer counts it for the run and the item
+                hit_reply: Reply = (issued, self.name, hit.text, True, hit.finish_reason, None)
+                answerer.cached(call, hit.usage, hit_reply)
                 return hit
         # online (HTTP), or a dry run / batch export / replay raising PendingCall (answerers.py)
         started = time.perf_counter()
@@ -407,10 +401,10 @@ class Model:
             reasoning_tokens=resp.reasoning_tokens,
             decoding=decoding,
         )
-        # an empty reply was still a call the server answered (and bills)
-        self._account(usage, (issued, self.name, resp.text, False, resp.finish_reason, latency))
-        for obs in active_observers():
-            obs.on_called(self, key, usage)
+        self.usage.add(usage)  # an empty reply was still a call the server answered (and bills)
+        answerer.answered(
+            call, usage, (issued, self.name, resp.text, False, resp.finish_reason, latency)
+        )
         if not resp.text.strip():
             self.failures += 1
             raise ModelError(

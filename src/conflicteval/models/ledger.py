@@ -12,14 +12,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conflicteval import pricing
 from conflicteval.models.observe import observe_calls
 from conflicteval.types import Usage
-
-if TYPE_CHECKING:
-    from conflicteval.models.core import Model
 
 __all__ = ["CallLedger", "ModelCalls", "track_calls"]
 
@@ -61,7 +58,8 @@ class CallLedger:
     def portable(self) -> CallLedger:
         """An empty ledger to count the calls of one batch of items in another process.
 
-        It goes to a Ray actor with the answerer and comes back to :meth:`absorb`. The
+        It goes to a Ray actor with the answerer (``Answerer.portable``) and comes back to
+        :meth:`absorb`. The
         batch ids (a set on disk) stay here: a copy keeps its cache hits' keys when
         this ledger knows batch ids, and :meth:`absorb` classifies them.
         """
@@ -95,28 +93,28 @@ class CallLedger:
         self._defer = state["defer"]
 
     # -- the observer protocol ---------------------------------------------
-    def _entry(self, model: Model) -> ModelCalls:
-        entry = self.models.get(model.name)
+    def _entry(self, model: str) -> ModelCalls:
+        entry = self.models.get(model)
         if entry is None:
-            entry = self.models.setdefault(model.name, ModelCalls())
+            entry = self.models.setdefault(model, ModelCalls())
         return entry
 
-    def on_cached(self, model: Model, key: str, usage: Usage) -> None:
+    def on_cached(self, model: str, key: str, usage: Usage) -> None:
         """Count a cache hit (as a batch answer when its key came from a batch)."""
         with self._lock:
             if self._defer:
-                self.deferred.append((model.name, key, usage))
+                self.deferred.append((model, key, usage))
                 return
             entry = self._entry(model)
             (entry.batch if key in self.batch_ids else entry.cached).add(usage)
 
-    def on_called(self, model: Model, key: str | None, usage: Usage) -> None:
+    def on_called(self, model: str, key: str | None, usage: Usage) -> None:
         """Count a call the server answered."""
         with self._lock:
             self._entry(model).online.add(usage)
 
-    def on_attempt(self, model: Model, kind: str) -> None:
-        """Count a retry or a timed-out attempt (see ``models.observe.note_attempt``)."""
+    def on_attempt(self, model: str, kind: str) -> None:
+        """Count a retry or a timed-out attempt (see ``Answerer.attempted``)."""
         with self._lock:
             entry = self._entry(model)
             if kind == "retry":

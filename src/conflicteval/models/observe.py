@@ -1,23 +1,20 @@
 """Observers of model calls: how cost accounting sees every call.
 
-The core :class:`~conflicteval.models.core.Model` tells every observer active
-in the current context (a ``contextvars`` variable, so it follows asyncio tasks
-and the background loop of the ``*_sync`` entry points) about each call: served
-from the cache, or answered by the server. Observers only watch: how a call is
-answered (online, counted for a dry run, exported for a batch) is the active
-answerer's business (:mod:`conflicteval.models.answerers`).
+The active answerer (:mod:`conflicteval.models.answerers`, the model layer's one per-call
+hook) tells every observer active in the current context (a ``contextvars`` variable, so it
+follows asyncio tasks and the background loop of the ``*_sync`` entry points) about each call:
+served from the cache, or answered, and each retry or failed attempt. Observers only watch;
+an observer with ``portable``/``absorb`` (the call ledger) travels to other processes with
+the answerer (:meth:`~conflicteval.models.answerers.Answerer.portable`).
 """
 
 from __future__ import annotations
 
 import contextvars
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from conflicteval.models.context_stack import ContextStackEntry
 from conflicteval.types import Usage
-
-if TYPE_CHECKING:
-    from conflicteval.models.core import Model
 
 _observers: contextvars.ContextVar[tuple[CallObserver, ...]] = contextvars.ContextVar(
     "conflicteval_call_observers", default=()
@@ -27,24 +24,14 @@ _observers: contextvars.ContextVar[tuple[CallObserver, ...]] = contextvars.Conte
 class CallObserver(Protocol):
     """What the core model wrapper reports to an observer."""
 
-    def on_cached(self, model: Model, key: str, usage: Usage) -> None:
-        """A call served from the response cache (``key`` is its cache key)."""
+    def on_cached(self, model: str, key: str, usage: Usage) -> None:
+        """A call of ``model`` (its name) served from the response cache (``key``: its key)."""
 
-    def on_called(self, model: Model, key: str | None, usage: Usage) -> None:
-        """A call the server answered (successfully)."""
+    def on_called(self, model: str, key: str | None, usage: Usage) -> None:
+        """A call of ``model`` (its name) the server answered.
 
-
-def note_attempt(model: Model, kind: str) -> None:
-    """Tell the observers that have ``on_attempt`` of a retry or a failed attempt.
-
-    ``kind``: ``"retry"`` (another attempt is sent), ``"timeout"`` (an attempt timed
-    out) or ``"failure"`` (an attempt failed otherwise). Observers without the method
-    (the protocol's two are enough for cost) are skipped.
-    """
-    for observer in _observers.get():
-        hook = getattr(observer, "on_attempt", None)
-        if hook is not None:
-            hook(model, kind)
+        Observers may also have ``on_attempt(model, kind)``: a retry (``retry``) or a failed
+        attempt (``timeout``, ``failure``)."""
 
 
 def active_observers() -> tuple[CallObserver, ...]:

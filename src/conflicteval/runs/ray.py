@@ -53,8 +53,6 @@ from typing import Any
 from conflicteval._fatal import close_signal, open_signal, report_fatal
 from conflicteval.errors import ConflictEvalError, ModelError, require
 from conflicteval.models.answerers import active_answerer, answer_with
-from conflicteval.models.ledger import CallLedger
-from conflicteval.models.observe import active_observers, observe_calls
 from conflicteval.runs.checkpoint import Record
 from conflicteval.runs.itemrun import finish_record, run_item
 
@@ -193,12 +191,11 @@ class RayExecutor:
         self.timings["connect"] = time.perf_counter() - t0
         fn_bytes = _dumps(ray, fn, "the work function")
         answerer = active_answerer()
-        # the driver's answerer, as a setting each batch runs under (none: online), and an
-        # empty copy of the driver's call ledger (its cost lines), which comes back filled
-        ledgers = [o for o in active_observers() if isinstance(o, CallLedger)]
-        ledger = ledgers[0].portable() if ledgers else None
-        travelling = (None if answerer.name == "online" else answerer.portable(), ledger)
-        ans_bytes = b"" if travelling == (None, None) else _dumps(ray, travelling, "the answerer")
+        # the driver's answerer, as a setting each batch runs under, carrying an empty copy of
+        # the driver's call ledger (its cost lines): each batch's copy comes back filled
+        travelling = answerer.portable()
+        plain = travelling.name == "online" and not travelling.carried  # nothing to carry
+        ans_bytes = b"" if plain else _dumps(ray, travelling, "the answerer")
         rows = [(item_id, _dumps(ray, item, f"item {item_id!r}")) for item_id, item in todo]
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -234,7 +231,7 @@ class RayExecutor:
                 stopped = None
                 if any(item_id not in emitted for item_id, _, _, _ in payload):
                     # a batch delivered twice: counted once
-                    _absorb(ray, answerer, ledgers, payload)
+                    _absorb(ray, answerer, payload)
                 for item_id, line, fatal, _ in payload:
                     if fatal:  # a refused key in an actor: the batch stops, as locally
                         stopped = stopped or fatal
@@ -385,32 +382,28 @@ async def _run_items(
             return item_id, "", json.dumps(failure), b""
         return item_id, finish_record(rec)[1], "", b""
 
-    answerer, ledger = cloudpickle.loads(ans_bytes) if ans_bytes else (None, None)
+    answerer = cloudpickle.loads(ans_bytes) if ans_bytes else None
     fatal, token = open_signal()  # the item tasks inherit it
     try:
         with contextlib.ExitStack() as scope:
             if answerer is not None:  # the item tasks inherit the driver's answerer (a copy)
                 scope.enter_context(answer_with(answerer))
-            if ledger is not None:  # ... and count their calls in a copy of its ledger
-                scope.enter_context(observe_calls(ledger))
             tasks = [asyncio.ensure_future(one(i, p)) for i, p in zip(ids, payloads, strict=True)]
     finally:
         close_signal(token)
     results = list(await asyncio.gather(*tasks))
-    if (answerer is not None or ledger is not None) and results:
+    if answerer is not None and results:
         item_id, line, failure, _ = results[0]
-        results[0] = (item_id, line, failure, cloudpickle.dumps((answerer, ledger)))
+        results[0] = (item_id, line, failure, cloudpickle.dumps(answerer))
     return results
 
 
-def _absorb(ray: Any, answerer: Any, ledgers: list[CallLedger], results: list[Result]) -> None:
-    """Fold the answerer and ledger copies that came back with a batch into the driver's."""
+def _absorb(ray: Any, answerer: Any, results: list[Result]) -> None:
+    """Fold the answerer copies that came back with a batch (their counts, and the calls
+    their carried ledgers counted) into the driver's."""
     for _, _, _, copy in results:
-        answerer_copy, ledger_copy = ray.cloudpickle.loads(copy) if copy else (None, [])
-        if answerer_copy is not None:
-            answerer.absorb(answerer_copy)
-        for ledger in ledgers if ledger_copy else []:
-            ledger.absorb(ledger_copy)
+        if copy:
+            answerer.absorb(ray.cloudpickle.loads(copy))
 
 
 class _ItemActor:
