@@ -13,6 +13,7 @@ import pytest
 from conflicteval import ParseFailure, get_model, run_batch_sync
 from conflicteval.cli import main
 from conflicteval.models.usage_scopes import KEPT_CALLS, KEPT_REPLY
+from conflicteval.results.load import load_run as load_results
 from conflicteval.testing import OpenAICompatServer
 from conflicteval.view import load_run
 
@@ -127,10 +128,14 @@ def test_the_cli_keeps_replies_unless_told_and_the_report_shows_them(
         assert main(argv + (["--drop-replies"] if drop else [])) == 0
     lines = [json.loads(x) for x in (out / "checkpoint.jsonl").read_text().splitlines()]
     items = {it["id"]: it for it in load_run(out).items}
+    latency = {it.id: it.latency_s for it in load_results(out).items()}  # the result contract
     if drop:
         assert all("calls" not in rec for rec in lines)
         assert all("calls" not in it for it in items.values())
+        assert latency == {"r0": None, "r1": None}
         return
+    for rec in lines:  # the item's calls, added up
+        assert latency[rec["id"]] == round(sum(c["latency_s"] for c in rec["calls"]), 4) > 0
     # one decomposition and 2 claims x 2 documents labelled: five replies per item, in order
     for rec in lines:
         replies = [c["reply"] for c in rec["calls"]]

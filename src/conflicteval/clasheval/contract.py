@@ -37,7 +37,7 @@ def write_clasheval_run(
     from conflicteval.ramdocs.report import run_records
 
     records = run_records(out)
-    items = [item_record(r.id, r.status, error=r.error) for r in records]
+    items = [item_record(r.id, r.status, error=r.error, calls=r.calls) for r in records]
     status_counts: dict[str, int] = {}
     for r in records:
         status_counts[r.status] = status_counts.get(r.status, 0) + 1

@@ -29,7 +29,7 @@ from conflicteval.results.contract import (
     RunSummary,
     Tokens,
 )
-from conflicteval.types import Usage
+from conflicteval.types import CallReply, Usage
 
 __all__ = [
     "BOOTSTRAP",
@@ -254,13 +254,19 @@ def item_record(
     error: str | None = None,
     usage: Usage | None = None,
     values: Mapping[str, float | bool | None] | None = None,
+    calls: Sequence[CallReply] = (),
 ) -> ItemRecord:
-    """One flat item record; booleans become 0/1."""
+    """One flat item record; booleans become 0/1.
+
+    ``calls``: the replies the item's record kept; ``latency_s`` is the seconds its model calls
+    took, added up (a reply replayed from the cache took none), None without a kept reply.
+    """
     u = usage or Usage()
     return ItemRecord(
         id=str(item_id),
         status=status,  # type: ignore[arg-type]
         error=error,
+        latency_s=round(sum(c.latency_s or 0.0 for c in calls), 4) if calls else None,
         cost_usd=round(u.cost_usd, 8) if u.sent_calls else (0.0 if u.calls else None),
         prompt_tokens=u.prompt_tokens,
         completion_tokens=u.completion_tokens,

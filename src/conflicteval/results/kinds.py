@@ -172,7 +172,11 @@ def write_batch_run(
             skipped[unscored] = skipped.get(unscored, 0) + 1
         status_counts[rec.status] = status_counts.get(rec.status, 0) + 1
         item_id = id_of(rec) if id_of else rec.id
-        items.append(item_record(item_id, status, error=rec.error, usage=rec.usage, values=values))
+        items.append(
+            item_record(
+                item_id, status, error=rec.error, usage=rec.usage, values=values, calls=rec.calls
+            )
+        )
     made = metrics(items) if callable(metrics) else metrics
     summary = build_summary(
         kind,
