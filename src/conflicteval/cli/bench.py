@@ -26,6 +26,7 @@ from conflicteval.cli.options import (
     add_run_options,
     add_seed,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 from conflicteval.conflictscore.factory import LABELER_KINDS, needs_model
 from conflicteval.errors import UsageError
 
@@ -99,6 +100,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     )
     cmp.add_argument("paths", nargs="+", metavar="DIR|FILE", help="bench output directories")
     add_json(cmp)
+    add_wide(cmp)
     cmp.set_defaults(func=_compare)
 
 
@@ -139,7 +141,7 @@ def _labeler(args: argparse.Namespace) -> int:
         from conflicteval.bench.compare import results_table
 
         print()
-        print(results_table([r.to_dict() for r in results]))
+        print(for_terminal(results_table([r.to_dict() for r in results]), args))
     return status
 
 
@@ -217,7 +219,7 @@ def _compare(args: argparse.Namespace) -> int:
         out = {"results": rows, "paired_differences": diffs, "not_paired": unpaired}
         print(json.dumps(out, indent=2))
         return 0
-    print(results_table(rows))
+    print(for_terminal(results_table(rows), args))
     for line in unpaired:
         print(line)
     for d in diffs:

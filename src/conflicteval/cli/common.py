@@ -302,6 +302,10 @@ def _contract_lines(run_dir: Any, out: TextIO) -> None:
         return  # a summary from before the contract
     took = f"; took {s.elapsed_s:g} s" if s.elapsed_s is not None else ""
     print(f"{cost_line(s)}{took}", file=out)
+    if took:
+        from conflicteval.cli.terminal import said_elapsed
+
+        said_elapsed()
 
 
 def _provider(spec: str) -> str:

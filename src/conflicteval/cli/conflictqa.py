@@ -26,6 +26,7 @@ from conflicteval.cli.options import (
     add_run_options,
     add_seed,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 from conflicteval.conflictqa.names import DATASETS, LLMS, MULTI, SINGLE
 
 register = area_register(__name__)
@@ -66,6 +67,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="memorization ratio and answer shares with intervals")
     add_run_input(p, "run directory", repeat=True, required=True)
     add_json(p, "with per-question outcomes")
+    add_wide(p)
     p.set_defaults(func=_report)
 
 
@@ -120,5 +122,5 @@ def _report(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return 0
-    print("\n\n".join(format_conflictqa(r) for r in reports))
+    print(for_terminal("\n\n".join(format_conflictqa(r) for r in reports), args))
     return 0

@@ -208,6 +208,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
         add_quiet,
         positive_float,
     )
+    from conflicteval.cli.terminal import add_wide
     from conflicteval.profiles.suite import SIZES
 
     add_out(p, "profile directory (resumable)")
@@ -235,6 +236,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--executor", choices=("local", "ray"), help="item executor of every command")
     p.add_argument("--export-eee", metavar="DIR", help="also export each run as an EEE record")
     add_quiet(p)
+    add_wide(p)
     add_batch_options(p)
     add_model_options(p, what="model to profile (repeat for several)", repeat=True)
 
@@ -308,7 +310,7 @@ def _profile_lines(opts: ProfileOptions, out: Path, args: argparse.Namespace) ->
 
     cells, _ = run_profile(opts, invoke, count_calls)
     if opts.dry_run:
-        print("\n".join(dry_run_lines(cells)))
+        print("\n".join(dry_run_lines(cells, wide=args.wide)))
         return 0
     write_card(out)
     write_reports(out)
