@@ -12,7 +12,8 @@ How a text table is fitted (a choice of this project; no paper prints to termina
   column that can still shrink gives up one character, and its cells wrap inside it (at spaces,
   a word longer than the column is broken);
 * a figure is never cut: a cell without letters (``0.8123``, ``[0.44, 1.00]``, ``12,345``,
-  ``–``) keeps its whole width, and a column of figures never gets narrower than its widest;
+  ``–``), or with short words only (``EM 50.0 [9.5, 90.5]``, ``n/a``), keeps its whole width,
+  and a column of figures never gets narrower than its widest;
 * when even the narrowest columns do not fit, the columns are split into blocks printed one
   under the other, each repeating the first (label) column.
 """
@@ -88,7 +89,9 @@ def markdown_table(
 
 
 def _is_figure(cell: str) -> bool:
-    return bool(_FIGURE.match(cell))
+    """A figure: no word with letters but short ones (``EM 0.0 [0.0, 56.1]``, ``n/a``)."""
+    words = cell.split()
+    return bool(words) and all(_FIGURE.match(w) or len(w) <= 3 for w in words)
 
 
 def _min_width(title: str, cells: list[str], natural: int) -> int:
@@ -186,6 +189,7 @@ def render_table(
     return text_table(header, rows, align, width)
 
 
+_COMMAND = re.compile(r"(^|: )conflicteval [a-z]")  # a command to copy: never wrapped
 _SPLIT = re.compile(r"(?<!\\)\|")
 _RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
 
@@ -218,7 +222,9 @@ def parse_markdown_table(
 
 def fit_text(text: str, width: int = DEFAULT_WIDTH) -> str:
     """``text`` for a terminal: each Markdown table in it becomes a :func:`text_table` fitted to
-    ``width``, and each other line longer than ``width`` wraps (its indent kept)."""
+    ``width``, and each other line longer than ``width`` wraps at spaces (its indent kept, the
+    continuation indented two more), except a line holding a command to copy
+    (``...: conflicteval view RUN``) and a word longer than the width (a path), kept whole."""
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -234,7 +240,7 @@ def fit_text(text: str, width: int = DEFAULT_WIDTH) -> str:
                 i = j
                 continue
         line = lines[i]
-        if len(line) > width:
+        if len(line) > width and not _COMMAND.search(line):
             indent = line[: len(line) - len(line.lstrip())]
             out += textwrap.wrap(
                 line.strip(),

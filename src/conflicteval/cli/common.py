@@ -23,6 +23,7 @@ import shlex
 import sys
 from typing import Any, TextIO
 
+from conflicteval.tables import fit_text
 from conflicteval.cli.options import DEFAULT_MODEL_CONCURRENCY
 from conflicteval.errors import ConflictEvalError, UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
@@ -257,7 +258,7 @@ def finish(
         :func:`exit_status` of the result's counts.
     """
     out = stream if stream is not None else sys.stderr
-    print(result.report(what, limit=limit, calls=calls), file=out)
+    print(fit_text(result.report(what, limit=limit, calls=calls)), file=out)
     counts = result.counts
     if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
@@ -301,7 +302,7 @@ def _contract_lines(run_dir: Any, out: TextIO) -> None:
     except ConflictEvalError:
         return  # a summary from before the contract
     took = f"; took {s.elapsed_s:g} s" if s.elapsed_s is not None else ""
-    print(f"{cost_line(s)}{took}", file=out)
+    print(fit_text(f"{cost_line(s)}{took}"), file=out)
     if took:
         from conflicteval.cli.terminal import said_elapsed
 
