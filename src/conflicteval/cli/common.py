@@ -23,10 +23,10 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from conflicteval.tables import fit_text
 from conflicteval.cli.options import DEFAULT_MODEL_CONCURRENCY
 from conflicteval.errors import ConflictEvalError, UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
+from conflicteval.tables import fit_text
 
 __all__ = [
     "EXIT_FAILED",
