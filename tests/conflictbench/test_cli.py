@@ -103,7 +103,8 @@ def test_convert_build_detect_report(
     )
     old = capsys.readouterr()
     assert json.loads(old.out) == metrics
-    assert old.err == "warning: --out is deprecated; use --run\n"
+    assert old.err.splitlines()[0] == "warning: --out is deprecated; use --run"
+    assert old.err.splitlines()[1].startswith("took ")  # the command's elapsed time, last
     assert main(["conflictbench", "report", "--run", str(tmp_path / "nowhere")]) == 2
 
 

@@ -125,6 +125,7 @@ def elapsed_line(seconds: float, stream: TextIO | None = None) -> None:
     """``took 12.3 s`` on ``stream`` (standard error), unless the command said it already."""
     if _said[0]:
         return
+    sys.stdout.flush()  # after what the command printed, also when both go to one file
     print(f"took {_seconds(seconds)}", file=stream if stream is not None else sys.stderr)
 
 
