@@ -318,7 +318,9 @@ def test_cli_calibrate_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "## Judge calibration: lexical" in md and "Compared with the paper: table3" in md
     assert "measured: lexical (template 5, n = 3)" in md
     assert "| Acc | 100.0 | 26.2 | 85.4 | 86.7 | 83.3 |" in md
-    assert main([*args, "--quiet", "--compare", "table3", "--match", "lexical=GPT-4", "--wide"]) == 0
+    assert (
+        main([*args, "--quiet", "--compare", "table3", "--match", "lexical=GPT-4", "--wide"]) == 0
+    )
     assert "GPT-4 (paper, matched)" in capsys.readouterr().out
     assert main([*args, "--quiet", "--json", "--compare", "table3"]) == 0
     payload = json.loads(capsys.readouterr().out)

@@ -17,7 +17,7 @@ from conflicteval._sync import run_sync
 from conflicteval.clasheval.names import RELEASED_MODELS
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, run_options
+from conflicteval.cli.common import finish, limited, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
@@ -104,8 +104,7 @@ def _run(args: argparse.Namespace) -> int:
 
     source = resolve_data_arg(args, "clasheval")
     items = questions(load_dataset(source.path))
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = limited(items, args.limit, "questions")
     model = model_from_args(args, max_concurrency=args.concurrency)
     result = run_sync(
         run_clasheval(items, model, args.out, concurrency=args.concurrency, **run_options(args))

@@ -39,6 +39,7 @@ __all__ = [
     "limited",
     "model_from_args",
     "model_options",
+    "note_limit",
     "progress_from_args",
     "run_options",
     "scorer_from_args",
@@ -50,13 +51,19 @@ def limited(items: list[Any], limit: int | None, what: str) -> list[Any]:
     in one line, so a run of 30 questions under ``--limit 500`` is not mistaken for 500."""
     if limit is None:
         return items
-    if limit > len(items):
+    note_limit(limit, len(items), what)
+    return items[:limit]
+
+
+def note_limit(limit: int | None, found: int, what: str) -> None:
+    """One line when ``--limit`` is larger than the ``found`` items (a loader that applied the
+    limit itself returns ``found`` < ``limit`` only when the data ran out)."""
+    if limit is not None and limit > found:
         print(
-            f"note: --limit {limit:,} is more than the {len(items):,} {what} the data holds: "
-            f"all {len(items):,} are used",
+            f"note: --limit {limit:,} is more than the {found:,} {what} the data holds: "
+            f"all {found:,} are used",
             file=sys.stderr,
         )
-    return items[:limit]
 
 
 def model_options(

@@ -14,7 +14,7 @@ from pathlib import Path
 from conflicteval._sync import run_sync
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, run_options
+from conflicteval.cli.common import finish, limited, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
@@ -83,8 +83,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     source = resolve_data_arg(args, f"conflictqa-{args.dataset}-{args.llm}")
     items = load_conflictqa(source.path)
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = limited(list(items), args.limit, "questions")
     model = model_from_args(args, max_concurrency=args.concurrency)
     result = run_sync(
         run_conflictqa(
