@@ -45,12 +45,16 @@ _FIGURE = re.compile(r"^[^A-Za-z]*$")  # no letters: a figure, an interval, a da
 _WORD_CAP = 16  # a text column may be narrowed to its longest word, but not below this
 
 
-def _aligns(header: Sequence[str], align: Sequence[Align] | None) -> list[Align]:
+def _aligns(header: Sequence[str], align: Sequence[str] | None) -> list[Align]:
     if align is None:
-        return ["left", *(["right"] * (len(header) - 1))]
+        right: list[Align] = ["right"] * (len(header) - 1)
+        return ["left", *right]
     if len(align) != len(header):
         raise ValueError(f"align has {len(align)} entries for {len(header)} columns")
-    return list(align)
+    wrong = [a for a in align if a not in ("left", "right")]
+    if wrong:
+        raise ValueError(f"align must be 'left' or 'right', got {wrong[0]!r}")
+    return ["right" if a == "right" else "left" for a in align]
 
 
 def _rows(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[list[str]]:
@@ -69,7 +73,7 @@ def _escape(cell: str) -> str:
 def markdown_table(
     header: Sequence[str],
     rows: Iterable[Sequence[object]],
-    align: Sequence[Align] | None = None,
+    align: Sequence[str] | None = None,
 ) -> str:
     """A Markdown table (no trailing newline).
 
@@ -133,7 +137,7 @@ def _block(header: list[str], rows: list[list[str]], aligns: list[Align], widths
 def text_table(
     header: Sequence[str],
     rows: Iterable[Sequence[object]],
-    align: Sequence[Align] | None = None,
+    align: Sequence[str] | None = None,
     width: int = DEFAULT_WIDTH,
 ) -> str:
     """The rows as a plain text table no wider than ``width`` columns (see the module's notes
@@ -178,7 +182,7 @@ def text_table(
 def render_table(
     header: Sequence[str],
     rows: Iterable[Sequence[object]],
-    align: Sequence[Align] | None = None,
+    align: Sequence[str] | None = None,
     *,
     markdown: bool = True,
     width: int = DEFAULT_WIDTH,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.stats import MIN_INTERVAL_UNITS, classification_difference
-from conflicteval.tables import Align, markdown_table
+from conflicteval.tables import markdown_table
 from conflicteval.types import RELATIONS
 
 __all__ = ["paired_differences", "read_records", "same_gold_file"]
@@ -181,5 +181,5 @@ def results_table(rows: list[dict[str, Any]]) -> str:
                 cost,
             ]
         )
-    left: list[Align] = ["left", "left", "left", "right", "right", "left", "left", "right"]
+    left = ["left", "left", "left", "right", "right", "left", "left", "right"]
     return markdown_table(head, table, left)

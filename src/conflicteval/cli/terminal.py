@@ -73,6 +73,14 @@ class RepeatedWarnings(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno != logging.WARNING:
             return True
+        decided = getattr(record, "_conflicteval_shown", None)
+        if decided is not None:  # one decision per record, however many handlers ask
+            return bool(decided)
+        shown = self._first_of_its_kind(record)
+        record._conflicteval_shown = shown
+        return shown
+
+    def _first_of_its_kind(self, record: logging.LogRecord) -> bool:
         template = str(record.msg)
         if not _PLACEHOLDER.sub("", template).strip():
             template = record.getMessage()

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from conflicteval.results.contract import Metric, RunSummary
-from conflicteval.tables import DEFAULT_WIDTH, Align, render_table
+from conflicteval.tables import DEFAULT_WIDTH, render_table
 
 from .runner import Cell
 
@@ -91,7 +91,7 @@ def dry_run_lines(cells: Sequence[Cell], *, wide: bool = False) -> list[str]:
                 cell.reason or "",
             ]
         )
-    align: list[Align] = ["left", "left", "right", "right", "right", "right", "left"]
+    align = ["left", "left", "right", "right", "right", "right", "left"]
     lines = render_table(head, rows, align, markdown=wide).split("\n")
     total_line = (
         "total estimated: "

@@ -12,9 +12,10 @@ contain 0 — otherwise the two runs cannot be told apart on this cell.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from conflicteval.tables import Align, markdown_table
+from conflicteval.tables import markdown_table
 from conflicteval.wikicontradict.judge_template import VERDICTS
 from conflicteval.wikicontradict.report import _SHORT, LabelledRow, WikiContradictReport
 
@@ -100,7 +101,7 @@ def run_comparison_markdown(rows: list[dict[str, Any]]) -> str:
         "across the rows.",
         "",
     ]
-    table: list[list[object]] = []
+    table: list[Sequence[object]] = []
     for r in rows:
         if r["difference_pct"] is None:
             diff, mark, p, ph = "no shared item", "", "–", "–"
@@ -128,6 +129,6 @@ def run_comparison_markdown(rows: list[dict[str, Any]]) -> str:
         table.append(["–"] * 7 + ["no cell in both runs", "–", "–", ""])
     head = ["template", "model", "subset", "label", "first %", "second %", "n"]
     head += ["difference [95% CI]", "p", "p (Holm)", ""]
-    align: list[Align] = ["left"] * 4 + ["right"] * 3 + ["left", "right", "right", "left"]
+    align = ["left"] * 4 + ["right"] * 3 + ["left", "right", "right", "left"]
     lines.append(markdown_table(head, table, align))
     return "\n".join(lines) + "\n"
