@@ -116,3 +116,16 @@ def test_a_limit_larger_than_the_questions_is_said(
     main([*argv, "--limit", "500"])
     err = capsys.readouterr().err
     assert "note: --limit 500 is more than the 30 questions the data holds: all 30 are used" in err
+
+
+def test_a_limit_larger_than_the_gold_records_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shared_data: Path
+) -> None:
+    data = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
+    argv = ["bench", "labeler", "--gold", "ramdocs", "--data", str(data), "--labeler", "lexical"]
+    argv += ["--out", str(tmp_path / "b"), "--quiet"]
+    assert main([*argv, "--limit", "500"]) == 0
+    err = capsys.readouterr().err
+    assert "note: --limit 500 is more than the 30 source records the data holds" in err
+    assert main([*argv, "--limit", "30", "--restart"]) == 0
+    assert "--limit" not in capsys.readouterr().err
