@@ -7,7 +7,8 @@ import argparse
 import json
 
 from conflicteval.cli.options import add_json, add_out
-from conflicteval.cli.terminal import add_wide, for_terminal
+from conflicteval.cli.terminal import add_wide
+from conflicteval.tables import DEFAULT_WIDTH
 
 __all__ = ["register"]
 
@@ -56,7 +57,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     else:
-        print(for_terminal(result.text(), args))
+        print(result.text(width=None if args.wide else DEFAULT_WIDTH))
     return 0
 
 
