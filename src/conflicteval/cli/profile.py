@@ -305,6 +305,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _profile_lines(opts: ProfileOptions, out: Path, args: argparse.Namespace) -> int:
     """Run the profile, write and print the card (or the dry run's table); the exit status."""
+    from conflicteval.cli.terminal import for_terminal
     from conflicteval.profiles.card import COMPARE_FILE, build_card, write_card
     from conflicteval.profiles.text import card_lines, compare_lines, dry_run_lines
 
@@ -314,11 +315,12 @@ def _profile_lines(opts: ProfileOptions, out: Path, args: argparse.Namespace) ->
         return 0
     write_card(out)
     write_reports(out)
-    print("\n".join(card_lines(build_card(out))))
+    print(for_terminal("\n".join(card_lines(build_card(out))), args))
     if (out / COMPARE_FILE).exists():
         import json
 
-        print("\n".join(compare_lines(json.loads((out / COMPARE_FILE).read_text()))))
+        compared = compare_lines(json.loads((out / COMPARE_FILE).read_text()))
+        print(for_terminal("\n".join(compared), args))
     print(f"card: {out / 'summary.json'}; open it: conflicteval view {out}", file=sys.stderr)
     if args.export_eee:
         _export(out, args.export_eee)
