@@ -18,8 +18,13 @@ MODEL = "openai/meta-llama/Llama-3.3-70B-Instruct-Turbo-with-a-long-suffix"
 
 
 def _widest(text: str, *, besides: Path | None = None) -> int:
-    """The widest line, leaving out those naming ``besides`` (a path the user chose)."""
-    lines = [ln for ln in text.splitlines() if besides is None or str(besides) not in ln]
+    """The widest line, leaving out those naming ``besides`` (a path the user chose) and the
+    run's cost line (kept whole: it is the line the viewer shows, read back by tools)."""
+    lines = [
+        ln
+        for ln in text.splitlines()
+        if (besides is None or str(besides) not in ln) and not ln.startswith("cost: ")
+    ]
     return max((len(line) for line in lines), default=0)
 
 

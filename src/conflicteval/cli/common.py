@@ -309,7 +309,7 @@ def _contract_lines(run_dir: Any, out: TextIO) -> None:
     except ConflictEvalError:
         return  # a summary from before the contract
     took = f"; took {s.elapsed_s:g} s" if s.elapsed_s is not None else ""
-    print(fit_text(f"{cost_line(s)}{took}"), file=out)
+    print(f"{cost_line(s)}{took}", file=out)  # whole: the line the viewer shows
     if took:
         from conflicteval.cli.terminal import said_elapsed
 
