@@ -129,3 +129,14 @@ def test_a_limit_larger_than_the_gold_records_is_said(
     assert "note: --limit 500 is more than the 30 source records the data holds" in err
     assert main([*argv, "--limit", "30", "--restart"]) == 0
     assert "--limit" not in capsys.readouterr().err
+
+
+def test_a_command_inside_another_keeps_the_outer_elapsed_time() -> None:
+    from conflicteval.cli.terminal import said_elapsed, timed
+
+    said = io.StringIO()
+    with timed(said):
+        with timed(said):
+            said_elapsed()  # the inner command printed its time with its cost line
+        assert said.getvalue() == ""
+    assert said.getvalue().startswith("took ")  # the outer one still says its own

@@ -212,15 +212,12 @@ def _run_timed(args: argparse.Namespace) -> int:
     import time
 
     from conflicteval._calltimes import time_calls
-    from conflicteval.cli.terminal import collapse_repeats, elapsed_line, said_elapsed
+    from conflicteval.cli.terminal import collapse_repeats, timed
 
     args.started_at = time.time()
-    said_elapsed(False)
-    start = time.perf_counter()
-    with collapse_repeats(every=args.verbose > 0), time_calls() as seconds:
+    with timed(), collapse_repeats(every=args.verbose > 0), time_calls() as seconds:
         args.call_seconds = seconds
         status = int(args.func(args) or 0)
-    elapsed_line(time.perf_counter() - start)
     return status
 
 

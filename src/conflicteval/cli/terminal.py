@@ -18,6 +18,7 @@ import argparse
 import logging
 import re
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
@@ -31,6 +32,7 @@ __all__ = [
     "elapsed_line",
     "for_terminal",
     "said_elapsed",
+    "timed",
 ]
 
 Container = argparse.ArgumentParser | argparse._ArgumentGroup
@@ -127,6 +129,21 @@ _said: list[bool] = [False]
 def said_elapsed(value: bool = True) -> None:
     """Note that the command printed its elapsed time (False: forget it, a new command)."""
     _said[0] = value
+
+
+@contextmanager
+def timed(stream: TextIO | None = None) -> Iterator[None]:
+    """The block is one command: when it completes, its elapsed time is printed
+    (:func:`elapsed_line`) unless it said it already; a command run inside another (a profile's
+    cells) has its own, and leaves the outer one's as it was."""
+    outer = _said[0]
+    _said[0] = False
+    start = time.perf_counter()
+    try:
+        yield
+        elapsed_line(time.perf_counter() - start, stream)
+    finally:
+        _said[0] = outer
 
 
 def elapsed_line(seconds: float, stream: TextIO | None = None) -> None:
