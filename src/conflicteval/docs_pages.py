@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -84,8 +85,11 @@ def _docs(args: argparse.Namespace) -> int:
         if not known:
             raise UsageError("no documentation pages are installed with this copy of conflicteval")
         print("documentation pages (conflicteval docs TOPIC prints one):")
-        for name in known:
-            print(f"  {name:<22}{_title(name)}")
+        for name in known:  # a long title wraps under itself, within 100 columns
+            title = textwrap.wrap(_title(name), 100 - 24) or [""]
+            print(f"  {name:<22}{title[0]}")
+            for more in title[1:]:
+                print(" " * 24 + more)
         return 0
     if args.path:
         print(page_path(args.topic))

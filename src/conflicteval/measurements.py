@@ -160,9 +160,10 @@ def measured_lines(labeler: Any, cache_dir: str | os.PathLike[str] | None = None
     found = load_measurements(labeler, cache_dir)
     name = getattr(labeler, "name", type(labeler).__name__)
     if not found:
-        return [
+        return [  # the command on a line of its own: it stays whole to copy
             f"labeler {name}: unmeasured (no saved bench result for this labeler, model and "
-            f"settings); measure it with: {unmeasured_command(labeler)}"
+            "settings)",
+            f"  measure it with: {unmeasured_command(labeler)}",
         ]
     line = f"labeler {name}: measured {measurement_text(found[0])}"
     if len(found) > 1:

@@ -35,7 +35,8 @@ def test_a_server_refusing_the_schema_stops_the_rounds_naming_plain_json(
         rc = _run(srv, tmp_path / "r.jsonl", _cmd(srv, items, tmp_path / "bat"))
         assert len(srv.batches) == 2  # decompositions, then the labels once: not again
     assert rc == 1
-    last = capsys.readouterr().err.strip().splitlines()[-1]
+    said = capsys.readouterr().err.strip().splitlines()
+    last = [line for line in said if not line.startswith("took ")][-1]  # before the time
     assert "HTTP 500" in last and "--plain-json" in last and "12 failed" in last
 
 

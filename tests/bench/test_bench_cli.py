@@ -123,7 +123,8 @@ def test_compare_puts_runs_side_by_side(
     assert main([*args, "--labeler", "lexical", "--out", str(tmp_path / "a")]) == 0
     assert main([*args, "--labeler", "lexical", "--out", str(tmp_path / "b"), "--limit", "10"]) == 0
     capsys.readouterr()
-    assert main(["bench", "compare", str(tmp_path / "a"), str(tmp_path / "b" / "bench.json")]) == 0
+    both = [str(tmp_path / "a"), str(tmp_path / "b" / "bench.json")]
+    assert main(["bench", "compare", *both, "--wide"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| labeler | model | gold | pairs | failed | accuracy [95% CI]")
     assert lines[2].startswith("| lexical | – | ramdocs | 119 | 0 | 0.3866 [")

@@ -20,7 +20,7 @@ REAL = "CONFLICTEVAL_CLASHEVAL_DIR"
 def test_reproduce_prints_measured_beside_the_notebook(
     responses: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["clasheval", "reproduce", "--responses", str(responses)]) == 0
+    assert main(["clasheval", "reproduce", "--responses", str(responses), "--wide"]) == 0
     out = capsys.readouterr().out
     assert "ClashEval · GPT-4o · 9 rows, 6 kept (balanced)" in out
     assert re.search(

@@ -140,7 +140,9 @@ def test_score_summary_json_splits_tokens_and_carries_money(
     }
     again = cli(*args, "--restart")  # every call now replayed from the cache
     assert again.returncode == 0, again.stderr
-    line = next(x for x in again.stdout.splitlines() if x.startswith("this run:"))
+    # the line as printed, with its continuation (a line over 100 columns wraps, indented)
+    line = again.stdout.split("this run:", 1)[1].split("\n")[0:2]
+    line = " ".join(" ".join(line).split())
     total = sent["prompt_tokens"]
     assert f"0 prompt + 0 completion tokens sent ({total} + " in line
     assert "replayed from the cache" in line

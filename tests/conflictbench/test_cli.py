@@ -72,6 +72,7 @@ def test_convert_build_detect_report(
             str(bench),
             "--seed",
             "1",
+            "--wide",
         ]
     )
     out = capsys.readouterr().out
@@ -81,7 +82,8 @@ def test_convert_build_detect_report(
     assert {it.source for it in built} == {"conflictingqa", "ambigdocs", "macnoise-nq"}
 
     det = tmp_path / "detect"
-    assert main(["conflictbench", "detect", "--items", str(bench), "--out", str(det)]) == 0
+    detect = ["conflictbench", "detect", "--items", str(bench), "--out", str(det)]
+    assert main([*detect, "--wide"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("| Category | Prec |") and "| Overall |" in out
     assert "labeler lexical" in out and "failed" in out
@@ -101,7 +103,8 @@ def test_convert_build_detect_report(
     )
     old = capsys.readouterr()
     assert json.loads(old.out) == metrics
-    assert old.err == "warning: --out is deprecated; use --run\n"
+    assert old.err.splitlines()[0] == "warning: --out is deprecated; use --run"
+    assert old.err.splitlines()[1].startswith("took ")  # the command's elapsed time, last
     assert main(["conflictbench", "report", "--run", str(tmp_path / "nowhere")]) == 2
 
 
@@ -222,7 +225,7 @@ def test_reports_and_regenerate_commands(
     assert "dry run: reports: 1 item" in text and openai_server.completions() == []
     assert "dry run for openai/big: 1 model calls" in text
     assert not (tmp_path / "rep").exists()  # a dry run writes nothing
-    assert main(rep) == 0  # offline scorer: sentence decomposer + lexical labeler
+    assert main([*rep, "--wide"]) == 0  # offline scorer: sentence decomposer + lexical labeler
     out = capsys.readouterr().out
     assert "| big / RAG |" in out and "1 reports: 1 ok, 0 failed" in out
     assert out.count("this run:") == 1  # the counts and usage once, in the closing lines
@@ -278,7 +281,7 @@ def test_reports_and_regenerate_commands(
     assert main([*regen, "--dry-run"]) == 0
     text = capsys.readouterr().out  # the item's first call waits: later ones are not counted
     assert "1 model calls" in text and "at least" in text and not (tmp_path / "rg").exists()
-    assert main(regen) == 0
+    assert main([*regen, "--wide"]) == 0
     out = capsys.readouterr().out
     assert "Binary choice (Table 5)" in out and "| Control-RAG |" in out
     assert "failed items: free 0, choice 0" in out and out.count("this run:") == 1
@@ -342,7 +345,7 @@ def test_detect_prints_an_interval_for_every_accuracy_column(
                  str(bench)]) == 0  # fmt: skip
     capsys.readouterr()
     detect = ["conflictbench", "detect", "--items", str(bench), "--out", str(tmp_path / "d")]
-    assert main([*detect, "--quiet"]) in (0, 1)
+    assert main([*detect, "--quiet", "--wide"]) in (0, 1)
     out = capsys.readouterr().out
     head = next(line for line in out.splitlines() if "Prec 95% CI" in line)
     for column in ("Acc 95% CI", "Acc_conf 95% CI", "Acc_noConf 95% CI", "RelAcc 95% CI"):

@@ -69,7 +69,7 @@ def test_release_memory_run_resume_and_report(
     assert cm["counts"]["unreadable"] == 29 and cm["memorization_ratio"]["value"] is None
     assert cm["shares"]["unreadable"]["value"] == 1.0
     capsys.readouterr()
-    assert main(["conflictqa", "report", "--run", str(out)]) == 0
+    assert main(["conflictqa", "report", "--run", str(out), "--wide"]) == 0
     text = capsys.readouterr().out
     assert "counter | 29 | 27.6% [" in text and "published: none recovered" in text
 

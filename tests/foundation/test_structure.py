@@ -165,7 +165,8 @@ LAYERS: list[set[str]] = [
     set(  # foundation
         "_atomic _calltimes _diskindex _fatal _filelock _lazy _sync _version cache cache_values"
         " confusables confusion data docs_pages errors exitcodes fingerprint jsonio jsonparse"
-        " pricing prompt_files readers record_errors stats stats_text suggest testing types".split()
+        " pricing prompt_files readers record_errors stats stats_text suggest tables testing"
+        " types".split()
     ),
     {"models"},
     {"runs", "batch"},

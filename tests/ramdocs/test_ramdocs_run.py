@@ -186,7 +186,7 @@ def test_cli_report_text_with_conflictscore(
         assert _cli(srv, *args) == 0
     capsys.readouterr()
     runs = ["--run", str(tmp_path / "r"), "--run", str(tmp_path / "n")]
-    assert main(["ramdocs", "report", *runs, "--conflictscore", "--quiet"]) == 0
+    assert main(["ramdocs", "report", *runs, "--conflictscore", "--quiet", "--wide"]) == 0
     table = capsys.readouterr().out.split("| benchmark | method |", 1)[1].splitlines()
     assert table[2].startswith("| ramdocs | rag | openai/test-model | 2 | EM 50.0 [9.5, 90.5] |")
     assert table[2].endswith("| 32.60 / 20.60 / 25.00 |")

@@ -75,6 +75,11 @@ def test_compare_two_runs_paired(tmp_path, capsys) -> None:
     assert main(["compare", str(a), str(b)]) == 0
     text = capsys.readouterr().out
     assert "20 items shared" in text and "exact McNemar: tied" in text
+    table = [ln for ln in text.splitlines() if str(tmp_path) not in ln]  # A = / B = paths
+    assert max(len(ln) for ln in table) <= 100 and "|" not in text
+    assert main(["compare", str(a), str(b), "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "| metric | n | A | B | B - A [95% CI] | p | p_holm | test / verdict |" in wide
 
 
 def test_compare_gives_a_verdict_when_the_difference_is_clear(tmp_path) -> None:

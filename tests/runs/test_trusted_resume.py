@@ -112,7 +112,7 @@ def test_score_input_with_an_edited_document_rescores_that_response_only(
     capsys.readouterr()
     _jsonl(inp, _score_rows("A canal was dug somewhere else."))
     assert main(["score", "--input", str(inp), "--out", str(out), "--quiet"]) == 0
-    report = capsys.readouterr().out
+    report = " ".join(capsys.readouterr().out.split())  # a line over 100 columns wraps
     assert "2 resumed from the checkpoint; 1 recomputed because their inputs changed" in report
     after = read_checkpoint(out / "checkpoint.jsonl")
     assert after["q0"] == before["q0"] and after["q2"] == before["q2"]

@@ -196,6 +196,7 @@ def test_cli_writes_the_report_and_refuses_bad_input(
     assert (run / "report.html").is_file() and "report.html" in capsys.readouterr().out
     assert main(["view", str(run), str(run), "-o", str(tmp_path / "two.html")]) == 0
     assert "id='view-compare'" in (tmp_path / "two.html").read_text(encoding="utf-8")
+    capsys.readouterr()  # the elapsed time of the command before
     assert main(["view", str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "missing" in err and len(err.splitlines()) == 1

@@ -70,7 +70,7 @@ def test_cli_pipeline(
     assert main(["wikicontradict", "judge", "--run", run, "--model", "lexical", "--quiet"]) == 0
     assert "6 rows graded by lexical: 6 ok, 0 failed" in capsys.readouterr().err
 
-    assert main(["wikicontradict", "report", "--run", run]) == 0
+    assert main(["wikicontradict", "report", "--run", run, "--wide"]) == 0
     md = capsys.readouterr().out
     # --plot writes the report page's own chart: its title and the paper's rows
     svg = tmp_path / "chart.svg"

@@ -268,7 +268,8 @@ def test_cli_report_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     (run / "judgements.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in judgements), encoding="utf-8"
     )
-    assert main(["wikicontradict", "report", "--run", str(run), "--compare", "table5"]) == 0
+    argv = ["wikicontradict", "report", "--run", str(run), "--compare", "table5", "--wide"]
+    assert main(argv) == 0
     md = capsys.readouterr().out
     assert "### Template 5" in md and "Compared with the paper: table5" in md
     paper_line = next(x for x in md.splitlines() if x.startswith("Paper: "))
@@ -312,12 +313,14 @@ def test_cli_calibrate_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str
         encoding="utf-8",
     )
     args = ["wikicontradict", "calibrate", "--labels", str(labels), "--model", "lexical"]
-    assert main([*args, "--quiet", "--compare", "table3"]) == 0
+    assert main([*args, "--quiet", "--compare", "table3", "--wide"]) == 0
     md = capsys.readouterr().out
     assert "## Judge calibration: lexical" in md and "Compared with the paper: table3" in md
     assert "measured: lexical (template 5, n = 3)" in md
     assert "| Acc | 100.0 | 26.2 | 85.4 | 86.7 | 83.3 |" in md
-    assert main([*args, "--quiet", "--compare", "table3", "--match", "lexical=GPT-4"]) == 0
+    assert (
+        main([*args, "--quiet", "--compare", "table3", "--match", "lexical=GPT-4", "--wide"]) == 0
+    )
     assert "GPT-4 (paper, matched)" in capsys.readouterr().out
     assert main([*args, "--quiet", "--json", "--compare", "table3"]) == 0
     payload = json.loads(capsys.readouterr().out)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.stats import MIN_INTERVAL_UNITS, classification_difference
+from conflicteval.tables import markdown_table
 from conflicteval.types import RELATIONS
 
 __all__ = ["paired_differences", "read_records", "same_gold_file"]
@@ -163,15 +164,22 @@ def _ci_text(value: Any, ci: Any) -> str:
 
 def results_table(rows: list[dict[str, Any]]) -> str:
     """Bench results side by side: a Markdown table, one row per result."""
-    head = (
-        "| labeler | model | gold | pairs | failed | accuracy [95% CI] | macro-F1 [95% CI] | cost |"
-    )
-    lines = [head, "|---|---|---|---:|---:|---|---|---:|"]
+    head = ["labeler", "model", "gold", "pairs", "failed", "accuracy [95% CI]"]
+    head += ["macro-F1 [95% CI]", "cost"]
+    table = []
     for r in rows:
         cost = "–" if r.get("cost_usd") is None else f"${r['cost_usd']:.4f}"
-        lines.append(
-            f"| {r.get('labeler')} | {r.get('model') or '–'} | {r.get('gold')} | {r.get('n')} "
-            f"| {r.get('failed')} | {_ci_text(r.get('accuracy'), r.get('accuracy_ci'))} "
-            f"| {_ci_text(r.get('macro_f1'), r.get('macro_f1_ci'))} | {cost} |"
+        table.append(
+            [
+                r.get("labeler"),
+                r.get("model") or "–",
+                r.get("gold"),
+                r.get("n"),
+                r.get("failed"),
+                _ci_text(r.get("accuracy"), r.get("accuracy_ci")),
+                _ci_text(r.get("macro_f1"), r.get("macro_f1_ci")),
+                cost,
+            ]
         )
-    return "\n".join(lines)
+    left = ["left", "left", "left", "right", "right", "left", "left", "right"]
+    return markdown_table(head, table, left)

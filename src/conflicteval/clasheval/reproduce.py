@@ -34,6 +34,7 @@ from conflicteval.clasheval.metrics import (
 )
 from conflicteval.clasheval.published import ACCURACY_ALL, TABLE2, TABLE3
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.tables import markdown_table
 
 METHODS: tuple[str, ...] = ("baseline", "token_prob", "calibrated")
 
@@ -136,22 +137,25 @@ def format_reproduction(rep: dict[str, Any]) -> str:
     lines = [f"ClashEval · {name} · {rep['rows']} rows, {rep['kept_rows']} kept (balanced)"]
     published = rep.get("published") or {}
     paper3 = published.get("table3") or {}
-    lines.append("method | " + " | ".join(FIGURES) + " | notebook (Table 3)")
+    rows: list[list[str]] = []
     for method, m in rep["methods"].items():
         if m is None:
-            lines.append(f"{method} | no log probabilities in the file")
+            rows.append([method, "no log probabilities in the file"])
             continue
         paper = paper3.get(method)
         beside = " / ".join(f"{paper[f]:.3f}" for f in FIGURES) if paper else "-"
-        lines.append(f"{method} | " + " | ".join(_cell(m[f]) for f in FIGURES) + f" | {beside}")
+        rows.append([method, *(_cell(m[f]) for f in FIGURES), beside])
+    lines.append(markdown_table(["method", *FIGURES, "notebook (Table 3)"], rows))
     base = rep["methods"]["baseline"]
     paper2 = published.get("table2") or {}
     if base and base["table_normalised"]:
-        lines.append("Table 2 (share of each column) | prior correct | context correct | notebook")
+        table2 = []
         for r, cols in base["table_normalised"].items():
-            got = " | ".join("n/a" if v is None else f"{v:.3f}" for v in cols.values())
+            got = ["n/a" if v is None else f"{v:.3f}" for v in cols.values()]
             paper = paper2.get(r)
-            lines.append(f"{r} | {got} | " + (f"{paper[0]:.3f} / {paper[1]:.3f}" if paper else "-"))
+            table2.append([r, *got, f"{paper[0]:.3f} / {paper[1]:.3f}" if paper else "-"])
+        head = ["Table 2 (share of each column)", "prior correct", "context correct", "notebook"]
+        lines += ["", markdown_table(head, table2), ""]
     acc = rep["accuracy"]["All"]
     paper_acc = published.get("accuracy_all")
     lines.append(

@@ -206,16 +206,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_timed(args: argparse.Namespace) -> int:
-    """Run the command, recording when it started and how long each model call took (the
+    """Run the command (repeated warnings said once, its elapsed time printed at the end),
+    recording when it started and how long each model call took (the
     run's summary reports them: see :func:`conflicteval.results.build.timing_of`)."""
     import time
 
     from conflicteval._calltimes import time_calls
+    from conflicteval.cli.terminal import collapse_repeats, timed
 
     args.started_at = time.time()
-    with time_calls() as seconds:
+    with timed(), collapse_repeats(every=args.verbose > 0), time_calls() as seconds:
         args.call_seconds = seconds
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+    return status
 
 
 def _one_line(exc: BaseException) -> str:

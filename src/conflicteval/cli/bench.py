@@ -13,7 +13,13 @@ from typing import Any
 from conflicteval.bench.names import GOLD_SETS
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import EXIT_FAILED, EXIT_OK, model_from_args, run_options
+from conflicteval.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    model_from_args,
+    note_limit,
+    run_options,
+)
 from conflicteval.cli.options import (
     add_batch_options,
     add_json,
@@ -26,6 +32,7 @@ from conflicteval.cli.options import (
     add_run_options,
     add_seed,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 from conflicteval.conflictscore.factory import LABELER_KINDS, needs_model
 from conflicteval.errors import UsageError
 
@@ -73,6 +80,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     add_out(lab, "output directory")
     add_limit(lab, "source records")
     add_json(lab, "one object")
+    add_wide(lab)
     lab.add_argument(
         "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (1000)"
     )
@@ -99,6 +107,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     )
     cmp.add_argument("paths", nargs="+", metavar="DIR|FILE", help="bench output directories")
     add_json(cmp)
+    add_wide(cmp)
     cmp.set_defaults(func=_compare)
 
 
@@ -119,6 +128,8 @@ def _labeler(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         raise UsageError("--resamples must be at least 1")
     gold = load_gold(args.gold, args.data, db=args.db, limit=args.limit)
+    # each source record read became an item or was left out (counted by reason)
+    note_limit(args.limit, len(gold.items) + sum(gold.left_out.values()), "source records")
     if not gold.items:
         raise UsageError(f"the {args.gold} gold set read from {gold.path} has no items")
     structured = not args.plain_json
@@ -139,7 +150,7 @@ def _labeler(args: argparse.Namespace) -> int:
         from conflicteval.bench.compare import results_table
 
         print()
-        print(results_table([r.to_dict() for r in results]))
+        print(for_terminal(results_table([r.to_dict() for r in results]), args))
     return status
 
 
@@ -217,7 +228,7 @@ def _compare(args: argparse.Namespace) -> int:
         out = {"results": rows, "paired_differences": diffs, "not_paired": unpaired}
         print(json.dumps(out, indent=2))
         return 0
-    print(results_table(rows))
+    print(for_terminal(results_table(rows), args))
     for line in unpaired:
         print(line)
     for d in diffs:

@@ -17,7 +17,7 @@ from conflicteval._sync import run_sync
 from conflicteval.clasheval.names import RELEASED_MODELS
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, run_options
+from conflicteval.cli.common import finish, limited, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
@@ -29,6 +29,7 @@ from conflicteval.cli.options import (
     add_run_input,
     add_run_options,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 
 register = area_register(__name__)
 
@@ -54,6 +55,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     )
     add_checksum_mismatch(p)
     add_json(p, "with the per-level curve")
+    add_wide(p)
     p.set_defaults(func=_reproduce)
     p = sub.add_parser("run", help="ask a new model with the paper's prompts into DIR")
     add_data_option(p, "clasheval", what="the question set (dataset.pqt) or a response file")
@@ -66,16 +68,17 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="accuracy, context bias, prior bias with intervals")
     add_run_input(p, "run directory", repeat=True, required=True)
     add_json(p, "with the per-level curve")
+    add_wide(p)
     p.set_defaults(func=_report)
 
 
-def _print(reports: list[dict[str, Any]], as_json: bool) -> int:
+def _print(reports: list[dict[str, Any]], args: argparse.Namespace) -> int:
     from conflicteval.clasheval.reproduce import format_reproduction
 
-    if as_json:
+    if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
     else:
-        print("\n\n".join(format_reproduction(r) for r in reports))
+        print(for_terminal("\n\n".join(format_reproduction(r) for r in reports), args))
     return 0
 
 
@@ -92,7 +95,7 @@ def _reproduce(args: argparse.Namespace) -> int:
                 argparse.Namespace(**vars(args), data=None), f"clasheval-{model}"
             )
             reports.append(reproduce_file(source.path, model))
-    return _print(reports, args.json)
+    return _print(reports, args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -101,8 +104,7 @@ def _run(args: argparse.Namespace) -> int:
 
     source = resolve_data_arg(args, "clasheval")
     items = questions(load_dataset(source.path))
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = limited(items, args.limit, "questions")
     model = model_from_args(args, max_concurrency=args.concurrency)
     result = run_sync(
         run_clasheval(items, model, args.out, concurrency=args.concurrency, **run_options(args))
@@ -125,4 +127,4 @@ def _run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from conflicteval.clasheval.reproduce import clasheval_report
 
-    return _print([clasheval_report(run) for run in args.run], args.json)
+    return _print([clasheval_report(run) for run in args.run], args)

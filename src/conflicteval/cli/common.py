@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from conflicteval.cli.options import DEFAULT_MODEL_CONCURRENCY
 from conflicteval.errors import ConflictEvalError, UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
+from conflicteval.tables import fit_text
 
 __all__ = [
     "EXIT_FAILED",
@@ -38,6 +39,7 @@ __all__ = [
     "limited",
     "model_from_args",
     "model_options",
+    "note_limit",
     "progress_from_args",
     "run_options",
     "scorer_from_args",
@@ -49,13 +51,19 @@ def limited(items: list[Any], limit: int | None, what: str) -> list[Any]:
     in one line, so a run of 30 questions under ``--limit 500`` is not mistaken for 500."""
     if limit is None:
         return items
-    if limit > len(items):
+    note_limit(limit, len(items), what)
+    return items[:limit]
+
+
+def note_limit(limit: int | None, found: int, what: str) -> None:
+    """One line when ``--limit`` is larger than the ``found`` items (a loader that applied the
+    limit itself returns ``found`` < ``limit`` only when the data ran out)."""
+    if limit is not None and limit > found:
         print(
-            f"note: --limit {limit:,} is more than the {len(items):,} {what} the data holds: "
-            f"all {len(items):,} are used",
+            f"note: --limit {limit:,} is more than the {found:,} {what} the data holds: "
+            f"all {found:,} are used",
             file=sys.stderr,
         )
-    return items[:limit]
 
 
 def model_options(
@@ -258,7 +266,7 @@ def finish(
         :func:`exit_status` of the result's counts.
     """
     out = stream if stream is not None else sys.stderr
-    print(result.report(what, limit=limit, calls=calls), file=out)
+    print(fit_text(result.report(what, limit=limit, calls=calls)), file=out)
     counts = result.counts
     if counts["total"] and not counts["ok"] and not counts.get("pending"):
         print(f"nothing could be scored: all {counts['total']} {what} failed", file=out)
@@ -302,7 +310,11 @@ def _contract_lines(run_dir: Any, out: TextIO) -> None:
     except ConflictEvalError:
         return  # a summary from before the contract
     took = f"; took {s.elapsed_s:g} s" if s.elapsed_s is not None else ""
-    print(f"{cost_line(s)}{took}", file=out)
+    print(f"{cost_line(s)}{took}", file=out)  # whole: the line the viewer shows
+    if took:
+        from conflicteval.cli.terminal import said_elapsed
+
+        said_elapsed()
 
 
 def _provider(spec: str) -> str:

@@ -50,6 +50,7 @@ from conflicteval.cli.conflictbench_options import (
     add_reports,
 )
 from conflicteval.cli.data import record_input, resolve_data_arg
+from conflicteval.cli.terminal import for_terminal
 from conflicteval.conflictbench.instruments import make_labeler
 from conflicteval.conflictbench.source_files import parse_sources, source_options, source_path
 from conflicteval.errors import UsageError
@@ -118,7 +119,7 @@ def _write_run_files(
     from conflicteval.results.kinds_conflict import write_conflictbench
 
     write_conflictbench(write.__name__, out, run, **timing_of(args))  # the run contract
-    print(text)
+    print(for_terminal(text, args))
 
 
 # ------------------------------------------------------------------ conflictbench
@@ -172,7 +173,7 @@ def _build(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
-    print(result.table())
+    print(for_terminal(result.table(), args))
     print(result.summary())
     return 1 if result.claim_failures else 0
 
@@ -240,7 +241,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({k: m.model_dump() for k, m in metrics.items()}, indent=2))
     else:
-        print(table2(metrics, paper=args.paper))
+        print(for_terminal(table2(metrics, paper=args.paper), args))
     missing = len(items) - len(outcomes) if items is not None else 0
     if missing:  # a run not finished: the table covers fewer items than the file, said so
         print(

@@ -27,6 +27,7 @@ from conflicteval.cli.options import (
     not_negative_int,
     positive_int,
 )
+from conflicteval.cli.terminal import add_wide
 from conflicteval.conflictbench.instruments import DECOMPOSERS, LABELERS
 
 __all__ = [
@@ -80,6 +81,7 @@ def add_build(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     add_out(build, "JSONL file to write", metavar="FILE")
     add_seed(build, "the split and draws")
+    add_wide(build)
     build.add_argument(
         "--sizes",
         choices=("all", "paper"),
@@ -107,6 +109,7 @@ def add_detect(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_labeler(det, LABELERS, None, "llm with --model, else lexical")
     add_limit(det, "items")
     add_paper(det)
+    add_wide(det)
     add_plain_json(det)
     add_model_options(det, what="labeler model")
     add_run_options(det)
@@ -122,6 +125,7 @@ def add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_items(rep, "the items (needed to count failed items)", required=False)
     add_paper(rep)
     add_json(rep, "the metrics")
+    add_wide(rep)
     return rep
 
 
@@ -233,6 +237,7 @@ def _scored_run_args(
     the ``--<role>-model`` beside it, the run options, ConflictScore's and the batch options."""
     add_out(parser, "output directory (checkpoint, results)")
     add_paper(parser)
+    add_wide(parser)
     models = add_model_options(parser, required=True, **model_options)
     add_role_model(models, role, role_help)
     add_run_options(parser)

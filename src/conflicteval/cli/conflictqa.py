@@ -14,7 +14,7 @@ from pathlib import Path
 from conflicteval._sync import run_sync
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, run_options
+from conflicteval.cli.common import finish, limited, model_from_args, run_options
 from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
@@ -26,6 +26,7 @@ from conflicteval.cli.options import (
     add_run_options,
     add_seed,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 from conflicteval.conflictqa.names import DATASETS, LLMS, MULTI, SINGLE
 
 register = area_register(__name__)
@@ -66,6 +67,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="memorization ratio and answer shares with intervals")
     add_run_input(p, "run directory", repeat=True, required=True)
     add_json(p, "with per-question outcomes")
+    add_wide(p)
     p.set_defaults(func=_report)
 
 
@@ -81,8 +83,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     source = resolve_data_arg(args, f"conflictqa-{args.dataset}-{args.llm}")
     items = load_conflictqa(source.path)
-    if args.limit is not None:
-        items = items[: args.limit]
+    items = limited(list(items), args.limit, "questions")
     model = model_from_args(args, max_concurrency=args.concurrency)
     result = run_sync(
         run_conflictqa(
@@ -120,5 +121,5 @@ def _report(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return 0
-    print("\n\n".join(format_conflictqa(r) for r in reports))
+    print(for_terminal("\n\n".join(format_conflictqa(r) for r in reports), args))
     return 0

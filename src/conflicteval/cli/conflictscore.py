@@ -134,7 +134,9 @@ def _score_one(args: argparse.Namespace) -> int:
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
-        print(format_result(result))
+        from conflicteval.tables import fit_text
+
+        print(fit_text(format_result(result)))  # within 100 columns
         u = result.usage
         print(
             f"{result.calls} model calls ({u.cached_calls} from cache{u.truncated_note()}), "

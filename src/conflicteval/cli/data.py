@@ -51,17 +51,21 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    from conflicteval.tables import fit_text
+
+    lines = []
     for row in rows:
         rev = (row["revision"] or "-")[:12]
         pin = "sha256 pinned" if row["sha256"] else "sha256 recorded at first use"
         if row["kind"] == "manual":
             pin = "manual download"
         cached = f"cached: {row['cached']}" if row["cached"] else "not cached"
-        print(f"{row['name']}  —  {row['title']}")
-        print(f"    from: {row['where']}  (revision {rev}; {pin})")
-        print(f"    licence: {row['licence']};  size: {_size(row['size'])};  {cached}")
+        lines.append(f"{row['name']}  —  {row['title']}")
+        lines.append(f"    from: {row['where']}  (revision {rev}; {pin})")
+        lines.append(f"    licence: {row['licence']};  size: {_size(row['size'])};  {cached}")
         if row["note"]:
-            print(f"    note: {row['note']}")
+            lines.append(f"    note: {row['note']}")
+    print(fit_text("\n".join(lines)))  # 100 columns: a long line wraps, indented
     return 0
 
 

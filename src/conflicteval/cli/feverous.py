@@ -10,7 +10,7 @@ from typing import Any
 from conflicteval._atomic import write_json
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, model_from_args, run_options
+from conflicteval.cli.common import finish, model_from_args, note_limit, run_options
 from conflicteval.cli.data import add_data_option, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
@@ -222,13 +222,16 @@ def _load_items(args: argparse.Namespace) -> tuple[Path, list[Any] | None]:
     from conflicteval.feverous.items import verification_items
 
     path = resolve_data_arg(args, "feverous-dev", dest="claims").path
-    return Path(path), verification_items(
+    items = verification_items(
         path,
         db=args.db,
         evidence=args.evidence,
         strip_links=not args.keep_links,
         limit=args.limit,
     )
+    if items is not None:  # one item per claim read
+        note_limit(args.limit, len(items), "claims")
+    return Path(path), items
 
 
 def _make_labeler(args: argparse.Namespace) -> Any:

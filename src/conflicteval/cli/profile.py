@@ -208,6 +208,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
         add_quiet,
         positive_float,
     )
+    from conflicteval.cli.terminal import add_wide
     from conflicteval.profiles.suite import SIZES
 
     add_out(p, "profile directory (resumable)")
@@ -235,6 +236,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--executor", choices=("local", "ray"), help="item executor of every command")
     p.add_argument("--export-eee", metavar="DIR", help="also export each run as an EEE record")
     add_quiet(p)
+    add_wide(p)
     add_batch_options(p)
     add_model_options(p, what="model to profile (repeat for several)", repeat=True)
 
@@ -303,20 +305,22 @@ def _run(args: argparse.Namespace) -> int:
 
 def _profile_lines(opts: ProfileOptions, out: Path, args: argparse.Namespace) -> int:
     """Run the profile, write and print the card (or the dry run's table); the exit status."""
+    from conflicteval.cli.terminal import for_terminal
     from conflicteval.profiles.card import COMPARE_FILE, build_card, write_card
     from conflicteval.profiles.text import card_lines, compare_lines, dry_run_lines
 
     cells, _ = run_profile(opts, invoke, count_calls)
     if opts.dry_run:
-        print("\n".join(dry_run_lines(cells)))
+        print("\n".join(dry_run_lines(cells, wide=args.wide)))
         return 0
     write_card(out)
     write_reports(out)
-    print("\n".join(card_lines(build_card(out))))
+    print(for_terminal("\n".join(card_lines(build_card(out))), args))
     if (out / COMPARE_FILE).exists():
         import json
 
-        print("\n".join(compare_lines(json.loads((out / COMPARE_FILE).read_text()))))
+        compared = compare_lines(json.loads((out / COMPARE_FILE).read_text()))
+        print(for_terminal("\n".join(compared), args))
     print(f"card: {out / 'summary.json'}; open it: conflicteval view {out}", file=sys.stderr)
     if args.export_eee:
         _export(out, args.export_eee)

@@ -37,6 +37,7 @@ from conflicteval.cli.options import (
     add_run_options,
     positive_int,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 from conflicteval.errors import ConflictEvalError
 from conflicteval.ramdocs.names import DEFAULT_ROUNDS, METHODS
 
@@ -66,6 +67,7 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
 
     add_run_input(p, "run directory", repeat=True, required=True)
     add_json(p, "with per-question scores")
+    add_wide(p)
     p.add_argument(
         "--conflictscore",
         action="store_true",
@@ -219,13 +221,13 @@ def report_runs(
     for i, rep in enumerate(reports):
         if i:
             print()
-        print(fmt(rep))
+        print(for_terminal(fmt(rep), args))
         if "conflictscore" in rep:
-            print(format_conflict(rep["conflictscore"]))
-            print("\n".join(measured))
+            print(for_terminal(format_conflict(rep["conflictscore"]), args))
+            print(for_terminal("\n".join(measured), args))
     if len(reports) > 1:
         print()
-        print(format_table(reports))
+        print(for_terminal(format_table(reports), args))
     return 0
 
 

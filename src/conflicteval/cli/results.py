@@ -7,6 +7,8 @@ import argparse
 import json
 
 from conflicteval.cli.options import add_json, add_out
+from conflicteval.cli.terminal import add_wide
+from conflicteval.tables import DEFAULT_WIDTH
 
 __all__ = ["register"]
 
@@ -31,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compare runs over different input files by item id (with a warning)",
     )
     add_json(p)
+    add_wide(p)
     p.set_defaults(func=_compare)
 
     e = subparsers.add_parser(
@@ -54,7 +57,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     else:
-        print(result.text())
+        print(result.text(width=None if args.wide else DEFAULT_WIDTH))
     return 0
 
 

@@ -33,6 +33,7 @@ from conflicteval.cli.options import (
     add_run_input,
     add_run_options,
 )
+from conflicteval.cli.terminal import add_wide, for_terminal
 from conflicteval.cli.wikicontradict_report import aliases_from_args, check_aliases, report_command
 from conflicteval.suggest import did_you_mean
 
@@ -119,7 +120,10 @@ def _add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="Table 2/Table 5 style report of a judged run")
     add_run_input(p, "run directory (judged)", required=True)
     p.add_argument(
-        "--format", choices=("md", "csv", "json"), default="md", help="output format (md)"
+        "--format",
+        choices=("md", "csv", "json"),
+        default="md",
+        help="output format (md; on stdout its tables are fitted to 100 columns unless --wide)",
     )
     p.add_argument(
         "--layout",
@@ -138,6 +142,7 @@ def _add_report(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--judgements", default=None, help="default RUN/judgements.jsonl")
     add_out(p, "write to this file instead of stdout", required=False, metavar="FILE")
+    add_wide(p)
     p.add_argument(
         "--plot",
         default=None,
@@ -174,6 +179,7 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="WikiContradict data file, for label rows without question/answers",
     )
     add_json(p)
+    add_wide(p)
     _add_judge_model(p)
     add_run_options(p, resumable=False)
     p.add_argument(
@@ -433,9 +439,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         else:
             print(result.model_dump_json(indent=2))
     else:
-        sys.stdout.write(result.to_markdown())
-        if rows:
-            sys.stdout.write("\n" + comparison_markdown(rows))
+        text = result.to_markdown() + ("\n" + comparison_markdown(rows) if rows else "")
+        sys.stdout.write(for_terminal(text, args))
         if judge.model is not None:
             print(
                 "\nnote: the eight worked examples are part of the judge prompt itself; "

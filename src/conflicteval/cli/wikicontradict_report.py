@@ -17,13 +17,16 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr)
 
 
-def _emit(text: str, out: str | None, what: str = "") -> None:
-    """Write ``text`` to the file ``out`` (saying so, with ``what`` it holds) or to stdout."""
+def _emit(text: str, out: str | None, what: str = "", *, fit: bool = False) -> None:
+    """Write ``text`` to the file ``out`` (saying so, with ``what`` it holds) or to stdout
+    (``fit``: its Markdown tables fitted to 100 columns, :func:`~conflicteval.tables.fit_text`)."""
     if out:
         Path(out).write_text(text, encoding="utf-8")
         _err(f"written: {out}{what}")
     else:
-        sys.stdout.write(text)
+        from conflicteval.tables import fit_text
+
+        sys.stdout.write(fit_text(text) if fit else text)
 
 
 def aliases_from_args(args: argparse.Namespace) -> dict[str, str]:
@@ -92,7 +95,7 @@ def report_command(args: argparse.Namespace) -> BatchResult:
         text = report.to_markdown(layout=args.layout)
         if rows:
             text += "\n" + comparison_markdown(rows)
-    _emit(text, args.out)
+    _emit(text, args.out, fit=args.format == "md" and not args.wide)
     if args.plot:  # the page's own chart (title, the paper's rows), one drawing code
         from conflicteval.errors import UsageError
         from conflicteval.view import load_run as view_run
@@ -127,7 +130,7 @@ def _report_against_run(args: argparse.Namespace, report: Any) -> BatchResult:
         text = json.dumps(payload, indent=2, ensure_ascii=False)
     else:
         text = report.to_markdown(layout=args.layout) + "\n" + run_comparison_markdown(rows)
-    _emit(text, args.out)
+    _emit(text, args.out, fit=args.format == "md" and not args.wide)
     return _report_records(args.run, args.judgements)
 
 

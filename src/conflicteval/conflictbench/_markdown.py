@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from conflicteval.tables import markdown_table
+
 __all__ = ["figures_table", "interval_cell"]
 
 
@@ -16,12 +18,7 @@ def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> st
             without the counts) is padded with empty cells; an empty cell is written
             ``| |`` either way.
     """
-    width = len(header)
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (width - 1)]
-    for cells in rows:
-        texts = [*(str(c) for c in cells), *([""] * (width - len(cells)))]
-        lines.append("|" + "".join(f" {t} |" if t else " |" for t in texts))
-    return "\n".join(lines)
+    return markdown_table(header, rows)
 
 
 def interval_cell(interval: Sequence[float] | None, digits: int, unit: str = "") -> str:

@@ -58,6 +58,7 @@ from conflicteval.conflictbench.items import (
 from conflicteval.conflictbench.loader import load
 from conflicteval.errors import DataError
 from conflicteval.record_errors import reading_record
+from conflicteval.tables import markdown_table
 from conflicteval.types import Usage
 
 if TYPE_CHECKING:
@@ -141,17 +142,18 @@ class BuildResult:
 
 def table1(counts: Mapping[str, tuple[int, int]]) -> str:
     """Markdown table: built (conf / no-conf / total) beside the paper's Table 1."""
-    head = "| Category | #Conf | #No-conf | Total | Paper #Conf | Paper #No-conf | Paper Total |"
-    rows = [head, "|---|---:|---:|---:|---:|---:|---:|"]
+    head = ["Category", "#Conf", "#No-conf", "Total", "Paper #Conf", "Paper #No-conf"]
+    head.append("Paper Total")
+    rows: list[list[object]] = []
     tot = [0, 0, 0, 0]
     for src in SOURCES:
         c, n = counts.get(src, (0, 0))
         pc, pn = PAPER_TABLE1[src]
         tot = [tot[0] + c, tot[1] + n, tot[2] + pc, tot[3] + pn]
-        rows.append(f"| {SOURCE_LABELS[src]} | {c} | {n} | {c + n} | {pc} | {pn} | {pc + pn} |")
+        rows.append([SOURCE_LABELS[src], c, n, c + n, pc, pn, pc + pn])
     c, n, pc, pn = tot
-    rows.append(f"| Overall | {c} | {n} | {c + n} | {pc:,} | {pn:,} | {pc + pn:,} |")
-    return "\n".join(rows)
+    rows.append(["Overall", c, n, c + n, f"{pc:,}", f"{pn:,}", f"{pc + pn:,}"])
+    return markdown_table(head, rows)
 
 
 def claim_inputs(item: BenchItem) -> dict[str, Any]:

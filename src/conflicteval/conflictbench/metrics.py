@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from conflicteval.conflictbench.items import SOURCE_LABELS, SOURCES
+from conflicteval.tables import markdown_table
 from conflicteval.types import RELATIONS, Relation
 
 PAPER_TABLE2: dict[str, tuple[float, float, float, float, float, float]] = {
@@ -299,29 +300,33 @@ def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> s
         metrics: Output of :func:`detection_metrics`.
         paper: Add a row with the paper's GPT-4.1 numbers under each group.
     """
-    head = (
-        "| Category | Prec | Rec | F1 | Acc | Acc_conf | Acc_noConf "
-        "| RelAcc S | RelAcc C | RelAcc I | Items | Failed items | Pairs | Failed pairs |"
-    )
-    rows = [head, "|---" + "|---:" * 13 + "|"]
+    head = ["Category", "Prec", "Rec", "F1", "Acc", "Acc_conf", "Acc_noConf"]
+    head += ["RelAcc S", "RelAcc C", "RelAcc I", "Items", "Failed items", "Pairs", "Failed pairs"]
+    rows: list[list[object]] = []
     for key, m in metrics.items():
         label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
         ra = m.relation_accuracy
         rows.append(
-            f"| {label} | {_fmt(m.precision)} | {_fmt(m.recall)} | {_fmt(m.f1)} "
-            f"| {_fmt(m.accuracy)} | {_fmt(m.acc_conf)} | {_fmt(m.acc_noconf)} "
-            f"| {_fmt(ra.get('SUPPORTS'))} | {_fmt(ra.get('CONTRADICTS'))} "
-            f"| {_fmt(ra.get('IRRELEVANT'))} | {m.n_items} | {m.failed_items} "
-            f"| {m.n_pairs} | {m.failed_pairs} |"
+            [
+                label,
+                _fmt(m.precision),
+                _fmt(m.recall),
+                _fmt(m.f1),
+                _fmt(m.accuracy),
+                _fmt(m.acc_conf),
+                _fmt(m.acc_noconf),
+                _fmt(ra.get("SUPPORTS")),
+                _fmt(ra.get("CONTRADICTS")),
+                _fmt(ra.get("IRRELEVANT")),
+                m.n_items,
+                m.failed_items,
+                m.n_pairs,
+                m.failed_pairs,
+            ]
         )
         if paper and key in PAPER_TABLE2:
-            p = PAPER_TABLE2[key]
-            rows.append(
-                f"| {label} (paper, GPT-4.1) | "
-                + " | ".join(f"{v:.4f}" for v in p)
-                + " | | | | | | | |"
-            )
-    return "\n".join(rows)
+            rows.append([f"{label} (paper, GPT-4.1)", *(f"{v:.4f}" for v in PAPER_TABLE2[key])])
+    return markdown_table(head, rows)
 
 
 def _fmt_ci(ci: list[float] | None) -> str:
@@ -330,14 +335,12 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 def table2_intervals(metrics: Mapping[str, DetectionMetrics]) -> str:
     """Markdown table of the 95 % intervals of :func:`table2`'s figures (bootstrap over items)."""
-    head = (
-        "| Category | Prec 95% CI | Rec 95% CI | F1 95% CI | Acc 95% CI | Acc_conf 95% CI "
-        "| Acc_noConf 95% CI | RelAcc 95% CI |"
-    )
-    rows = [head, "|---|---|---|---|---|---|---|---|"]
+    head = ["Category", "Prec 95% CI", "Rec 95% CI", "F1 95% CI", "Acc 95% CI"]
+    head += ["Acc_conf 95% CI", "Acc_noConf 95% CI", "RelAcc 95% CI"]
+    rows: list[list[object]] = []
     for key, m in metrics.items():
         label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
         cis = [m.precision_ci, m.recall_ci, m.f1_ci, m.accuracy_ci, m.acc_conf_ci]
         cis += [m.acc_noconf_ci, m.relation_accuracy_ci.get("all")]
-        rows.append(f"| {label} | " + " | ".join(_fmt_ci(ci) for ci in cis) + " |")
-    return "\n".join(rows)
+        rows.append([label, *(_fmt_ci(ci) for ci in cis)])
+    return markdown_table(head, rows, ["left"] * len(head))

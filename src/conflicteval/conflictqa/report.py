@@ -17,6 +17,7 @@ from conflicteval.conflictqa.metrics import OUTCOMES, experiment_metrics, outcom
 from conflicteval.conflictqa.published import PAPER_FIGURES
 from conflicteval.conflictqa.run import read_run
 from conflicteval.ramdocs.report import answered, last_run_note, run_records
+from conflicteval.tables import markdown_table
 
 
 def conflictqa_report(run: str | os.PathLike[str]) -> dict[str, Any]:
@@ -81,14 +82,20 @@ def format_conflictqa(rep: dict[str, Any]) -> str:
     if rep.get("elicited_memory_answers"):
         body = ", ".join(f"{k} {v}" for k, v in sorted(rep["elicited_memory_answers"].items()))
         lines.append(f"elicited memory answers: {body}")
-    lines.append(
-        "experiment | replies | memorization ratio [95% CI] | "
-        + " | ".join(f"{o} share" for o in OUTCOMES)
-    )
+    head = ["experiment", "replies", "memorization ratio [95% CI]"]
+    head += [f"{o} share" for o in OUTCOMES]
+    rows = []
     for exp, m in rep["experiments_scored"].items():
-        shares = " | ".join(_pct(m["shares"][o]) for o in OUTCOMES)
         mr = m["memorization_ratio"]
-        lines.append(f"{exp} | {m['replies']} | {_pct(mr)} (n={mr['n']}) | {shares}")
+        rows.append(
+            [
+                exp,
+                m["replies"],
+                f"{_pct(mr)} (n={mr['n']})",
+                *(_pct(m["shares"][o]) for o in OUTCOMES),
+            ]
+        )
+    lines.append(markdown_table(head, rows, ["left", "right", *(["left"] * (len(head) - 2))]))
     paper = rep.get("published") or {}
     lines.append(
         "published: " + (", ".join(f"{k} {v}" for k, v in paper.items()) or "none recovered")

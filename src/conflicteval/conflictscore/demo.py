@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from conflicteval.errors import ConflictEvalError
 from conflicteval.models import Model
+from conflicteval.tables import fit_text
 from conflicteval.types import Usage
 
 from .factory import make_scorer
@@ -75,7 +76,7 @@ def run_demo(
         else f"{getattr(model, 'name', model)}: LLM decomposer (Table 6 prompt) + "
         "LLM labeler (Table 7 prompt)"
     )
-    print(f"ConflictScore demo -- {how}", file=out)
+    print(fit_text(f"ConflictScore demo -- {how}"), file=out)  # fit_text: within 100 columns
     print(
         "CS-C = conflicted claims / claims; CS-R = mean |D-|/(|D+|+|D-|); lower is better.\n",
         file=out,
@@ -89,8 +90,8 @@ def run_demo(
         ids = [str(doc.get("id", j)) for j, doc in enumerate(item["documents"])]
         for label, doc_id, doc in zip(column_labels(ids)[0], ids, item["documents"], strict=True):
             name = label if label == doc_id else f"{label} {doc_id}"
-            print(f"    {name} ({doc['title']}): {doc['text']}", file=out)
-        print(f"    response: {item['response']}", file=out)
+            print(fit_text(f"    {name} ({doc['title']}): {doc['text']}"), file=out)
+        print(fit_text(f"    response: {item['response']}"), file=out)
         try:
             result = scorer.score(item["response"], item["documents"])
         except ConflictEvalError as exc:
@@ -102,7 +103,8 @@ def run_demo(
         if result.error is not None or result.n_failed_pairs:
             status = 1  # not scored, or a pair without a label: as `score` counts it
         print("", file=out)
-        print("\n".join("    " + line for line in format_result(result).splitlines()), file=out)
+        lines = ["    " + line for line in format_result(result).splitlines()]
+        print(fit_text("\n".join(lines)), file=out)
         print("", file=out)
     if model is None:
         print(

@@ -4,10 +4,12 @@ table, and the comparison's lines. Every figure is read from the card or the run
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from conflicteval.results.contract import Metric, RunSummary
+from conflicteval.tables import DEFAULT_WIDTH, render_table
 
 from .runner import Cell
 
@@ -63,33 +65,42 @@ def card_lines(card: RunSummary) -> list[str]:
     return lines
 
 
-def dry_run_lines(cells: Sequence[Cell]) -> list[str]:
-    """A dry run, per cell: calls, calls to send, prompt tokens and the estimated money."""
-    lines = [
-        f"{'model':<24} {'benchmark':<30} {'calls':>7} {'to send':>8} {'prompt tok':>11} "
-        f"{'est. USD':>10}"
-    ]
+def dry_run_lines(cells: Sequence[Cell], *, wide: bool = False) -> list[str]:
+    """A dry run, per cell: calls, calls to send, prompt tokens and the estimated money; a
+    table fitted to :data:`~conflicteval.tables.DEFAULT_WIDTH` columns (``wide``: Markdown at
+    its full width)."""
+    head = ["model", "benchmark", "calls", "to send", "prompt tok", "est. USD", "note"]
+    rows: list[list[object]] = []
     total: float | None = 0.0
     for cell in cells:
         d = cell.dry_run
         if d is None:
-            lines.append(f"{cell.model:<24} {cell.benchmark:<30} not counted: {cell.reason}")
+            rows.append([cell.model, cell.benchmark, "", "", "", "", f"not counted: {cell.reason}"])
             continue
         usd = d["usd"]
         total = None if total is None or usd is None else total + usd
         money = "no price" if usd is None else f"{usd:.4f}"
-        lines.append(
-            f"{cell.model:<24} {cell.benchmark:<30} {d['calls']:>7} {d['to_send']:>8} "
-            f"{d['prompt_tokens']:>11} {money:>10}" + (f"  ({cell.reason})" if cell.reason else "")
+        rows.append(
+            [
+                cell.model,
+                cell.benchmark,
+                d["calls"],
+                d["to_send"],
+                d["prompt_tokens"],
+                money,
+                cell.reason or "",
+            ]
         )
-    lines.append(
+    align = ["left", "left", "right", "right", "right", "right", "left"]
+    lines = render_table(head, rows, align, markdown=wide).split("\n")
+    total_line = (
         "total estimated: "
         + ("not priced (a model has no price)" if total is None else f"${total:.4f}")
         + " (prompts counted, completions at their max_tokens; calls that wait on earlier "
         "replies, as MADAM-RAG's later rounds, are not reached: a lower bound there); "
         "nothing was sent"
     )
-    return lines
+    return [*lines, *([total_line] if wide else textwrap.wrap(total_line, DEFAULT_WIDTH))]
 
 
 def compare_lines(comparison: dict[str, Any]) -> list[str]:

@@ -23,6 +23,7 @@ from conflicteval.ramdocs.published import METHOD_LABELS, published
 from conflicteval.ramdocs.run import ANSWERS_FILE, read_run
 from conflicteval.runs import Record, read_checkpoint
 from conflicteval.stats import bootstrap_ci
+from conflicteval.tables import markdown_table
 
 N_RESAMPLES = 1000
 SEED = 0
@@ -198,10 +199,8 @@ def _cell(m: dict[str, Any] | None, scale: float = 1.0, digits: int = 1) -> str:
 def format_table(reports: list[dict[str, Any]]) -> str:
     """Several runs side by side (Markdown): measured figure with interval, CS-C and CS-R when
     scored, and the paper's Table 1 figures for the same method."""
-    lines = [
-        "| benchmark | method | model | n | measured % [95% CI] | CS-C | CS-R | Table 1 |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
+    head = ["benchmark", "method", "model", "n", "measured % [95% CI]", "CS-C", "CS-R", "Table 1"]
+    rows = []
     for rep in reports:
         if "exact_match" in rep:
             name, metric = rep["benchmark"], "EM " + _cell(rep["exact_match"])
@@ -213,9 +212,18 @@ def format_table(reports: list[dict[str, Any]]) -> str:
             )
         cs = rep.get("conflictscore") or {}
         paper = " / ".join(f"{v:.2f}" for v in rep["published"]["figures"].values()) or "-"
-        lines.append(
-            f"| {name} | {rep['method']} | {rep['model']} | {rep['scored']} | {metric} | "
-            f"{_cell(cs.get('cs_c'), digits=3)} | {_cell(cs.get('cs_r'), digits=3)} | {paper} |"
+        rows.append(
+            [
+                name,
+                rep["method"],
+                rep["model"],
+                rep["scored"],
+                metric,
+                _cell(cs.get("cs_c"), digits=3),
+                _cell(cs.get("cs_r"), digits=3),
+                paper,
+            ]
         )
+    lines = [markdown_table(head, rows, ["left"] * len(head))]
     lines.append("Table 1 column: Llama3.3-70B-Inst / Qwen2.5-72B-Inst / GPT-4o-mini.")
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from conflicteval.errors import ConflictEvalError
 from conflicteval.results.contract import Metric
 from conflicteval.results.load import Run, load_run
 from conflicteval.results.paired import holm, mcnemar_exact, paired_ci, permutation_p
+from conflicteval.tables import DEFAULT_WIDTH, markdown_table, text_table
 
 __all__ = ["Comparison", "MetricComparison", "compare", "compare_values"]
 
@@ -68,24 +69,38 @@ class Comparison(BaseModel):
     not_compared: list[str] = Field(default_factory=list)
     alpha: float = ALPHA
 
-    def text(self) -> str:
-        """The comparison for people: the warnings, the shared items, one line a metric."""
+    def text(self, width: int | None = DEFAULT_WIDTH) -> str:
+        """The comparison for people: the warnings, the shared items, a table with a row per
+        metric, fitted to ``width`` columns (None: a Markdown table at its full width)."""
         lines = [f"warning: {w}" for w in self.warnings]
         lines.append(
             f"A = {self.a}\nB = {self.b}\n{self.shared} items shared"
             f" ({self.only_a} only in A, {self.only_b} only in B)"
         )
-        head = f"{'metric':<28} {'n':>5} {'A':>9} {'B':>9} {'B - A [95% CI]':>28} {'p':>8} "
-        lines.append(head + f"{'p_holm':>8}  test / verdict")
+        head = ["metric", "n", "A", "B", "B - A [95% CI]", "p", "p_holm", "test / verdict"]
+        rows: list[list[object]] = []
         for m in self.metrics:
             if m.diff is None:
-                lines.append(f"{m.id:<28} {m.n:>5}  nothing to compare ({m.test})")
+                rows.append([m.id, m.n, "", "", "", "", "", f"nothing to compare ({m.test})"])
                 continue
             ci = "" if m.ci is None else f" [{m.ci[0]:+.4g}, {m.ci[1]:+.4g}]"
-            lines.append(
-                f"{m.id:<28} {m.n:>5} {m.a:>9.4g} {m.b:>9.4g} {f'{m.diff:+.4g}{ci}':>28} "
-                f"{_p(m.p):>8} {_p(m.p_holm):>8}  {m.test}: {m.verdict}"
+            rows.append(
+                [
+                    m.id,
+                    m.n,
+                    f"{m.a:.4g}",
+                    f"{m.b:.4g}",
+                    f"{m.diff:+.4g}{ci}",
+                    _p(m.p),
+                    _p(m.p_holm),
+                    f"{m.test}: {m.verdict}",
+                ]
             )
+        align = ["left", *(["right"] * 6), "left"]
+        if width is None:
+            lines.append(markdown_table(head, rows, align))
+        else:
+            lines.append(text_table(head, rows, align, width))
         if self.not_compared:
             lines.append("not compared (no per-item values): " + ", ".join(self.not_compared))
         return "\n".join(lines)

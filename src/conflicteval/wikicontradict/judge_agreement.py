@@ -8,6 +8,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from conflicteval.stats import ClassScore, classification_metrics, format_ci
+from conflicteval.tables import markdown_table
 from conflicteval.wikicontradict.judge_template import VERDICTS
 
 ClassScores = ClassScore
@@ -58,19 +59,23 @@ class AgreementReport(BaseModel):
             f"95% intervals: Acc {format_ci(self.accuracy_ci, 1, 100)} | Macro-F "
             f"{format_ci(self.macro_f1_ci, 1, 100)} | kappa {format_ci(self.kappa_ci, 3)}",
             "",
-            "| class | P | R | F | support | F 95% interval |",
-            "| --- | ---: | ---: | ---: | ---: | --- |",
         ]
-        for label, s in self.per_class.items():
-            lines.append(
-                f"| {label} | {100 * s.precision:.1f} | {100 * s.recall:.1f} | "
-                f"{100 * s.f1:.1f} | {s.support} | {format_ci(s.f1_ci, 1, 100)} |"
-            )
+        per_class = [
+            [
+                label,
+                f"{100 * s.precision:.1f}",
+                f"{100 * s.recall:.1f}",
+                f"{100 * s.f1:.1f}",
+                s.support,
+                format_ci(s.f1_ci, 1, 100),
+            ]
+            for label, s in self.per_class.items()
+        ]
+        head = ["class", "P", "R", "F", "support", "F 95% interval"]
+        lines.append(markdown_table(head, per_class, ["left", *(["right"] * 4), "left"]))
         lines += ["", "confusion (rows: human, columns: judge)", ""]
-        lines.append("| human \\ judge | " + " | ".join(self.labels) + " |")
-        lines.append("| --- |" + " ---: |" * len(self.labels))
-        for label, row in zip(self.labels, self.confusion, strict=True):
-            lines.append(f"| {label} | " + " | ".join(str(v) for v in row) + " |")
+        rows = [[label, *row] for label, row in zip(self.labels, self.confusion, strict=True)]
+        lines.append(markdown_table(["human \\ judge", *self.labels], rows))
         return "\n".join(lines)
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from conflicteval.errors import ConflictEvalError
 from conflicteval.prompt_files import prompt_text
 from conflicteval.suggest import did_you_mean
+from conflicteval.tables import markdown_table
 from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
 if TYPE_CHECKING:
@@ -382,8 +383,7 @@ def _distribution_markdown(pub: PublishedTable, rows: Sequence[ComparisonRow]) -
             head.append(f"{s} (measured)")
             head += [f"{s} (paper{', ' + str(j) if len(judges) > 1 else ''})" for j in judges]
         parts += [f"### Template {template}", ""]
-        parts.append("| " + " | ".join(head) + " |")
-        parts.append("| --- | --- | --- |" + " ---: |" * (len(head) - 3))
+        table: list[list[str]] = []
         groups = dict.fromkeys((r.model, r.published_model, r.label) for r in trows)
         for model, pmodel, label in groups:
             cells = [model or "–", pmodel or "–", _SHORT.get(label or "", label or "")]
@@ -397,8 +397,8 @@ def _distribution_markdown(pub: PublishedTable, rows: Sequence[ComparisonRow]) -
                 for j in judges:
                     pubs = [r.published for r in same if r.published_judge == j]
                     cells.append(_num(pubs[0]) if pubs else "–")
-            parts.append("| " + " | ".join(cells) + " |")
-        parts.append("")
+            table.append(cells)
+        parts += [markdown_table(head, table, ["left"] * 3 + ["right"] * (len(head) - 3)), ""]
     unmatched = sorted({r.model for r in rows if r.model and r.published_model is None})
     parts.append(
         "Measured: percent of all items of the cell, failures included (as in the report); "
@@ -424,9 +424,8 @@ def _agreement_markdown(pub: PublishedTable, rows: Sequence[ComparisonRow]) -> s
     lines = [
         f"## Compared with the paper: {pub.id} ({pub.title})",
         "",
-        "| " + " | ".join(head) + " |",
-        "| --- |" + " ---: |" * (len(head) - 1),
     ]
+    table: list[list[str]] = []
     for metric, label in dict.fromkeys((r.metric, r.label) for r in rows):
         same = [r for r in rows if (r.metric, r.label) == (metric, label)]
         name = _METRICS[metric] if label is None else f"{_SHORT[label]} {_METRICS[metric]}"
@@ -434,7 +433,8 @@ def _agreement_markdown(pub: PublishedTable, rows: Sequence[ComparisonRow]) -> s
         for j in judges:
             pubs = [r.published for r in same if r.published_model == j]
             cells.append(_num(pubs[0]) if pubs else "–")
-        lines.append("| " + " | ".join(cells) + " |")
+        table.append(cells)
+    lines.append(markdown_table(head, table))
     lines += [
         "",
         "Measured: the judge's agreement with the given human labels, in percent "

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from conflicteval.errors import require
 from conflicteval.record_errors import reading_record
 from conflicteval.runs import read_checkpoint
+from conflicteval.tables import markdown_table
 from conflicteval.types import Usage
 from conflicteval.wikicontradict.generate import read_generations
 from conflicteval.wikicontradict.judge import JUDGEMENTS_FILE, current_grades
@@ -252,22 +253,22 @@ class WikiContradictReport(BaseModel):
 
     def _compact(self, template: str) -> str:
         head = ["model", "subset", "C %", "PC %", "IC %", "failed", "n"]
-        lines = ["| " + " | ".join(head) + " |", "| --- | --- |" + " ---: |" * (len(head) - 2)]
+        rows: list[list[str]] = []
         for model in self.models:
             for k, subset in enumerate(SUBSETS):
                 c = self._shown(model, template, subset)
                 cells = [_fmt(c, v, template) for v in VERDICTS] + [_fmt(c, "failed", template)]
                 # the model is named on its first row only: narrower, and still unambiguous
                 name = _shorten(model, 40) if k == 0 else ""
-                lines.append("| " + " | ".join([name, subset, *cells, str(c.n)]) + " |")
-        return "\n".join(lines)
+                rows.append([name, subset, *cells, str(c.n)])
+        return markdown_table(head, rows, ["left", "left", *(["right"] * (len(head) - 2))])
 
     def _table5(self, template: str) -> str:
         head = ["model"]
         for subset in SUBSETS:
             head += [f"{subset} {_SHORT[v]} %" for v in VERDICTS] + [f"{subset} failed"]
         head.append("n (all/exp/imp)")
-        lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+        rows: list[list[str]] = []
         for model in self.models:
             row = [model]
             ns = []
@@ -276,12 +277,12 @@ class WikiContradictReport(BaseModel):
                 row += [_fmt(c, v, template) for v in VERDICTS] + [_fmt(c, "failed", template)]
                 ns.append(str(c.n))
             row.append("/".join(ns))
-            lines.append("| " + " | ".join(row) + " |")
-        return "\n".join(lines)
+            rows.append(row)
+        return markdown_table(head, rows)
 
     def _table2(self, template: str) -> str:
         head = ["label"] + [f"{m} {s}" for m in self.models for s in SUBSETS]
-        lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+        rows: list[list[str]] = []
         values: list[Verdict | Literal["failed"]] = [*VERDICTS, "failed"]
         for value in values:
             name = _SHORT.get(value, "failed")
@@ -290,10 +291,11 @@ class WikiContradictReport(BaseModel):
                 for m in self.models
                 for s in SUBSETS
             ]
-            lines.append("| " + " | ".join(row) + " |")
-        ns = ["n"] + [str(self._shown(m, template, s).n) for m in self.models for s in SUBSETS]
-        lines.append("| " + " | ".join(ns) + " |")
-        return "\n".join(lines)
+            rows.append(row)
+        rows.append(
+            ["n"] + [str(self._shown(m, template, s).n) for m in self.models for s in SUBSETS]
+        )
+        return markdown_table(head, rows)
 
     def _footer(self) -> str:
         fails = {"generation": 0, "judge": 0, "ungraded": 0}

@@ -12,8 +12,10 @@ contain 0 — otherwise the two runs cannot be told apart on this cell.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from conflicteval.tables import markdown_table
 from conflicteval.wikicontradict.judge_template import VERDICTS
 from conflicteval.wikicontradict.report import _SHORT, LabelledRow, WikiContradictReport
 
@@ -98,10 +100,8 @@ def run_comparison_markdown(rows: list[dict[str, Any]]) -> str:
         "its 95% paired bootstrap interval excludes 0. p: exact McNemar; p (Holm): adjusted "
         "across the rows.",
         "",
-        "| template | model | subset | label | first % | second % | n | difference [95% CI] "
-        "| p | p (Holm) | |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |",
     ]
+    table: list[Sequence[object]] = []
     for r in rows:
         if r["difference_pct"] is None:
             diff, mark, p, ph = "no shared item", "", "–", "–"
@@ -110,11 +110,25 @@ def run_comparison_markdown(rows: list[dict[str, Any]]) -> str:
             diff = f"{r['difference_pct']:+.1f} [{low:+.1f}, {high:+.1f}]"
             mark = "larger" if r["larger_than_interval"] else "within noise"
             p, ph = f"{r['p']:.4f}", f"{r['p_holm']:.4f}"
-        lines.append(
-            f"| {r['template']} | {r['model']} | {r['subset']} | "
-            f"{_SHORT.get(r['label'], 'failed')} | {r['first_pct']:.1f} | {r['second_pct']:.1f} "
-            f"| {r['paired_n']} | {diff} | {p} | {ph} | {mark} |"
+        table.append(
+            [
+                r["template"],
+                r["model"],
+                r["subset"],
+                _SHORT.get(r["label"], "failed"),
+                f"{r['first_pct']:.1f}",
+                f"{r['second_pct']:.1f}",
+                r["paired_n"],
+                diff,
+                p,
+                ph,
+                mark,
+            ]
         )
     if not rows:
-        lines.append("| – | – | – | – | – | – | – | no cell in both runs | – | – | |")
+        table.append(["–"] * 7 + ["no cell in both runs", "–", "–", ""])
+    head = ["template", "model", "subset", "label", "first %", "second %", "n"]
+    head += ["difference [95% CI]", "p", "p (Holm)", ""]
+    align = ["left"] * 4 + ["right"] * 3 + ["left", "right", "right", "left"]
+    lines.append(markdown_table(head, table, align))
     return "\n".join(lines) + "\n"
