@@ -253,13 +253,13 @@ def _tally(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"calls": calls, "to_send": sent, "prompt_tokens": tokens, "usd": usd}
 
 
-def _own_cost(cost: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
-    """The calls ``argv`` made itself. A judged WikiContradict contract carries the answers'
-    money (written by ``wikicontradict generate``, counted with that command) beside the
-    grades': only the judge's rows are the judge command's."""
-    if list(argv[:2]) != ["wikicontradict", "judge"]:
+def _own_cost(cost: dict[str, Any]) -> dict[str, Any]:
+    """The calls a command made itself: its contract's cost without the rows another command
+    made (``made_by``; a judged WikiContradict contract carries the answers' money, counted
+    with ``wikicontradict generate``, beside the grades')."""
+    if not any(r.get("made_by") for r in cost.get("per_model", [])):
         return cost
-    rows = [r for r in cost.get("per_model", []) if r.get("role") != "answering"]
+    rows = [r for r in cost.get("per_model", []) if not r.get("made_by")]
     own = dict(cost, per_model=rows)
     for part in ("sent", "replayed"):
         own[part] = {
@@ -427,7 +427,7 @@ def _run_commands(cell: Cell, invoke: Invoke, opts: ProfileOptions) -> None:
         )
         cost = _contract_cost(run_dir) if written else None
         if cost is not None:  # this command's calls, read from the contract it wrote
-            cell.costs.append(_own_cost(cost, argv))
+            cell.costs.append(_own_cost(cost))
         if rc == 3:
             cell.status, cell.reason = "pending", "calls wait for batch results"
             return

@@ -203,13 +203,19 @@ class Tokens(_Model):
 
 
 class ModelCost(_Model):
-    """One model's calls sent and replayed, and the estimate of those sent."""
+    """One model's calls sent and replayed, and the estimate of those sent.
+
+    ``made_by`` names the command that made these calls when it is not the one that wrote the
+    contract: a judged WikiContradict run carries the answers' money, made by ``wikicontradict
+    generate``, beside its judge's (None: this contract's command made them).
+    """
 
     model: str
     role: str | None = None
     usd: float | None = None
     sent: Tokens = Field(default_factory=Tokens)
     replayed: Tokens = Field(default_factory=Tokens)
+    made_by: str | None = None
 
 
 class Cost(_Model):

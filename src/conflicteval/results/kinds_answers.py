@@ -153,7 +153,11 @@ def _answering_stage(out: str | os.PathLike[str]) -> tuple[list[Any], list[Model
         models = [ModelUse.model_validate(m) for m in earlier.get("models", [])]
     except (OSError, ValueError, KeyError, TypeError):
         return [], [], []
-    rows = [r for r in cost.per_model if r.role == "answering"]
+    rows = [
+        r if r.made_by else r.model_copy(update={"made_by": "wikicontradict generate"})
+        for r in cost.per_model
+        if r.role == "answering"
+    ]
     names = {name for r in rows for name in r.model.split(" + ")}
     return (
         rows,
