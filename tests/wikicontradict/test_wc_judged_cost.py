@@ -36,6 +36,10 @@ def test_judged_contract_keeps_the_generations_money_beside_the_judges(
     assert set(roles) == {"answering", "judge"}
     assert roles["answering"]["usd"] == pytest.approx(answering_usd)
     assert roles["judge"]["usd"] > 0
+    # the answers' row says which command made its calls (a profile counts the judge's alone)
+    assert roles["answering"]["made_by"] == "wikicontradict generate"
+    assert roles["judge"]["made_by"] is None
+    assert all(r.get("made_by") is None for r in generated["cost"]["per_model"])
     assert judged["cost"]["usd"] == pytest.approx(answering_usd + roles["judge"]["usd"])
     assert judged["cost"]["sent"]["calls"] == 6
     assert {m["role"] for m in judged["models"]} == {"answering", "judge"}
@@ -45,4 +49,5 @@ def test_judged_contract_keeps_the_generations_money_beside_the_judges(
     assert main(["wikicontradict", "judge", "--run", str(run), *lexical]) == 0
     again = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert [r["role"] for r in again["cost"]["per_model"]] == ["answering"]
+    assert again["cost"]["per_model"][0]["made_by"] == "wikicontradict generate"
     assert again["cost"]["usd"] == pytest.approx(answering_usd)
