@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextvars
 import itertools
 
+from pydantic import TypeAdapter
+
 from conflicteval.models.context_stack import ContextStackEntry
 from conflicteval.types import CallReply, Usage
 
@@ -17,6 +19,7 @@ Reply = tuple[int, str, str, bool, "str | None", "float | None"]
 """(issue number, model, text, cached, finish reason, latency): a reply as a scope holds it."""
 
 _issued = itertools.count()
+_REPLIES: TypeAdapter[list[CallReply]] = TypeAdapter(list[CallReply])
 
 
 def issue_number() -> int:
@@ -55,17 +58,19 @@ class ItemCalls:
     def kept_replies(self) -> list[CallReply]:
         """The replies as records keep them, in the order the calls were made, each cut to
         :data:`KEPT_REPLY` characters."""
-        return [
-            CallReply.model_construct(  # values of this process's own calls: nothing to check
-                model=model,
-                reply=text[:KEPT_REPLY],
-                left_out=max(0, len(text) - KEPT_REPLY),
-                cached=cached,
-                finish_reason=finish,
-                latency_s=None if latency is None else round(latency, 4),
-            )
-            for _, model, text, cached, finish, latency in sorted(self.replies, key=_issue)
-        ]
+        return _REPLIES.validate_python(  # one validation for the list: the cheapest way
+            [
+                {
+                    "model": model,
+                    "reply": text[:KEPT_REPLY],
+                    "left_out": max(0, len(text) - KEPT_REPLY),
+                    "cached": cached,
+                    "finish_reason": finish,
+                    "latency_s": None if latency is None else round(latency, 4),
+                }
+                for _, model, text, cached, finish, latency in sorted(self.replies, key=_issue)
+            ]
+        )
 
 
 def _issue(reply: Reply) -> int:

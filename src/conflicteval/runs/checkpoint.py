@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
 from conflicteval._atomic import write_json
 from conflicteval._filelock import lock_exclusive
@@ -65,18 +65,9 @@ class Record(BaseModel):
     raw: str | None = None
     usage: Usage = Field(default_factory=Usage)
     inputs: str | None = None
-    calls: list[CallReply] = Field(default_factory=list)
-    more_calls: int = 0
-
-    @model_serializer(mode="wrap")
-    def _without_empty_calls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # a record without replies is written as before they were kept (same bytes)
-        data: dict[str, Any] = handler(self)
-        if not data.get("calls"):
-            data.pop("calls", None)
-        if not data.get("more_calls"):
-            data.pop("more_calls", None)
-        return data
+    # a record without replies is written as before they were kept (the same bytes)
+    calls: list[CallReply] = Field(default_factory=list, exclude_if=lambda calls: not calls)
+    more_calls: int = Field(default=0, exclude_if=lambda n: not n)
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Record]:
