@@ -35,6 +35,9 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         r["usage"].pop("cost_usd")
         r["usage"].pop("models")
         r["result"].pop("cached", None)
+        for call in r.get("calls", []):  # the same replies, replayed (no time taken)
+            call.pop("cached")
+            call.pop("latency_s")
     return sorted(rows, key=lambda r: r["id"])
 
 
