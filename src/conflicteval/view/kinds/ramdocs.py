@@ -19,7 +19,7 @@ from ..common import (
     flatten,
     headline,
     items_by_id,
-    items_of,
+    lazy_items,
     open_run,
     read_json,
     record_item,
@@ -166,9 +166,12 @@ def _read(path: Path) -> RunView:
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)
+    # the report's per-question scores (a few short fields each) are held by id; the
+    # records and the page's items are read and made one at a time
     scored = {str(i.get("id")): i for i in report.get("items") or []}
     # the questions' texts and document types come from the data file, shown only beside
-    # answers made from exactly those inputs (the record's fingerprint)
+    # answers made from exactly those inputs (the record's fingerprint); its questions are
+    # held by id: the data file is the benchmark's (bounded), not the run's output
     reader = _sources(bench, info.get("task"))
     sources: dict[str, Any] = {}
     if reader is not None:
@@ -181,7 +184,7 @@ def _read(path: Path) -> RunView:
             what="data file",
             shown="their questions are not shown",
         )
-    run.items = items_of(
+    run.items = lazy_items(
         path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id), sources.get(r.id))
     )
     run.facets = ["outcome"]
