@@ -37,6 +37,7 @@ __all__ = [
     "read_json",
     "read_records",
     "record_item",
+    "replies_by_id",
     "run_provenance",
     "stale_ids",
     "stream_items",
@@ -115,6 +116,33 @@ def calls_of(rec: Record) -> dict[str, Any]:
     if rec.more_calls:
         shown["more_calls"] = rec.more_calls
     return shown
+
+
+def replies_by_id(
+    run: RunView, records: LazyRecords | Path, rows: str
+) -> Callable[[str], dict[str, Any]]:
+    """The kept replies (:func:`calls_of`) of the record with an id, read from ``records``
+    (the checkpoint, or its path, that a derived file's ``rows`` were made from) when asked.
+
+    Only each id's byte offset is held (one pass builds the index); a record is read when
+    its item is made. A checkpoint that cannot be read gives no replies and a note.
+    """
+    try:
+        checkpoint = records if isinstance(records, LazyRecords) else LazyRecords(records)
+        offsets = checkpoint.offsets_by_id()
+    except Exception as exc:  # the rows are still shown, without their replies
+        name = records.path if isinstance(records, LazyRecords) else records
+        run.notes.append(f"{name} unreadable ({exc}): the {rows} show no model replies")
+        return lambda _id: {}
+
+    def replies(item_id: str) -> dict[str, Any]:
+        off = offsets.get(item_id)
+        if off is None:
+            return {}
+        with reading_record(checkpoint.path, item_id):
+            return calls_of(checkpoint.at(off))
+
+    return replies
 
 
 def read_json(path: Path) -> Any:
