@@ -40,6 +40,7 @@ __all__ = [
     "replies_by_id",
     "run_provenance",
     "stale_ids",
+    "stale_note",
     "stream_items",
     "tally",
 ]
@@ -420,13 +421,18 @@ def stale_ids(
     for rec in records:
         if rec.id in sources and not made_from(rec, sources[rec.id]):
             stale.add(rec.id)
-    if stale:
-        edited = len(stale)
+    stale_note(run, len(stale), what=what, shown=shown)
+    return stale
+
+
+def stale_note(run: RunView, edited: int, *, what: str, shown: str) -> None:
+    """The note on ``run`` counting ``edited`` records made from other contents than the
+    ``what`` file now holds, and what is ``shown`` instead (none when there are none)."""
+    if edited:
         run.notes.append(
             f"{edited} record{'s' if edited != 1 else ''} made from other contents than the "
             f"{what} now holds (edited since the run): {shown}"
         )
-    return stale
 
 
 def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:
