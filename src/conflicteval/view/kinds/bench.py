@@ -120,7 +120,6 @@ def _read(path: Path) -> RunView:
 
         return stream_items(path / "records.jsonl", _records(path), make)
 
-    run.items = ItemStream(items)
     run.facets = ["outcome", "source"]
     counts = {k: int(v) for k, v in (data.get("counts") or {}).items() if isinstance(v, int)}
     n_rows = 0
@@ -129,6 +128,7 @@ def _read(path: Path) -> RunView:
         n_rows += 1
         if _outcome(r) == "failed":
             failed.append((str(r.get("id")), "; ".join(r.get("errors") or [])))
+    run.items = ItemStream(items, n_rows)
     counts.setdefault("total", n_rows)
     run.counts = counts
     run.failures = failure_reasons(failed)

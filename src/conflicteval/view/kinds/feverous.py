@@ -77,7 +77,7 @@ def _read(path: Path) -> RunView:
 
         return stream_items(records_file, iter_json_lines(records_file), make)
 
-    run.items = ItemStream(rows)
+    run.items = ItemStream(rows, sum(1 for _ in iter_json_lines(records_file)))
     run.facets = ["gold", "predicted", "outcome"]
     models = models_in(run.provenance)
     tally(run, records, models[0] if models else "offline")
