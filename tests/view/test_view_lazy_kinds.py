@@ -78,3 +78,19 @@ def test_a_kind_makes_its_items_one_at_a_time_on_each_pass(
     assert len(made) == 1 + n and items[0] == first
     assert list(run.items) == items and len(made) == 1 + 2 * n  # made anew on each pass
     assert len({json.dumps(it, sort_keys=True) for it in items}) == n
+
+
+def test_a_runs_answers_are_read_in_id_order_one_at_a_time(tmp_path: Path) -> None:
+    from conflicteval.ramdocs.report import run_records
+    from conflicteval.runs import Record
+    from conflicteval.runs.records_on_disk import LazyRecords
+
+    lines = [Record(id=i, status="ok", result={"output": i}) for i in ("10", "9", "b", "2")]
+    lines.append(Record(id="9", status="model_error", error="HTTP 503"))  # a later line wins
+    (tmp_path / "answers.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in lines))
+    records = run_records(tmp_path)
+    assert isinstance(records, LazyRecords) and len(records) == 4
+    assert [r.id for r in records] == ["2", "9", "10", "b"]  # numeric ids as numbers
+    assert records[1].status == "model_error" and records[-1].result == {"output": "b"}
+    offsets = records.offsets_by_id()
+    assert records.at(offsets["10"]).id == "10"
