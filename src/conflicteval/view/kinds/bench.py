@@ -3,7 +3,8 @@
 The directory holds ``bench.json`` (the figures with their intervals, the confusion matrix,
 the gold set, the labeler and its identity, calls, tokens and cost) and ``records.jsonl`` (one
 line per gold item: its gold relation per document, the labeler's label per document, and why
-pairs failed).
+pairs failed), and ``checkpoint.jsonl`` (the records those rows were made from, whose kept
+model replies each item shows).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The directory holds ``checkpoint.jsonl`` (per claim: the pair labels), ``records.jsonl``
 (gold and predicted label per claim) and ``metrics.json`` (accuracy, macro-F1, the
-confusion matrix, counts and usage).
+confusion matrix, counts and usage). Each claim's row is shown with the model replies its
+checkpoint record kept.
 """
 
 from __future__ import annotations
