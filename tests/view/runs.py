@@ -143,8 +143,9 @@ def feverous_run(tmp: Path, claims: Path) -> Path:
     return out
 
 
-def regenerate_run(tmp: Path, server: Any) -> Path:
-    """``conflicteval regenerate`` (binary choice) on one TruthfulQA-style question."""
+def regenerate_run(tmp: Path, server: Any, n: int = 1) -> Path:
+    """``conflicteval regenerate`` (binary choice) on ``n`` TruthfulQA-style
+    questions (the same question, numbered after the first)."""
     import csv
 
     questions = tmp / "tqa.csv"
@@ -162,21 +163,25 @@ def regenerate_run(tmp: Path, server: Any) -> Path:
                 "Source",
             ]
         )
-        w.writerow(
-            [
-                "Adversarial",
-                "Misconceptions",
-                "Do ostriches hide their heads in the sand?",
-                "No, they do not",
-                "Yes, they bury their heads",
-                "No, they do not",
-                "Yes, they bury their heads",
-                "https://example.org",
-            ]
-        )
+        for k in range(n):
+            w.writerow(
+                [
+                    "Adversarial",
+                    "Misconceptions",
+                    "Do ostriches hide their heads in the sand?" + (f" ({k})" if k else ""),
+                    "No, they do not",
+                    "Yes, they bury their heads",
+                    "No, they do not",
+                    "Yes, they bury their heads",
+                    "https://example.org",
+                ]
+            )
     docs = tmp / "tqa_docs.jsonl"
     docs.write_text(
-        json.dumps({"index": 0, "documents": ["Ostriches do not bury their heads."]}) + "\n",
+        "".join(
+            json.dumps({"index": k, "documents": ["Ostriches do not bury their heads."]}) + "\n"
+            for k in range(n)
+        ),
         encoding="utf-8",
     )
     server.set_replies(["(A)"])

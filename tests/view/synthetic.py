@@ -144,3 +144,92 @@ def write_large_score_run(
     record = {"files": [{"path": str((out / "items.jsonl").resolve()), "sha256": digest}]}
     (out / "data.json").write_text(json.dumps(record), encoding="utf-8")
     return out
+
+
+def write_large_ramdocs_run(out: Path, n: int = 10_000, seed: int = 11) -> Path:
+    """Write a RAMDocs run directory ``out`` of ``n`` questions answered by MADAM-RAG (3
+    rounds; 3-5 documents each; every record with its question's fingerprint, 4 kept model
+    replies, and every 41st a model error), with its data file; returns it.
+
+    The data file is written as RAMDocs rows and read back with the library's loader; each
+    answer is a :class:`~conflicteval.runs.Record` written as the run writes it, its
+    ``inputs`` the fingerprint of the loader's question (so the page shows each question's
+    text and document types from the data file)."""
+    import dataclasses
+
+    from conflicteval.fingerprint import input_fingerprint
+    from conflicteval.ramdocs.data import load_ramdocs
+    from conflicteval.ramdocs.items import ram_question
+    from conflicteval.runs import Record
+    from conflicteval.types import CallReply, Usage
+
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    data = out / "ramdocs.jsonl"
+    kinds = ("correct", "misinfo", "noise")
+    with data.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            gold = f"Answer {i}"
+            docs = [
+                {"text": " ".join(_sentence(rng, 14) for _ in range(3)), "type": t, "answer": a}
+                for t, a in (
+                    (kinds[j % 3], gold if j % 3 == 0 else f"Other {i}")
+                    for j in range(rng.randint(3, 5))
+                )
+            ]
+            row = {
+                "question": _sentence(rng, 8) + "?",
+                "documents": docs,
+                "disambig_entity": [f"Entity {i}"],
+                "gold_answers": [gold],
+                "wrong_answers": [f"Other {i}"],
+            }
+            fh.write(json.dumps(row) + "\n")
+    with (out / "answers.jsonl").open("w", encoding="utf-8") as ck:
+        for item in load_ramdocs(data):
+            q = ram_question(item)
+            inputs = input_fingerprint(dataclasses.asdict(q))
+            k = int(item.id)
+            if k % 41 == 7:
+                rec = Record(
+                    id=item.id,
+                    status="model_error",
+                    error="model error: HTTP 503 after 6 attempts",
+                    usage=Usage(calls=6),
+                    inputs=inputs,
+                )
+            else:
+                agents = len(q.documents)
+                answer = item.gold_answers[0] if k % 3 else item.wrong_answers[0]
+                rounds = [
+                    {
+                        "answers": [answer] * agents,
+                        "explanations": [_sentence(rng, 12) for _ in range(agents)],
+                        "responses": [f"Answer: {answer}. {_sentence(rng, 16)}"] * agents,
+                        "aggregation": f"All Correct Answers: [{answer}]. {_sentence(rng, 10)}",
+                    }
+                    for _ in range(3)
+                ]
+                output = rounds[-1]["aggregation"] if k % 29 else "I cannot tell."
+                result = {"output": output, "rounds": rounds, "question": q.question, **q.meta}
+                calls = [
+                    CallReply(model="openai/gpt-4o-mini", reply=r, latency_s=0.8)
+                    for r in [*rounds[0]["responses"][:3], rounds[-1]["aggregation"]]
+                ]
+                rec = Record(
+                    id=item.id,
+                    status="ok",
+                    result=result,
+                    usage=Usage(prompt_tokens=4000, completion_tokens=600, calls=3 * (agents + 1)),
+                    inputs=inputs,
+                    calls=calls,
+                    more_calls=3 * (agents + 1) - len(calls),
+                )
+            ck.write(rec.model_dump_json() + "\n")
+    info = {"benchmark": "ramdocs", "task": None, "method": "madam", "rounds": 3}
+    info |= {"model": "openai/gpt-4o-mini", "items": n}
+    (out / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    digest = hashlib.sha256(data.read_bytes()).hexdigest()
+    record = {"files": [{"path": str(data.resolve()), "sha256": digest}]}
+    (out / "data.json").write_text(json.dumps(record), encoding="utf-8")
+    return out

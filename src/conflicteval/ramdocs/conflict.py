@@ -11,6 +11,7 @@ counted, never dropped. Means come with seeded bootstrap intervals.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def _mean_ci(values: list[float], seed: int = 0) -> dict[str, Any]:
 
 async def conflict_scores(
     run: str | os.PathLike[str],
-    records: list[Record],
+    records: Sequence[Record],
     scorer: ConflictScorer,
     *,
     concurrency: int = 8,

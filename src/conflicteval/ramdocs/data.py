@@ -16,7 +16,7 @@ and kept as a one-element list.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -119,8 +119,20 @@ def load_ramdocs(path: str | PathLike[str] | None = None) -> list[RamItem]:
         from conflicteval.data import fetch
 
         path = fetch("ramdocs").path
+    items = list(iter_ramdocs(path))
+    if not items:
+        raise DataError(Path(path), None, None, "no RAMDocs items in the file")
+    return items
+
+
+def iter_ramdocs(path: str | PathLike[str]) -> Iterator[RamItem]:
+    """The items of a RAMDocs JSON-lines file (as :func:`load_ramdocs`), read one at a time.
+
+    Raises:
+        DataError: As :func:`load_ramdocs` (a file with no items gives none).
+    """
     p = Path(path)
-    items: list[RamItem] = []
+    n = 0
     for row, raw in iter_json_lines(p):
         record = require_mapping(p, row, raw)
         question = get_str(p, row, record, "question") or ""
@@ -136,19 +148,15 @@ def load_ramdocs(path: str | PathLike[str] | None = None) -> list[RamItem]:
             if not answer.strip():  # it would spend the calls and then be unscorable
                 raise DataError(p, row, f"gold_answers[{i}]", "empty answer: nothing to match")
         wrong = _str_list(p, row, record, "wrong_answers") if "wrong_answers" in record else ()
-        items.append(
-            RamItem(
-                id=str(len(items)),
-                question=question,
-                documents=tuple(_document(p, row, i, d) for i, d in enumerate(docs)),
-                gold_answers=gold,
-                wrong_answers=wrong,
-                disambig_entity=_entities(p, row, record),
-            )
+        yield RamItem(
+            id=str(n),
+            question=question,
+            documents=tuple(_document(p, row, i, d) for i, d in enumerate(docs)),
+            gold_answers=gold,
+            wrong_answers=wrong,
+            disambig_entity=_entities(p, row, record),
         )
-    if not items:
-        raise DataError(p, None, None, "no RAMDocs items in the file")
-    return items
+        n += 1
 
 
 def document_counts(items: Sequence[RamItem]) -> dict[str, int]:

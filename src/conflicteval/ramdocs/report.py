@@ -12,7 +12,7 @@ scored questions (:func:`conflicteval.stats.bootstrap_ci`, 1,000 resamples, seed
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from conflicteval.ramdocs.answers import answer_segment
 from conflicteval.ramdocs.metrics import EM_RULE, exact_match
 from conflicteval.ramdocs.published import METHOD_LABELS, published
 from conflicteval.ramdocs.run import ANSWERS_FILE, read_run
-from conflicteval.runs import Record, read_checkpoint
+from conflicteval.runs import Record
 from conflicteval.stats import bootstrap_ci
 from conflicteval.tables import markdown_table
 
@@ -29,20 +29,25 @@ N_RESAMPLES = 1000
 SEED = 0
 
 
-def _natural(record: Record) -> tuple[int, int, str]:
-    return (0, int(record.id), "") if record.id.isdigit() else (1, 0, record.id)
-
-
-def run_records(run: str | os.PathLike[str]) -> list[Record]:
-    """The records of a run's ``answers.jsonl``, ordered by id (numeric ids as numbers).
+def run_records(run: str | os.PathLike[str]) -> Sequence[Record]:
+    """The records of a run's ``answers.jsonl``, ordered by id (numeric ids as numbers),
+    read from the file one at a time each time they are iterated (only their offsets held).
 
     Raises:
         ConflictEvalError: The run has no answers file.
     """
+    from conflicteval.runs.records_on_disk import LazyRecords
+
     path = Path(run) / ANSWERS_FILE
     if not path.exists():
         raise ConflictEvalError(f"{path}: no answers in this run yet")
-    return sorted(read_checkpoint(path).values(), key=_natural)
+    records = LazyRecords(path)
+    records.reorder(_natural_id)
+    return records
+
+
+def _natural_id(rid: str) -> tuple[int, int, str]:
+    return (0, int(rid), "") if rid.isdigit() else (1, 0, rid)
 
 
 def benchmark_run(

@@ -4,18 +4,17 @@ provenance (the checkpoint's identity and the data record), intervals."""
 from __future__ import annotations
 
 import json
-from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar, overload
+from typing import Any, TypeVar
 
 from conflicteval.record_errors import reading_record
 from conflicteval.runs import Record, read_checkpoint, read_identity
-from conflicteval.runs.checkpoint import iter_checkpoint
+from conflicteval.runs.records_on_disk import LazyRecords
 from conflicteval.types import Usage
 
-from .model import Headline, RunView
+from .model import Headline, ItemStream, RunView
 
 __all__ = [
     "LazyRecords",
@@ -32,13 +31,16 @@ __all__ = [
     "interval",
     "items_by_id",
     "items_of",
+    "lazy_items",
     "models_in",
     "open_run",
     "read_json",
     "read_records",
     "record_item",
+    "replies_by_id",
     "run_provenance",
     "stale_ids",
+    "stale_note",
     "stream_items",
     "tally",
 ]
@@ -53,55 +55,6 @@ def read_records(path: Path) -> list[Record]:
     if not path.exists():
         return []
     return list(read_checkpoint(path).values())
-
-
-class LazyRecords(Sequence[Record]):
-    """A checkpoint's records in file order (the later line of an id wins, in the place of
-    its first), read one at a time from the file: only each id's byte offset is held.
-
-    Args:
-        path: The checkpoint (an absent file: no records).
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        offsets: dict[str, int] = {}
-        for off, rec in iter_checkpoint(path):
-            offsets[rec.id] = off
-        self._offsets = array("q", offsets.values())
-
-    def reorder(self, key: Callable[[str], int]) -> None:
-        """Put the records in the order of ``key(id)`` (stable), reading each id once."""
-        keys = [key(rec.id) for rec in self]
-        order = sorted(range(len(keys)), key=keys.__getitem__)
-        self._offsets = array("q", (self._offsets[i] for i in order))
-
-    def __len__(self) -> int:
-        return len(self._offsets)
-
-    @overload
-    def __getitem__(self, index: int) -> Record: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Record]: ...
-
-    def __getitem__(self, index: int | slice) -> Record | list[Record]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(len(self))[index]]
-        with self.path.open("rb") as fh:
-            return self._read(fh, self._offsets[index])
-
-    def __iter__(self) -> Iterator[Record]:
-        if not self._offsets:  # an absent (or empty) checkpoint: no records
-            return
-        with self.path.open("rb") as fh:
-            for off in self._offsets:
-                yield self._read(fh, off)
-
-    @staticmethod
-    def _read(fh: BinaryIO, offset: int) -> Record:
-        fh.seek(offset)
-        return Record.model_validate_json(fh.readline().decode("utf-8", "surrogateescape"))
 
 
 def stream_items(
@@ -164,6 +117,33 @@ def calls_of(rec: Record) -> dict[str, Any]:
     if rec.more_calls:
         shown["more_calls"] = rec.more_calls
     return shown
+
+
+def replies_by_id(
+    run: RunView, records: LazyRecords | Path, rows: str
+) -> Callable[[str], dict[str, Any]]:
+    """The kept replies (:func:`calls_of`) of the record with an id, read from ``records``
+    (the checkpoint, or its path, that a derived file's ``rows`` were made from) when asked.
+
+    Only each id's byte offset is held (one pass builds the index); a record is read when
+    its item is made. A checkpoint that cannot be read gives no replies and a note.
+    """
+    try:
+        checkpoint = records if isinstance(records, LazyRecords) else LazyRecords(records)
+        offsets = checkpoint.offsets_by_id()
+    except Exception as exc:  # the rows are still shown, without their replies
+        name = records.path if isinstance(records, LazyRecords) else records
+        run.notes.append(f"{name} unreadable ({exc}): the {rows} show no model replies")
+        return lambda _id: {}
+
+    def replies(item_id: str) -> dict[str, Any]:
+        off = offsets.get(item_id)
+        if off is None:
+            return {}
+        with reading_record(checkpoint.path, item_id):
+            return calls_of(checkpoint.at(off))
+
+    return replies
 
 
 def read_json(path: Path) -> Any:
@@ -330,12 +310,20 @@ def identity_provenance(checkpoint: Path) -> list[tuple[str, str]]:
 
 def open_run(
     kind: str, title: str, run_dir: Path, records: str = "checkpoint.jsonl"
-) -> tuple[RunView, list[Record]]:
-    """A kind's view of ``run_dir`` and the records of its ``records`` file, the view's
-    provenance set (:func:`run_provenance`)."""
+) -> tuple[RunView, LazyRecords]:
+    """A kind's view of ``run_dir`` and the records of its ``records`` file (read one at a
+    time from the file each time they are iterated), the view's provenance set
+    (:func:`run_provenance`)."""
     run = RunView(kind, title, str(run_dir))
     run.provenance = run_provenance(run_dir, records)
-    return run, read_records(run_dir / records)
+    with reading_record(run_dir / records):
+        return run, LazyRecords(run_dir / records)
+
+
+def lazy_items(path: Path, records: Sequence[T], make: Callable[[T], dict[str, Any]]) -> ItemStream:
+    """The items ``make(record)`` of ``records`` (read from ``path``), made anew one at a
+    time each time they are iterated (:func:`stream_items`), never all held."""
+    return ItemStream(lambda: stream_items(path, records, make), len(records))
 
 
 def run_provenance(run_dir: Path, records: str = "checkpoint.jsonl") -> list[tuple[str, str]]:
@@ -433,13 +421,18 @@ def stale_ids(
     for rec in records:
         if rec.id in sources and not made_from(rec, sources[rec.id]):
             stale.add(rec.id)
-    if stale:
-        edited = len(stale)
+    stale_note(run, len(stale), what=what, shown=shown)
+    return stale
+
+
+def stale_note(run: RunView, edited: int, *, what: str, shown: str) -> None:
+    """The note on ``run`` counting ``edited`` records made from other contents than the
+    ``what`` file now holds, and what is ``shown`` instead (none when there are none)."""
+    if edited:
         run.notes.append(
             f"{edited} record{'s' if edited != 1 else ''} made from other contents than the "
             f"{what} now holds (edited since the run): {shown}"
         )
-    return stale
 
 
 def bench_items_by_id(run: RunView, run_dir: Path, without: str) -> dict[str, Any]:

@@ -3,26 +3,36 @@
 The directory holds ``bench.json`` (the figures with their intervals, the confusion matrix,
 the gold set, the labeler and its identity, calls, tokens and cost) and ``records.jsonl`` (one
 line per gold item: its gold relation per document, the labeler's label per document, and why
-pairs failed).
+pairs failed), and ``checkpoint.jsonl`` (the records those rows were made from, whose kept
+model replies each item shows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..common import failure_reasons, flatten, headline, items_of, read_json
-from ..model import Chart, RunView
+from ..common import (
+    failure_reasons,
+    flatten,
+    headline,
+    read_json,
+    replies_by_id,
+    stream_items,
+)
+from ..model import Chart, ItemStream, RunView
 from ..registry import RunKind, has_files
 from ..svg import confusion_svg, hbar_svg
 
 _SHORT = {"SUPPORTS": "S", "CONTRADICTS": "C", "IRRELEVANT": "I"}
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """The rows of ``records.jsonl``, read one at a time."""
     from conflicteval.jsonio import iter_json_lines
 
-    return [row for _, row in iter_json_lines(path / "records.jsonl") if isinstance(row, dict)]
+    return (row for _, row in iter_json_lines(path / "records.jsonl") if isinstance(row, dict))
 
 
 def _outcome(row: dict[str, Any]) -> str:
@@ -98,17 +108,31 @@ def _read(path: Path) -> RunView:
         ("labeler", labeler),
         ("model", str(model or "none (offline)")),
     ] + [(f"identity.{k}", v) for k, v in flatten(data.get("labeler_identity") or {})]
-    rows = _records(path)
-    run.items = items_of(path / "records.jsonl", rows, _item)
+    # each row of records.jsonl is joined by id to the checkpoint's record it was made from,
+    # for the labeler's kept replies: only each id's offset in the checkpoint is held, the
+    # rows and records are read one at a time as the items are made
+    replies = replies_by_id(run, path / "checkpoint.jsonl", "gold items")
+
+    def items() -> Iterator[dict[str, Any]]:
+        def make(row: dict[str, Any]) -> dict[str, Any]:
+            item = _item(row)
+            item.update(replies(item["id"]))
+            return item
+
+        return stream_items(path / "records.jsonl", _records(path), make)
+
     run.facets = ["outcome", "source"]
     counts = {k: int(v) for k, v in (data.get("counts") or {}).items() if isinstance(v, int)}
-    counts.setdefault("total", len(rows))
+    n_rows = 0
+    failed: list[tuple[str, str]] = []  # one pass over the rows: the failed ones' reasons
+    for r in _records(path):
+        n_rows += 1
+        if _outcome(r) == "failed":
+            failed.append((str(r.get("id")), "; ".join(r.get("errors") or [])))
+    run.items = ItemStream(items, n_rows)
+    counts.setdefault("total", n_rows)
     run.counts = counts
-    run.failures = failure_reasons(
-        (str(r.get("id")), "; ".join(r.get("errors") or []))
-        for r in rows
-        if _outcome(r) == "failed"
-    )
+    run.failures = failure_reasons(failed)
     run.usage = {
         "calls": data.get("calls", 0),
         "cached_calls": data.get("cached_calls", 0),

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..common import flatten, headline, items_of, open_run, read_json, record_item, tally
+from ..common import flatten, headline, lazy_items, open_run, read_json, record_item, tally
 from ..model import Chart, RunView
 from ..registry import RunKind
 from ..svg import hbar_svg, stacked_hbar_svg
@@ -113,8 +113,10 @@ def _read(path: Path) -> RunView:
     run.dataset = str(info.get("dataset") or bench)
     rep = _report(run, bench)
     listed = rep.get("items") if bench == "conflictqa" else None  # per-question outcomes
+    # the report's per-question outcomes (a few short fields each) are held by id; the
+    # records and the page's items are read and made one at a time
     scored = {str(i.get("id")): i for i in listed or []}
-    run.items = items_of(path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id)))
+    run.items = lazy_items(path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id)))
     run.facets = ["outcome"]
     tally(run, records, str(info.get("model") or "unpriced"))
     if bench == "conflictqa":

@@ -15,7 +15,7 @@ from ..common import (
     bench_items_by_id,
     current_sources,
     headline,
-    items_of,
+    lazy_items,
     models_in,
     open_run,
     read_json,
@@ -93,6 +93,8 @@ def _read(path: Path) -> RunView:
     run.dataset = Path(files[0].split("  ")[0]).name if files else "ConflictBench"
     from conflicteval.conflictbench.detect import detect_inputs
 
+    # the items file's items are held by id: a ConflictBench items file (the data set, not
+    # the run) is bounded; the records and the page's items are read one at a time
     bench = bench_items_by_id(run, path, "claims not shown")
     # an item's claim and documents are shown only beside labels made from them
     current = current_sources(
@@ -103,7 +105,9 @@ def _read(path: Path) -> RunView:
         what="items file",
         shown="their claims and documents are not shown",
     )
-    run.items = items_of(path / "checkpoint.jsonl", records, lambda r: _item(r, current.get(r.id)))
+    run.items = lazy_items(
+        path / "checkpoint.jsonl", records, lambda r: _item(r, current.get(r.id))
+    )
     run.facets = ["source", "gold", "predicted", "outcome"]
     models = models_in(run.provenance)
     tally(run, records, models[0] if models else "offline")

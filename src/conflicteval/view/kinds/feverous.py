@@ -2,11 +2,13 @@
 
 The directory holds ``checkpoint.jsonl`` (per claim: the pair labels), ``records.jsonl``
 (gold and predicted label per claim) and ``metrics.json`` (accuracy, macro-F1, the
-confusion matrix, counts and usage).
+confusion matrix, counts and usage). Each claim's row is shown with the model replies its
+checkpoint record kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +17,14 @@ from conflicteval.jsonio import iter_json_lines
 from ..common import (
     LABEL_LETTER,
     headline,
-    items_of,
     models_in,
     open_run,
     read_json,
+    replies_by_id,
+    stream_items,
     tally,
 )
-from ..model import Chart, RunView
+from ..model import Chart, ItemStream, RunView
 from ..registry import RunKind, has_files
 from ..svg import confusion_svg
 
@@ -62,7 +65,20 @@ def _read(path: Path) -> RunView:
     metrics = metrics_file.get("metrics") or {}
     run.dataset = "FEVEROUS"
     records_file = path / "records.jsonl"
-    run.items = items_of(records_file, iter_json_lines(records_file), lambda pair: _item(pair[1]))
+    # each row of records.jsonl is joined by id to the checkpoint's record it was made from,
+    # for the model's kept replies: only each id's offset in the checkpoint is held, the
+    # rows and records are read one at a time as the items are made
+    replies = replies_by_id(run, records, "claims")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        def make(pair: tuple[int, Any]) -> dict[str, Any]:
+            item = _item(pair[1])
+            item.update(replies(item["id"]))
+            return item
+
+        return stream_items(records_file, iter_json_lines(records_file), make)
+
+    run.items = ItemStream(rows, sum(1 for _ in iter_json_lines(records_file)))
     run.facets = ["gold", "predicted", "outcome"]
     models = models_in(run.provenance)
     tally(run, records, models[0] if models else "offline")

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..common import (
-    current_sources,
     flatten,
     headline,
-    items_by_id,
-    items_of,
+    lazy_items,
     open_run,
     read_json,
     record_item,
     tally,
 )
+from ..inputs import shown_inputs
 from ..model import Chart, RunView
 from ..registry import RunKind, has_files
 from ..svg import hbar_svg
@@ -58,24 +58,45 @@ def _sources(benchmark: str, task: Any) -> Any:
     """How to read the run's data file: a function from its path to its questions as
     :class:`_Source` (None for an unknown benchmark)."""
 
-    def ramdocs(path: Path) -> list[_Source]:
-        from conflicteval.ramdocs.data import load_ramdocs
+    def ramdocs(path: Path) -> Iterator[_Source]:
+        from conflicteval.ramdocs.data import iter_ramdocs
         from conflicteval.ramdocs.items import ram_question
 
-        return [_Source(i.id, i, ram_question(i)) for i in load_ramdocs(path)]
+        return (_Source(i.id, i, ram_question(i)) for i in iter_ramdocs(path))
 
-    def ambigdocs(path: Path) -> list[_Source]:
+    # AmbigDocs and FaithEval are read whole by their loaders (each a fixed published set);
+    # their questions are still made one at a time
+    def ambigdocs(path: Path) -> Iterator[_Source]:
         from conflicteval.ramdocs.items import ambigdocs_items, ram_question
 
-        return [_Source(i.id, i, ram_question(i)) for i in ambigdocs_items(path)]
+        return (_Source(i.id, i, ram_question(i)) for i in ambigdocs_items(path))
 
-    def faitheval(path: Path) -> list[_Source]:
+    def faitheval(path: Path) -> Iterator[_Source]:
         from conflicteval.faitheval.data import load_faitheval
         from conflicteval.faitheval.questions import faitheval_question
 
-        return [_Source(i.id, i, faitheval_question(i)) for i in load_faitheval(str(task), path)]
+        return (_Source(i.id, i, faitheval_question(i)) for i in load_faitheval(str(task), path))
 
     return {"ramdocs": ramdocs, "ambigdocs": ambigdocs, "faitheval": faitheval}.get(benchmark)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Shown:
+    """What the page shows of a question from the data file: its text and, per document,
+    its type and the answer it gives (None: the loader's documents have no type)."""
+
+    question: str
+    titles: tuple[str | None, ...] | None
+
+    @classmethod
+    def of(cls, source: _Source) -> _Shown:
+        docs = getattr(source.item, "documents", None)
+        titles = None
+        if docs is not None:
+            titles = tuple(
+                f"{d.type} \u00b7 answer: {d.answer}" if hasattr(d, "type") else None for d in docs
+            )
+        return cls(str(source.question.question), titles)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,21 +138,19 @@ def _debate(rounds: Any) -> list[dict[str, Any]] | None:
     return out or None
 
 
-def _documents(res: dict[str, Any], source: _Source | None) -> list[dict[str, Any]]:
+def _documents(res: dict[str, Any], source: _Shown | None) -> list[dict[str, Any]]:
     """The question's documents; with the data file's item, each one's type (correct,
     misinformation, noise) and the answer it gives, as its title."""
     docs = res.get("documents") or []
-    kinds = getattr(source.item, "documents", None) if source is not None else None
+    titles = source.titles if source is not None else None
     out = []
     for j, d in enumerate(docs):
-        title = None
-        if kinds is not None and j < len(kinds) and hasattr(kinds[j], "type"):
-            title = f"{kinds[j].type} \u00b7 answer: {kinds[j].answer}"
+        title = titles[j] if titles is not None and j < len(titles) else None
         out.append({"id": str(j), "title": title, "text": d if isinstance(d, str) else str(d)})
     return out
 
 
-def _item(rec: Any, scored: dict[str, Any] | None, source: _Source | None = None) -> dict[str, Any]:
+def _item(rec: Any, scored: dict[str, Any] | None, source: _Shown | None = None) -> dict[str, Any]:
     res = rec.result if isinstance(rec.result, dict) else {}
     scored = scored or {}
     if "em" in scored:
@@ -140,7 +159,7 @@ def _item(rec: Any, scored: dict[str, Any] | None, source: _Source | None = None
         outcome = "right" if scored["strict"] else "wrong"
     else:
         outcome = "failed" if rec.status != "ok" else "unscored"
-    question = res.get("question") or (source.question.question if source is not None else None)
+    question = res.get("question") or (source.question if source is not None else None)
     return record_item(
         rec,
         rec.error or scored.get("reason"),
@@ -166,22 +185,28 @@ def _read(path: Path) -> RunView:
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else bench
     report = _report(run, info)
+    # the report's per-question scores (a few short fields each) are held by id; the
+    # records and the page's items are read and made one at a time
     scored = {str(i.get("id")): i for i in report.get("items") or []}
     # the questions' texts and document types come from the data file, shown only beside
     # answers made from exactly those inputs (the record's fingerprint)
     reader = _sources(bench, info.get("task"))
-    sources: dict[str, Any] = {}
+    sources: dict[str, _Shown] = {}
     if reader is not None:
-        sources = items_by_id(run, path, reader, "data file", "questions not shown")
-        sources = current_sources(
+        # read one question at a time; only what the page shows of each is held
+        sources = shown_inputs(
             run,
+            path,
             records,
-            sources,
+            reader,
+            lambda s: s.id,
             lambda s: dataclasses.asdict(s.question),
+            _Shown.of,
             what="data file",
+            without="questions not shown",
             shown="their questions are not shown",
         )
-    run.items = items_of(
+    run.items = lazy_items(
         path / "answers.jsonl", records, lambda r: _item(r, scored.get(r.id), sources.get(r.id))
     )
     run.facets = ["outcome"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..common import (
     headline,
-    items_of,
+    lazy_items,
     models_in,
     open_run,
     read_json,
@@ -96,7 +96,7 @@ def _read(path: Path) -> RunView:
     run, records = open_run("regenerate", "Regeneration run", path)
     summary = read_json(path / "summary.json") or {}
     run.dataset = "TruthfulQA"
-    run.items = items_of(path / "checkpoint.jsonl", records, _item)
+    run.items = lazy_items(path / "checkpoint.jsonl", records, _item)
     run.facets = ["format", "conflicted", "final"]
     models = models_in(run.provenance)
     tally(run, records, models[0] if len(models) == 1 else "unpriced")

@@ -19,7 +19,7 @@ from ..common import (
     failure_reasons,
     headline,
     input_file,
-    items_of,
+    lazy_items,
     models_in,
     open_run,
     read_json,
@@ -77,11 +77,23 @@ def _read(path: Path) -> RunView:
     run, records = open_run("reports", "ConflictBench reports run", path)
     source = input_file(path)
     run.dataset = source.name if source is not None else "ConflictBench"
+    # the items file's items are held by id: a ConflictBench items file (the data set, not
+    # the run) is bounded; the records and the page's items are read one at a time
     bench = bench_items_by_id(run, path, "documents not shown")
-    run.items = items_of(path / "checkpoint.jsonl", records, lambda r: _item(r, bench))
+    run.items = lazy_items(path / "checkpoint.jsonl", records, lambda r: _item(r, bench))
     run.facets = ["model", "setting"]
     run.counts = counts_of(records)
-    run.failures = failure_reasons((i["id"], i["error"]) for i in run.items if i["error"])
+    # one pass over the items: the failed ones' reasons and each cell's scores (numbers)
+    failed: list[tuple[str, str]] = []
+    cells: dict[tuple[Any, Any], tuple[list[float], list[float]]] = {}
+    for i in run.items:
+        if i["error"]:
+            failed.append((i["id"], i["error"]))
+        cs_c, cs_r = i["fields"][0][1], i["fields"][1][1]
+        cell = cells.setdefault((i["facets"]["model"], i["facets"]["setting"]), ([], []))
+        cell[0].extend([float(cs_c)] if cs_c is not None else [])
+        cell[1].extend([float(cs_r)] if cs_r is not None else [])
+    run.failures = failure_reasons(failed)
     per_model: dict[str, Usage] = {}
     models = {
         k.split(".")[1]: v
@@ -99,17 +111,9 @@ def _read(path: Path) -> RunView:
         label = f"{row.get('model')} / {row.get('setting')}"
         run.headlines.append(headline(f"CS-C, {label}", row, "cs_c", n=row.get("scored")))
         run.headlines.append(headline(f"CS-R, {label}", row, "cs_r", n=row.get("scored")))
-        cell = [
-            i
-            for i in run.items
-            if i["facets"] == {"model": row.get("model"), "setting": row.get("setting")}
-        ]
-        series.append(
-            (label, [float(i["fields"][0][1]) for i in cell if i["fields"][0][1] is not None])
-        )
-        series_r.append(
-            (label, [float(i["fields"][1][1]) for i in cell if i["fields"][1][1] is not None])
-        )
+        cs_c, cs_r = cells.get((row.get("model"), row.get("setting")), ([], []))
+        series.append((label, cs_c))
+        series_r.append((label, cs_r))
     labeler = next((v for k, v in run.provenance if k == "scorer.labeler.labeler"), "labeler")
     sub = (
         f"n = {len(run.items)} reports \u00b7 models {', '.join(models_in(run.provenance))} "

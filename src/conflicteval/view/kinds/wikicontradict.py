@@ -8,20 +8,23 @@ article's title come from that data file when it is still there; otherwise the p
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conflicteval.record_errors import reading_record
 from conflicteval.types import Usage
 
 from ..common import (
+    LazyRecords,
     calls_of,
     counts_of,
     data_provenance,
     failure_reasons,
     identity_provenance,
     items_by_id,
-    items_of,
-    read_records,
+    lazy_items,
     usage_view,
 )
 from ..model import Chart, Headline, RunView
@@ -98,13 +101,12 @@ def _published(model: str, template: str) -> tuple[str, list[float]] | None:
     return f"paper: {ref}{'' if name else ' (ref.)'}", [*values, 0.0]
 
 
-def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
+def _chart(
+    groups: dict[tuple[str, str], Counter[str]], n_items: int, judge: str, dataset: str
+) -> Chart:
+    """The verdict shares per (template, model) of ``groups`` (outcomes counted)."""
     from conflicteval.wikicontradict.templates import TEMPLATE_NAMES
 
-    groups: dict[tuple[str, str], list[str]] = {}
-    for it in items:
-        f = it["facets"]
-        groups.setdefault((f["template"], f["model"]), []).append(f["verdict"])
     order = sorted(
         groups, key=lambda k: (TEMPLATE_NAMES.index(k[0]) if k[0] in TEMPLATE_NAMES else 99, k)
     )
@@ -112,8 +114,8 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
     gaps: list[int] = []
     for template, model in order:
         outcomes = groups[(template, model)]
-        n = len(outcomes)
-        shares = [100.0 * outcomes.count(v) / n for v in VERDICTS]
+        n = sum(outcomes.values())
+        shares = [100.0 * outcomes[v] / n for v in VERDICTS]
         rows.append((f"T{template} {model.split('/')[-1]} (n={n})", [*shares, 100.0 - sum(shares)]))
         pub = _published(model, template)
         if pub is not None:
@@ -121,7 +123,7 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
         gaps.append(len(rows) - 1)
     models = sorted({m for _, m in groups})
     sub = (
-        f"n = {len(items)} responses \u00b7 models {', '.join(models)} \u00b7 judge {judge} "
+        f"n = {n_items} responses \u00b7 models {', '.join(models)} \u00b7 judge {judge} "
         f"\u00b7 {dataset} \u00b7 paper: human-graded, Table 2 / App. B"
     )
     svg = stacked_hbar_svg(
@@ -137,26 +139,45 @@ def _chart(items: list[dict[str, Any]], judge: str, dataset: str) -> Chart:
     return Chart("WikiContradict verdict shares", svg)
 
 
+def _grades(path: Path, gens: Sequence[Any]) -> tuple[LazyRecords, dict[str, int]]:
+    """The judge's records and the offset of each current grade by id (a grade made for a
+    response since regenerated is left out, as the report does); one record read at a time."""
+    from conflicteval.wikicontradict.judge import current_grades
+
+    with reading_record(path / "judgements.jsonl"):
+        records = LazyRecords(path / "judgements.jsonl")
+    offsets = records.offsets_by_id()
+    current: dict[str, int] = {}
+    for g in gens:
+        off = offsets.get(g.id)
+        if off is not None and current_grades({g.id: records.at(off)}, [g]):
+            current[g.id] = off
+    return records, current
+
+
 def _read(path: Path) -> RunView:
     from conflicteval.wikicontradict.generate import read_generations
-    from conflicteval.wikicontradict.judge import current_grades
     from conflicteval.wikicontradict.report import share_ci
 
     run = RunView("wikicontradict", "WikiContradict run", str(path))
+    # the generation rows are held: a run's rows are bounded by the data set (253 instances)
+    # times the templates and models asked; the judge's records and the page's items are
+    # read and made one at a time (only each current grade's offset is held)
     gens = read_generations(path)
-    # as the report: a grade made for a response since regenerated is not shown
-    judged = current_grades({r.id: r for r in read_records(path / "judgements.jsonl")}, gens)
+    judgements, graded = _grades(path, gens)
+    # the data set's instances are held by id: the data file is bounded, not the run's output
     instances = _instances(run, path)
-    run.items = items_of(
-        path / "generations.jsonl",
-        gens,
-        lambda g: _item(g, judged.get(g.id), instances.get(g.instance_id)),
-    )
-    run.facets = ["model", "template", "verdict", "type"]
     one_model = len({g.model for g in gens}) == 1
-    if one_model:  # runs of different models compare item by item: template and instance
-        for g, it in zip(gens, run.items, strict=True):
-            it["key"] = f"t{g.template}|{g.instance_id}"
+
+    def make(g: Any) -> dict[str, Any]:
+        judged = judgements.at(graded[g.id]) if g.id in graded else None
+        item = _item(g, judged, instances.get(g.instance_id))
+        if one_model:  # runs of different models compare item by item: template and instance
+            item["key"] = f"t{g.template}|{g.instance_id}"
+        return item
+
+    run.items = lazy_items(path / "generations.jsonl", gens, make)
+    run.facets = ["model", "template", "verdict", "type"]
     run.provenance = (
         [("generation." + k, v) for k, v in identity_provenance(path / "generations.jsonl")]
         + [("judge." + k, v) for k, v in identity_provenance(path / "judgements.jsonl")]
@@ -164,43 +185,45 @@ def _read(path: Path) -> RunView:
     )
     files = [v for k, v in run.provenance if k == "data"]
     run.dataset = Path(files[0].split("  ")[0]).name if files else "WikiContradict"
-    recs = [r for r in read_records(path / "generations.jsonl")]
-    run.counts = counts_of(recs)
-    run.counts["judged ok"] = sum(1 for r in judged.values() if r.status == "ok")
-    run.counts["judge failed"] = sum(1 for r in judged.values() if r.status != "ok")
-    run.counts["ungraded"] = sum(1 for g in gens if g.status == "ok" and g.id not in judged)
-    run.failures = failure_reasons((it["id"], it["error"]) for it in run.items if it["error"])
+    with reading_record(path / "generations.jsonl"):
+        run.counts = counts_of(LazyRecords(path / "generations.jsonl"))
     per_model: dict[str, Usage] = {}
     for g in gens:
         per_model.setdefault(g.model, Usage()).add(g.usage)
-    judge_names = sorted(
-        {
-            str((r.result or {}).get("judge", ""))
-            for r in judged.values()
-            if isinstance(r.result, dict)
-        }
-        - {""}
-    )
-    for r in judged.values():
+    judge_names: set[str] = set()
+    judged_ok = judge_failed = 0
+    for off in graded.values():  # the current grades, one at a time
+        r = judgements.at(off)
+        judged_ok += r.status == "ok"
+        judge_failed += r.status != "ok"
         name = (
             str((r.result or {}).get("judge", "judge")) if isinstance(r.result, dict) else "judge"
         )
+        judge_names.add(
+            str((r.result or {}).get("judge", "")) if isinstance(r.result, dict) else ""
+        )
         per_model.setdefault(name, Usage()).add(r.usage)
+    run.counts["judged ok"] = judged_ok
+    run.counts["judge failed"] = judge_failed
+    run.counts["ungraded"] = sum(1 for g in gens if g.status == "ok" and g.id not in graded)
     run.usage = usage_view(per_model)
-    judge = ", ".join(judge_names) or "none yet"
-    for model in sorted({it["facets"]["model"] for it in run.items}):
-        for template in sorted(
-            {it["facets"]["template"] for it in run.items if it["facets"]["model"] == model}
-        ):
-            cell = [
-                it
-                for it in run.items
-                if it["facets"]["model"] == model and it["facets"]["template"] == template
-            ]
-            n = len(cell)
-            correct = sum(1 for it in cell if it["value"] == "correct")
+    judge = ", ".join(sorted(judge_names - {""})) or "none yet"
+    # one pass over the items: the failed ones' reasons and the outcomes per template, model
+    failed: list[tuple[str, str]] = []
+    groups: dict[tuple[str, str], Counter[str]] = {}
+    for it in run.items:
+        if it["error"]:
+            failed.append((it["id"], it["error"]))
+        f = it["facets"]
+        groups.setdefault((f["template"], f["model"]), Counter())[it["value"]] += 1
+    run.failures = failure_reasons(failed)
+    for model in sorted({m for _, m in groups}):
+        for template in sorted({t for t, m in groups if m == model}):
+            cell = groups[(template, model)]
+            n = sum(cell.values())
+            correct = cell["correct"]
             name = f"correct, T{template}" + ("" if one_model else f", {model}")
-            if not any(it["value"] in VERDICTS for it in cell):  # a share of nothing graded
+            if not any(cell[v] for v in VERDICTS):  # a share of nothing graded
                 note = f"not measured: none of the {n} items was graded"
                 run.headlines.append(Headline(name, None, None, None, n=n, percent=True, note=note))
                 continue
@@ -208,8 +231,8 @@ def _read(path: Path) -> RunView:
             # the report's interval of the same share: failed rows count in n, as there
             low, high = share_ci(correct, n)
             run.headlines.append(Headline(name, share, low, high, n=n, percent=True))
-    if run.items:
-        run.charts.append(_chart(run.items, judge, run.dataset))
+    if gens:
+        run.charts.append(_chart(groups, len(gens), judge, run.dataset))
     return run
 
 
