@@ -1,7 +1,8 @@
 """Screenshots of the HTML report, one per view and kind, as docs/viewer.md shows them.
 
-Offline: it makes small runs with the offline baselines and a scripted MADAM-RAG model (no key,
-no network), writes each run's report, and photographs the pages in the operating system's
+Offline: it makes small runs with the offline baselines, a scripted MADAM-RAG model and the
+project's local test server answering as a made-up model (no key, no network), writes each run's
+report, and photographs the pages in the operating system's
 headless Chromium (``apt-get install chromium``; without it, it says so and exits 2)::
 
     python examples/viewer_screenshots.py                    # into a new temporary directory
@@ -13,13 +14,16 @@ The numbers in the pictures come from these made-up inputs, not from any real mo
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from conflicteval.cli import main as cli
+from conflicteval.testing import OpenAICompatServer
 from conflicteval.view import write_report
 from conflicteval.view.files import find_chromium
 
@@ -87,6 +91,63 @@ def _bench_items(path: Path) -> Path:
     return path
 
 
+def _reply(body: dict[str, Any]) -> str:
+    """The local test server's made-up model: claims, labels, reports and choices."""
+    prompt = str(body["messages"][-1]["content"])
+    if prompt.startswith("Instruction: Break down"):
+        return "Claims:\n1. The bridge opened in 1932.\n2. It is made of steel."
+    if "Document to evaluate against" in prompt:
+        answer = "CONTRADICTS" if "1934" in prompt and "1932" in prompt else "SUPPORTS"
+        if "steel" in prompt and "made of steel and stone" not in prompt:
+            answer = "IRRELEVANT"
+        reason = f"The document {'disagrees' if answer == 'CONTRADICTS' else 'is consistent'}."
+        return json.dumps(
+            {"claim": "", "document_snippet": "", "reasoning": reason, "answer": answer}
+        )
+    if "(A)" in prompt and "(B)" in prompt:
+        return "(A)"
+    return "The Steelers have won the most titles. Other records name the Patriots."
+
+
+def _tqa(work: Path) -> tuple[Path, Path]:
+    """Two TruthfulQA-shaped questions and a document for each (for ``regenerate``)."""
+    questions = work / "tqa.csv"
+    with questions.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["Type", "Category", "Question", "Best Answer", "Best Incorrect Answer",
+                    "Correct Answers", "Incorrect Answers", "Source"])  # fmt: skip
+        for k, q in enumerate(["Do ostriches hide their heads in the sand?",
+                               "Do we use only ten percent of our brains?"]):  # fmt: skip
+            w.writerow(["Adversarial", "Misconceptions", q, "No", "Yes", "No", "Yes",
+                        f"https://example.org/{k}"])  # fmt: skip
+    docs = work / "tqa_docs.jsonl"
+    texts = ["Ostriches do not bury their heads.", "Scans show activity across the brain."]
+    docs.write_text(
+        "".join(json.dumps({"index": k, "documents": [t]}) + "\n" for k, t in enumerate(texts)),
+        encoding="utf-8",
+    )
+    return questions, docs
+
+
+def _model_runs(work: Path, url: str) -> dict[str, Path]:
+    """A ConflictScore run with the paper's LLM prompts, a report benchmark and a
+    regeneration run, all against the local test server's made-up model."""
+    model = ["--model", "openai/example", "--base-url", url, "--no-cache", "--quiet"]
+    llm = work / "cs-llm"
+    items = _responses(work / "cs-llm.jsonl", 6)
+    cli(["score", "--input", str(items), "--out", str(llm), "--decomposer", "llm",
+         "--labeler", "llm", *model])  # fmt: skip
+    reports = work / "reports"
+    cli(["reports", "--items", str(_bench_items(work / "bench_r.jsonl")), "--model",
+         "big=openai/big", "--settings", "rag", "--n", "2", "--source", "any", "--out",
+         str(reports), "--base-url", url, "--no-cache", "--quiet"])  # fmt: skip
+    questions, docs = _tqa(work)
+    regen = work / "regen"
+    cli(["regenerate", "--questions", str(questions), "--documents", str(docs), "--mode",
+         "choice", "--out", str(regen), *model])  # fmt: skip
+    return {"llm": llm, "reports": reports, "regen": regen}
+
+
 def _shoot(browser: str, page: Path, fragment: str, out: Path, size: str, work: Path) -> None:
     url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
     proc = None
@@ -137,7 +198,12 @@ def main() -> int:
         )
         if madam.returncode != 0:
             raise SystemExit(f"error: the MADAM-RAG example failed: {madam.stderr[-500:]}")
+        with OpenAICompatServer(replies=_reply) as server:
+            model_runs = _model_runs(work, server.base_url)
         score = write_report(runs["cs"], work / "cs.html")
+        calls = write_report(model_runs["llm"], work / "cs-llm.html")
+        reports = write_report(model_runs["reports"], work / "reports.html")
+        regen = write_report(model_runs["regen"], work / "regen.html")
         compare = write_report([runs["cs"], runs["cs-b"]], work / "compare.html")
         detect = write_report(work / "detect", work / "detect.html")
         debate = write_report(work / "ramdocs" / "madam", work / "madam.html")
@@ -155,6 +221,9 @@ def main() -> int:
             (detect, "tab=charts", "viewer-detect-charts.png", wide),
             (debate, "tab=items&item=0", "viewer-madam.png", "1440,1400"),
             (score, "tab=items&item=bridge-1", "viewer-phone.png", "390,844"),
+            (calls, "tab=items&item=bridge-1", "viewer-calls.png", "1440,1500"),
+            (reports, "tab=summary", "viewer-reports.png", wide),
+            (regen, "tab=charts", "viewer-regenerate.png", wide),
         ]
         for page, fragment, name, size in shots:
             _shoot(browser, page, fragment, out / name, size, work)
