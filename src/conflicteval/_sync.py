@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -69,12 +70,37 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         finally:
             finished.set()
 
-    future = asyncio.run_coroutine_threadsafe(tracked(), loop)
+    # A Ctrl-C must not fall between scheduling the coroutine and the handler below (the batch
+    # would go on in the background, holding its checkpoint's lock): in the main thread SIGINT
+    # is held back while it is scheduled, and the scheduling is inside the handler's reach.
+    held = _hold_sigint()
+    future = None
     try:
+        future = asyncio.run_coroutine_threadsafe(tracked(), loop)
+        _release_sigint(held)
+        held = None
         return future.result()
     except KeyboardInterrupt:
-        future.cancel()
-        # Let the coroutine's own clean-up run (a batch releases its checkpoint's lock)
-        # before the caller goes on; a second Ctrl-C stops waiting.
-        finished.wait(CANCEL_GRACE)
+        if future is not None:
+            future.cancel()
+            # Let the coroutine's own clean-up run (a batch releases its checkpoint's lock)
+            # before the caller goes on; a second Ctrl-C stops waiting.
+            finished.wait(CANCEL_GRACE)
         raise
+    finally:
+        _release_sigint(held)
+
+
+def _hold_sigint() -> Any:
+    """Block SIGINT for the main thread (the previous mask), or None where it cannot be."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
+        threading.main_thread()
+    ):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_sigint(previous: Any) -> None:
+    """Restore the mask :func:`_hold_sigint` changed (a Ctrl-C held back arrives now)."""
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

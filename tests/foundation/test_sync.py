@@ -113,3 +113,42 @@ def test_after_ctrl_c_a_sync_batch_has_let_go_of_its_checkpoint(tmp_path: Path) 
     # re-running at once (the notebook user's reflex) must not find the checkpoint still locked
     again = run_batch_sync(quick, ["a", "b"], key=str, checkpoint=ck, progress=False)
     assert again.counts["ok"] == 2
+
+
+def test_a_ctrl_c_right_after_scheduling_still_cancels_the_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+    import signal
+    import threading
+
+    from conflicteval import _sync
+
+    if not hasattr(signal, "pthread_kill"):
+        pytest.skip("needs POSIX signals")
+    cleaned = threading.Event()
+
+    async def work() -> None:
+        try:
+            await asyncio.sleep(600)
+        finally:
+            cleaned.set()  # what a batch does on cancellation: release its checkpoint
+
+    real = asyncio.run_coroutine_threadsafe
+
+    def schedule_then_ctrl_c(coro: Any, loop: Any) -> Any:
+        future = real(coro, loop)
+        # the Ctrl-C arrives at once, before the caller could start waiting on the future
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        return future
+
+    monkeypatch.setattr(_sync.asyncio, "run_coroutine_threadsafe", schedule_then_ctrl_c)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _sync.run_sync(work())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    # the work was cancelled, not left running in the background (the bound is generous: a
+    # cancelled sleep ends at once, and run_sync waits for it before it re-raises)
+    assert cleaned.wait(60)
