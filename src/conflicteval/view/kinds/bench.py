@@ -94,6 +94,59 @@ def _per_class_chart(per_class: Any, sub: str) -> Chart | None:
     )
 
 
+def _usage(data: dict[str, Any]) -> dict[str, Any]:
+    """The run's calls, tokens and money as the bench recorded them."""
+    return {
+        "calls": data.get("calls", 0),
+        "cached_calls": data.get("cached_calls", 0),
+        "prompt_tokens": data.get("prompt_tokens", 0),
+        "completion_tokens": data.get("completion_tokens", 0),
+        "cost": "no model calls"
+        if not data.get("calls")
+        else f"est. ${data['cost_usd']:.6f}"
+        if isinstance(data.get("cost_usd"), int | float)
+        else "no price known",
+    }
+
+
+def _numbers(run: RunView, data: dict[str, Any], who: str, gold: str) -> None:
+    """The bench's headline numbers and its charts (confusion matrix, per-class scores)."""
+    n = data.get("n")
+    # n names the unit the bootstrap resampled: gold items (a claim with its documents)
+    units = (
+        (data.get("bootstrap") or {}).get("units")
+        if isinstance(data.get("bootstrap"), dict)
+        else None
+    )
+    pairs = f"{n} gold pairs" if n is not None else ""
+    run.headlines = [
+        headline(label, data, key, n=units if isinstance(units, int) else n, note=pairs)
+        for label, key in (
+            ("accuracy", "accuracy"),
+            ("macro-F1", "macro_f1"),
+            ("accuracy of the answered pairs", "answered_accuracy"),
+        )
+    ]
+    if isinstance(units, int):
+        for h in run.headlines:
+            h.unit = "gold items"
+    confusion = data.get("confusion") or {}
+    classes = list(confusion)
+    if classes:
+        cols = [*classes, "failed"]
+        matrix = [[int((confusion.get(g) or {}).get(p, 0)) for p in cols] for g in classes]
+        sub = f"n = {n} pairs · labeler {who} · gold {gold}"
+        run.charts.append(
+            Chart(
+                "labeler confusion",
+                confusion_svg("Labeler vs gold relations", sub, classes, matrix, columns=cols),
+            )
+        )
+    chart = _per_class_chart(data.get("per_class"), f"n = {n} pairs · labeler {who} · gold {gold}")
+    if chart is not None:
+        run.charts.append(chart)
+
+
 def _read(path: Path) -> RunView:
     data = read_json(path / "bench.json") or {}
     labeler = str(data.get("labeler") or "?")
@@ -133,51 +186,8 @@ def _read(path: Path) -> RunView:
     counts.setdefault("total", n_rows)
     run.counts = counts
     run.failures = failure_reasons(failed)
-    run.usage = {
-        "calls": data.get("calls", 0),
-        "cached_calls": data.get("cached_calls", 0),
-        "prompt_tokens": data.get("prompt_tokens", 0),
-        "completion_tokens": data.get("completion_tokens", 0),
-        "cost": "no model calls"
-        if not data.get("calls")
-        else f"est. ${data['cost_usd']:.6f}"
-        if isinstance(data.get("cost_usd"), int | float)
-        else "no price known",
-    }
-    n = data.get("n")
-    # n names the unit the bootstrap resampled: gold items (a claim with its documents)
-    units = (
-        (data.get("bootstrap") or {}).get("units")
-        if isinstance(data.get("bootstrap"), dict)
-        else None
-    )
-    pairs = f"{n} gold pairs" if n is not None else ""
-    run.headlines = [
-        headline(label, data, key, n=units if isinstance(units, int) else n, note=pairs)
-        for label, key in (
-            ("accuracy", "accuracy"),
-            ("macro-F1", "macro_f1"),
-            ("accuracy of the answered pairs", "answered_accuracy"),
-        )
-    ]
-    if isinstance(units, int):
-        for h in run.headlines:
-            h.unit = "gold items"
-    confusion = data.get("confusion") or {}
-    classes = list(confusion)
-    if classes:
-        cols = [*classes, "failed"]
-        matrix = [[int((confusion.get(g) or {}).get(p, 0)) for p in cols] for g in classes]
-        sub = f"n = {n} pairs · labeler {who} · gold {gold}"
-        run.charts.append(
-            Chart(
-                "labeler confusion",
-                confusion_svg("Labeler vs gold relations", sub, classes, matrix, columns=cols),
-            )
-        )
-    chart = _per_class_chart(data.get("per_class"), f"n = {n} pairs · labeler {who} · gold {gold}")
-    if chart is not None:
-        run.charts.append(chart)
+    run.usage = _usage(data)
+    _numbers(run, data, who, gold)
     run.notes.append(
         "each item lists its documents' gold relation beside the labeler's; the claims and "
         "document texts are in the gold file"
