@@ -17,7 +17,7 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, Field
 
@@ -109,6 +109,14 @@ def iter_checkpoint(path: str | os.PathLike[str]) -> Iterator[tuple[int, Record]
                     f"{p}: line {lineno}: not a checkpoint record: {exc}"
                 ) from exc
             yield off, rec
+
+
+def record_at(fh: BinaryIO, offset: int) -> Record:
+    """The record whose line starts at byte ``offset`` of an open checkpoint, read as
+    :func:`iter_checkpoint` reads it (undecodable bytes escaped), so a line the resume scan
+    accepted reads back the same."""
+    fh.seek(offset)
+    return Record.model_validate_json(fh.readline().decode("utf-8", "surrogateescape"))
 
 
 class _Writer:

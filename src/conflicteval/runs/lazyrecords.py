@@ -28,7 +28,7 @@ from typing import Any, overload
 
 from conflicteval._diskindex import CHUNK
 from conflicteval.errors import ConflictEvalError
-from conflicteval.runs.checkpoint import Record
+from conflicteval.runs.checkpoint import Record, record_at
 from conflicteval.runs.runindex import FINISHED, RESUMED, RunIndex
 
 __all__ = ["CheckpointRecords", "TodoItems"]
@@ -116,8 +116,8 @@ def _read(fh: Any, place: tuple[str, int | None, str | None]) -> Record:
     _, off, pending = place
     if pending is not None:
         return Record.model_validate_json(pending)
-    fh.seek(off)
-    return Record.model_validate_json(fh.readline())
+    assert off is not None  # a record not held in the index is in the checkpoint
+    return record_at(fh, off)
 
 
 # --------------------------------------------------------------------------- the items of a run

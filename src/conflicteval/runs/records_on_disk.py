@@ -9,9 +9,9 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, overload
+from typing import Any, overload
 
-from conflicteval.runs.checkpoint import Record, iter_checkpoint
+from conflicteval.runs.checkpoint import Record, iter_checkpoint, record_at
 
 __all__ = ["LazyRecords"]
 
@@ -45,13 +45,13 @@ class LazyRecords(Sequence[Record]):
             return out
         with self.path.open("rb") as fh:
             for off in self._offsets:
-                out[self._read(fh, off).id] = off
+                out[record_at(fh, off).id] = off
         return out
 
     def at(self, offset: int) -> Record:
         """The record whose line starts at ``offset`` (from :meth:`offsets_by_id`)."""
         with self.path.open("rb") as fh:
-            return self._read(fh, offset)
+            return record_at(fh, offset)
 
     def __len__(self) -> int:
         return len(self._offsets)
@@ -72,12 +72,7 @@ class LazyRecords(Sequence[Record]):
             return
         with self.path.open("rb") as fh:
             for off in self._offsets:
-                yield self._read(fh, off)
+                yield record_at(fh, off)
 
     def __repr__(self) -> str:
         return f"LazyRecords({str(self.path)!r}, {len(self)} records)"
-
-    @staticmethod
-    def _read(fh: BinaryIO, offset: int) -> Record:
-        fh.seek(offset)
-        return Record.model_validate_json(fh.readline().decode("utf-8", "surrogateescape"))

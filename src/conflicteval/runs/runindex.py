@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._diskindex import CHUNK, pages, scratch_db
-from conflicteval.runs.checkpoint import Record, iter_checkpoint
+from conflicteval.runs.checkpoint import Record, iter_checkpoint, record_at
 
 __all__ = ["FINISHED", "RESUMED", "TODO", "RunIndex"]
 
@@ -181,8 +181,7 @@ class RunIndex:
         rows = self._rows(sql)  # only adopted records made before fingerprints
         with path.open("rb") as fh:
             for item_id, off, fp in rows:
-                fh.seek(off)
-                rec = Record.model_validate_json(fh.readline())
+                rec = record_at(fh, off)
                 line = rec.model_copy(update={"inputs": fp}).model_dump_json()
                 new = write(line)
                 self._change("UPDATE ck SET off = ?, inputs = ? WHERE id = ?", (new, fp, item_id))
@@ -216,8 +215,7 @@ class RunIndex:
         with path.open("rb") as fh:
             for rows in self._chunks(sql):
                 for _, off in rows:
-                    fh.seek(off)
-                    yield Record.model_validate_json(fh.readline())
+                    yield record_at(fh, off)
 
     # ----------------------------------------------------------------- finishing
     def finish(self, item_id: str, off: int | None, pending: str | None) -> bool:
