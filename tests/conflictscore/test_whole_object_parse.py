@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 
-from conflicteval.conflictscore.parse import _parse_general, parse_judgement
+from conflicteval.conflictscore.parse import _parse_general, judgement_label, parse_judgement
 from conflicteval.conflictscore.reply_text import read_whole_object as _whole_object
 
 ANSWERS = ["SUPPORTS", "contradicted", "Not relevant", "not SUPPORTS", "SUPPORTS?", "maybe",
@@ -57,6 +57,23 @@ def test_the_quick_reading_agrees_with_the_general_steps() -> None:
                 assert judgement == _parse_general(text, document), (text, document)
     # most of the grid is read quickly, and some of it is handed on (copied, no label)
     assert len(replies) * 2 * len(documents) > quick > len(replies)
+
+
+def test_the_label_alone_is_what_parse_judgement_gives() -> None:
+    """``judgement_label`` (the structured labeller's check) gives parse_judgement's label and
+    problem on the whole grid, on confusable letters and on replies that are not one object."""
+    replies = _replies()
+    documents = [None, "The sky is blue.", f"A note.\n{replies[0]}\nThe end.", "\u0405UPPORTS"]
+    others = ["", "  ", "SUPPORTS", 'Sure: {"answer": "SUPPORTS"} and more',
+              '{"answer": "\u0405UPPORTS"}',
+              '{"answer": "SUPPORTS", "answer": "IRRELEVANT"}']  # fmt: skip
+    for reply in [*replies, *others]:
+        for document in documents:
+            judgement = parse_judgement(reply, document)
+            assert judgement_label(reply, document) == (judgement.label, judgement.problem), (
+                reply,
+                document,
+            )
 
 
 def test_an_object_copied_from_the_document_is_handed_to_the_general_steps() -> None:

@@ -87,10 +87,6 @@ def _label_key_text(key: str) -> bool:
     return fold_confusables(key).strip().lower() in ANSWER_KEYS
 
 
-def _label_key(key: object) -> bool:
-    return _label_key_text(str(key))
-
-
 def object_label(obj: Mapping[str, Any]) -> tuple[Relation | None, str | None]:
     """The label of one JSON object, read from every label-bearing key.
 
@@ -105,8 +101,11 @@ def object_label(obj: Mapping[str, Any]) -> tuple[Relation | None, str | None]:
     values = [
         v
         for k, v in items
-        if _label_key(k) and not (v is None or (isinstance(v, str) and not v.strip()))
+        if _label_key_text(k if type(k) is str else str(k))
+        and not (v is None or (isinstance(v, str) and not v.strip()))
     ]
+    if len(values) <= 1:  # the common reply: one answer key (what the general case gives it)
+        return (normalize_label(values[0]) if values else None), None
     labels = [normalize_label(v) for v in values]
     named = sorted({lab for lab in labels if lab is not None})
     if not named:

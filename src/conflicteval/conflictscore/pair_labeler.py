@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -21,7 +21,7 @@ from .label_common import (
     _pair,
     document_text,
 )
-from .parse import Judgement, normalize_label, parse_judgement
+from .parse import Judgement, judgement_label, normalize_label, parse_judgement
 
 
 def pair_prompt(claim: str, document: Document, *, headings: bool = False) -> str:
@@ -101,9 +101,9 @@ def pair_label_from_reply(
         label = cast("Relation", answer) if answer in RELATIONS else normalize_label(answer)
         # The validated object holds one ``answer`` (json keeps the last duplicate key and
         # drops ``label``/``Answer``): the reply's text must name that label and no other.
-        check = parse_judgement(text, document)
-        if check.label != label:
-            problem = check.problem or f"the reply's text says {check.label}, its JSON {answer}"
+        said, problem = judgement_label(text, document)
+        if said != label:
+            problem = problem or f"the reply's text says {said}, its JSON {answer}"
             return _pair(i, j, Judgement(problem=problem), text)
         if label is not None:  # the common case, built at once (what _pair would build)
             return PairLabel(
@@ -168,8 +168,11 @@ class LLMLabeler(_LLMBase):
         """The Table 7 prompt for one pair."""
         return pair_prompt(claim, document, headings=self.headings)
 
-    async def _one(self, i: int, j: int, claim: str, doc: Document) -> tuple[PairLabel, int, Usage]:
-        return await self._ask(
+    def _one(
+        self, i: int, j: int, claim: str, doc: Document
+    ) -> Awaitable[tuple[PairLabel, int, Usage]]:
+        """The call for one pair (the coroutine of :meth:`_ask` itself: no layer of its own)."""
+        return self._ask(
             self.prompt(claim, doc),
             PairReply,
             self.max_tokens,

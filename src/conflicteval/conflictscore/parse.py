@@ -34,6 +34,7 @@ from conflicteval.conflictscore.reply_text import (
     copied_from,
     normal_source,
     read_whole_object,
+    whole_object,
 )
 from conflicteval.conflictscore.reply_text import copied as _copied
 from conflicteval.conflictscore.reply_text import get_field as _get
@@ -47,6 +48,7 @@ __all__ = [
     "Judgement",
     "claims_list_problem",
     "copied_from",
+    "judgement_label",
     "normalize_label",
     "parse_claims",
     "parse_judgement",
@@ -239,6 +241,24 @@ def parse_judgement(text: str, document: str | None = None) -> Judgement:
         judgement.snippet = _as_written(text, judgement.snippet, "document_snippet")
         judgement.reasoning = _as_written(text, judgement.reasoning, "reasoning")
     return judgement
+
+
+def judgement_label(text: str, document: str | None = None) -> tuple[Relation | None, str | None]:
+    """The label :func:`parse_judgement` reads from ``text``, and its problem when there is none.
+
+    What a reply whose JSON was already validated needs (the labeler checks that its text names
+    the validated label and no other): for the common reply that is one JSON object, read at
+    once without building its :class:`Judgement`; any other reply through
+    :func:`parse_judgement` itself.
+    """
+    if isinstance(text, str) and text.isascii():  # folding changes nothing
+        read = whole_object(
+            text, document if document is None or document.isascii() else fold_confusables(document)
+        )
+        if isinstance(read, tuple):
+            return read[1], None
+    judgement = parse_judgement(text, document)
+    return judgement.label, judgement.problem
 
 
 def _as_written(text: str, folded_value: str | None, key: str) -> str | None:

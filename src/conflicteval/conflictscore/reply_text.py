@@ -28,6 +28,7 @@ __all__ = [
     "normal_text",
     "read_whole_object",
     "text_field",
+    "whole_object",
 ]
 
 _NO_MARKS = str.maketrans("", "", "*_`")
@@ -93,14 +94,11 @@ class Judgement(BaseModel):
     problem: str | None = None
 
 
-def read_whole_object(text: str, document: str | None) -> Judgement | None:
-    """The first step of ``parse_judgement`` at once, for a reply that is one JSON object only.
-
-    The same judgement the general steps give such a reply, without their scans of quotes and
-    prose (there is no prose): the object's label keys must agree, and it must be the model's
-    own (neither the object nor its first line copied from the document). None hands every
-    other reply, and an object naming no label, to the general steps.
-    """
+def whole_object(
+    text: str, document: str | None
+) -> tuple[dict[str, Any], Relation] | Judgement | None:
+    """The reading behind :func:`read_whole_object`: the object and its label, a judgement
+    naming why its label keys disagree, or None (the general steps read the reply)."""
     body = text.strip()
     if len(text) > MAX_EXAMINED or body[:1] != "{" or body[-1:] != "}":
         return None
@@ -127,6 +125,21 @@ def read_whole_object(text: str, document: str | None) -> Judgement | None:
         return Judgement(problem=disagreement)
     if label is None:
         return None
+    return obj, label
+
+
+def read_whole_object(text: str, document: str | None) -> Judgement | None:
+    """The first step of ``parse_judgement`` at once, for a reply that is one JSON object only.
+
+    The same judgement the general steps give such a reply, without their scans of quotes and
+    prose (there is no prose): the object's label keys must agree, and it must be the model's
+    own (neither the object nor its first line copied from the document). None hands every
+    other reply, and an object naming no label, to the general steps.
+    """
+    read = whole_object(text, document)
+    if not isinstance(read, tuple):
+        return read
+    obj, label = read
     fields = {str(k).lower(): v for k, v in obj.items()}  # what text_field reads, made once
     snippet = next(
         (fields[k] for k in ("document_snippet", "snippet", "evidence") if k in fields), None
