@@ -35,3 +35,19 @@ def test_a_record_without_replies_reads_back_as_its_line_does() -> None:
     fresh, line = finish_record(rec)
     assert fresh == Record.model_validate_json(line)
     assert '"calls":[' not in line
+
+
+def test_past_the_bound_an_item_keeps_the_first_calls_made_whatever_order_they_replied_in() -> None:
+    import random
+
+    from conflicteval.models.usage_scopes import KEPT_CALLS, ItemCalls
+
+    for seed in range(5):
+        order = list(range(KEPT_CALLS + 57))
+        random.Random(seed).shuffle(order)
+        calls = ItemCalls()
+        for n in order:
+            calls.add(Usage(calls=1), (n, "m", f"reply {n}", False, "stop", None))
+        kept = calls.kept_replies()
+        assert [c.reply for c in kept] == [f"reply {n}" for n in range(KEPT_CALLS)]
+        assert calls.more_calls == 57 and calls.usage.calls == KEPT_CALLS + 57

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import heapq
 import itertools
 
 from pydantic import TypeAdapter
@@ -50,10 +51,14 @@ class ItemCalls:
         if len(self.replies) < KEPT_CALLS:
             self.replies.append(reply)
             return
-        self.more_calls += 1  # keep the first calls made, whichever replied first
-        last = max(range(len(self.replies)), key=lambda k: self.replies[k][0])
-        if reply[0] < self.replies[last][0]:
-            self.replies[last] = reply
+        # keep the first calls made, whichever replied first: past the bound the replies are a
+        # heap on the negated issue number, whose top is the latest-issued kept call
+        if self.more_calls == 0:
+            self.replies = [(-r[0], *r[1:]) for r in self.replies]
+            heapq.heapify(self.replies)
+        self.more_calls += 1
+        if -reply[0] > self.replies[0][0]:
+            heapq.heapreplace(self.replies, (-reply[0], *reply[1:]))
 
     def kept_replies(self) -> list[CallReply]:
         """The replies as records keep them, in the order the calls were made, each cut to
@@ -68,7 +73,9 @@ class ItemCalls:
                     "finish_reason": finish,
                     "latency_s": None if latency is None else round(latency, 4),
                 }
-                for _, model, text, cached, finish, latency in sorted(self.replies, key=_issue)
+                for _, model, text, cached, finish, latency in sorted(
+                    self.replies, key=_issue, reverse=self.more_calls > 0
+                )
             ]
         )
 
