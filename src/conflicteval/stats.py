@@ -57,6 +57,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from conflicteval.confusion import confusion_cells, confusion_figures
+from conflicteval.formatting import format_ci
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -259,13 +260,6 @@ def compare_means(
         "difference_ci": [low, high],
         "larger_than_interval": larger_than_interval(low, high),
     }
-
-
-def format_ci(ci: Sequence[float] | None, digits: int = 4, scale: float = 1.0) -> str:
-    """``[low, high]`` as text (``[–]`` when there is no interval)."""
-    if ci is None:
-        return "[–]"
-    return f"[{scale * ci[0]:.{digits}f}, {scale * ci[1]:.{digits}f}]"
 
 
 # --------------------------------------------------------------------------- classification

@@ -1,4 +1,4 @@
-"""The formatters of :mod:`conflicteval.stats`: how every share and interval is printed.
+"""The share and its interval as text: the rules of :mod:`conflicteval.stats` in words.
 
 One rule everywhere (written in :mod:`conflicteval.stats`): a share over nothing graded is
 "not measured" with the reason, never 0; an interval over fewer than
@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import NormalDist
 
-from conflicteval.stats import DEFAULT_LEVEL, MIN_INTERVAL_UNITS, format_ci
+from conflicteval.formatting import format_ci, number
+from conflicteval.stats import DEFAULT_LEVEL, MIN_INTERVAL_UNITS
 
 __all__ = ["proportion_ci", "share_text", "small_sample_note", "wilson_ci"]
 
@@ -75,6 +76,7 @@ def share_text(
         return f"not measured ({reason or f'no {unit}'})"
     scale = 100.0 if percent else 1.0
     sign = "%" if percent else ""
-    text = f"{scale * value:.{digits}f}{sign} {format_ci(ci, digits, scale)} n = {n} {unit}"
+    shown = number(value, digits, scale=scale, unit=sign)
+    text = f"{shown} {format_ci(ci, digits, scale)} n = {n} {unit}"
     note = small_sample_note(n, unit)
     return f"{text} ({note})" if note else text

@@ -164,7 +164,8 @@ def test_nothing_below_the_command_line_imports_it(graph: dict[str, set[str]]) -
 LAYERS: list[set[str]] = [
     set(  # foundation
         "_atomic _calltimes _diskindex _fatal _filelock _lazy _sync _version cache cache_values"
-        " confusables confusion data docs_pages errors exitcodes fingerprint jsonio jsonparse"
+        " confusables confusion data docs_pages errors exitcodes fingerprint formatting jsonio"
+        " jsonparse"
         " pricing prompt_files readers record_errors stats stats_text suggest tables testing"
         " types".split()
     ),

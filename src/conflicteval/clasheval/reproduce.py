@@ -34,6 +34,7 @@ from conflicteval.clasheval.metrics import (
 )
 from conflicteval.clasheval.published import ACCURACY_ALL, TABLE2, TABLE3
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.formatting import NOT_AVAILABLE, interval, number
 from conflicteval.tables import markdown_table
 
 METHODS: tuple[str, ...] = ("baseline", "token_prob", "calibrated")
@@ -120,15 +121,11 @@ def reproduce_file(path: str | PathLike[str], model: str | None = None) -> dict[
     }
 
 
-def _num(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.3f}"
-
-
 def _cell(m: dict[str, Any]) -> str:
     if m["value"] is None:
         return "n/a"
     ci = m.get("ci")
-    return f"{m['value']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+    return number(m["value"], 3) + (f" {interval(ci, 3)}" if ci else "")
 
 
 def format_reproduction(rep: dict[str, Any]) -> str:
@@ -151,7 +148,7 @@ def format_reproduction(rep: dict[str, Any]) -> str:
     if base and base["table_normalised"]:
         table2 = []
         for r, cols in base["table_normalised"].items():
-            got = ["n/a" if v is None else f"{v:.3f}" for v in cols.values()]
+            got = [number(v, 3, missing=NOT_AVAILABLE) for v in cols.values()]
             paper = paper2.get(r)
             table2.append([r, *got, f"{paper[0]:.3f} / {paper[1]:.3f}" if paper else "-"])
         head = ["Table 2 (share of each column)", "prior correct", "context correct", "notebook"]
@@ -159,8 +156,8 @@ def format_reproduction(rep: dict[str, Any]) -> str:
     acc = rep["accuracy"]["All"]
     paper_acc = published.get("accuracy_all")
     lines.append(
-        f"accuracy without context {_num(acc['without_context'])}, with correct context "
-        f"{_num(acc['with_correct_context'])}"
+        f"accuracy without context {number(acc['without_context'], 3, missing=NOT_AVAILABLE)}, "
+        f"with correct context {number(acc['with_correct_context'], 3, missing=NOT_AVAILABLE)}"
         + (f" (notebook {paper_acc[0]:.3f}, {paper_acc[1]:.3f})" if paper_acc else "")
     )
     return "\n".join(lines)

@@ -198,14 +198,15 @@ def _score_batch(args: argparse.Namespace) -> int:
 
     write_conflictscore(out, result, scorer, summary, **timing_of(args))  # the run contract
 
-    def fmt(v: float | None) -> str:
-        return "undefined" if v is None else f"{v:.4f}"
+    from conflicteval.formatting import UNDEFINED, format_ci, number
 
-    from conflicteval.stats import format_ci
-
+    cs_c, cs_r = (
+        number(summary["mean_cs_c"], missing=UNDEFINED),
+        number(summary["mean_cs_r"], missing=UNDEFINED),
+    )
     print(
-        f"mean CS-C {fmt(summary['mean_cs_c'])} {format_ci(summary['mean_cs_c_ci'])} over "
-        f"{n_cs_c} responses; mean CS-R {fmt(summary['mean_cs_r'])} "
+        f"mean CS-C {cs_c} {format_ci(summary['mean_cs_c_ci'])} over "
+        f"{n_cs_c} responses; mean CS-R {cs_r} "
         f"{format_ci(summary['mean_cs_r_ci'])} over {n_cs_r}; "
         f"{summary['failed_pairs']} failed pairs (95% bootstrap intervals over responses)"
     )

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from conflicteval.tables import markdown_table
 
-__all__ = ["figures_table", "interval_cell"]
+__all__ = ["figures_table"]
 
 
 def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -19,11 +19,3 @@ def figures_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> st
             ``| |`` either way.
     """
     return markdown_table(header, rows)
-
-
-def interval_cell(interval: Sequence[float] | None, digits: int, unit: str = "") -> str:
-    """An interval as a table cell, ``[low, high]`` with ``unit`` after each end (``–`` when
-    there is none)."""
-    if interval is None:
-        return "–"
-    return f"[{interval[0]:.{digits}f}{unit}, {interval[1]:.{digits}f}{unit}]"

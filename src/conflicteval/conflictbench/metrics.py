@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from conflicteval.conflictbench.items import SOURCE_LABELS, SOURCES
+from conflicteval.formatting import MISSING, interval, number
 from conflicteval.tables import markdown_table
 from conflicteval.types import RELATIONS, Relation
 
@@ -289,10 +290,6 @@ def detection_metrics(outcomes: Iterable[DetectionOutcome]) -> dict[str, Detecti
     return out
 
 
-def _fmt(value: float | None, digits: int = 4) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> str:
     """Markdown table in the layout of Table 2, plus relation accuracy and failures.
 
@@ -309,15 +306,15 @@ def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> s
         rows.append(
             [
                 label,
-                _fmt(m.precision),
-                _fmt(m.recall),
-                _fmt(m.f1),
-                _fmt(m.accuracy),
-                _fmt(m.acc_conf),
-                _fmt(m.acc_noconf),
-                _fmt(ra.get("SUPPORTS")),
-                _fmt(ra.get("CONTRADICTS")),
-                _fmt(ra.get("IRRELEVANT")),
+                number(m.precision),
+                number(m.recall),
+                number(m.f1),
+                number(m.accuracy),
+                number(m.acc_conf),
+                number(m.acc_noconf),
+                number(ra.get("SUPPORTS")),
+                number(ra.get("CONTRADICTS")),
+                number(ra.get("IRRELEVANT")),
                 m.n_items,
                 m.failed_items,
                 m.n_pairs,
@@ -329,10 +326,6 @@ def table2(metrics: Mapping[str, DetectionMetrics], *, paper: bool = False) -> s
     return markdown_table(head, rows)
 
 
-def _fmt_ci(ci: list[float] | None) -> str:
-    return "–" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
-
-
 def table2_intervals(metrics: Mapping[str, DetectionMetrics]) -> str:
     """Markdown table of the 95 % intervals of :func:`table2`'s figures (bootstrap over items)."""
     head = ["Category", "Prec 95% CI", "Rec 95% CI", "F1 95% CI", "Acc 95% CI"]
@@ -342,5 +335,5 @@ def table2_intervals(metrics: Mapping[str, DetectionMetrics]) -> str:
         label = "Overall" if key == "overall" else SOURCE_LABELS.get(key, key)
         cis = [m.precision_ci, m.recall_ci, m.f1_ci, m.accuracy_ci, m.acc_conf_ci]
         cis += [m.acc_noconf_ci, m.relation_accuracy_ci.get("all")]
-        rows.append([label, *(_fmt_ci(ci) for ci in cis)])
+        rows.append([label, *(interval(ci, missing=MISSING) for ci in cis)])
     return markdown_table(head, rows, ["left"] * len(head))

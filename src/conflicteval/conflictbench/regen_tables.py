@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval.conflictbench._markdown import figures_table, interval_cell
+from conflicteval.conflictbench._markdown import figures_table
+from conflicteval.formatting import MISSING, interval, number
 
 PAPER_TABLE4 = {"RAG": (78.7, 91.5), "Control-RAG": (81.6, 93.2), "Regenerated-RAG": (82.4, 93.2)}
 """Paper Table 4 (free-form, 779 questions): (truthful %, informative %)."""
@@ -161,20 +162,16 @@ _TABLE4_HEADER = (
 _TABLE5_HEADER = ("Method", "Accuracy", "Accuracy 95% CI", "Questions", "Unparsed")
 
 
-def _pct(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}%"
-
-
 def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
     """Free-form results in the layout of Table 4 (+ intervals and unjudged counts); the
     paper's rows have empty interval cells (the paper prints no interval)."""
     rows: list[list[object]] = [
         [
             r.method,
-            _pct(r.truthful, 1),
-            interval_cell(r.truthful_ci, 1, "%"),
-            _pct(r.informative, 1),
-            interval_cell(r.informative_ci, 1, "%"),
+            number(r.truthful, 1, unit="%"),
+            interval(r.truthful_ci, 1, unit="%", missing=MISSING),
+            number(r.informative, 1, unit="%"),
+            interval(r.informative_ci, 1, unit="%", missing=MISSING),
             r.n,
             r.unjudged_truthful,
             r.unjudged_informative,
@@ -193,7 +190,13 @@ def table5(summary: RegenerationSummary, *, paper: bool = False) -> str:
     """Binary-choice results in the layout of Table 5 (+ intervals and unparsed counts); the
     paper's rows have an empty interval cell (the paper prints no interval)."""
     rows: list[list[object]] = [
-        [r.method, _pct(r.accuracy, 2), interval_cell(r.accuracy_ci, 2, "%"), r.n, r.unparsed]
+        [
+            r.method,
+            number(r.accuracy, 2, unit="%"),
+            interval(r.accuracy_ci, 2, unit="%", missing=MISSING),
+            r.n,
+            r.unparsed,
+        ]
         for r in summary.choice
     ]
     if paper:

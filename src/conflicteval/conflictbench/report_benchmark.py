@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from conflicteval.conflictbench._markdown import figures_table, interval_cell
+from conflicteval.conflictbench._markdown import figures_table
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.items import BenchItem
 from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier import path)
@@ -38,6 +38,7 @@ from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier 
     find_main_entities,
     main_entity_heuristic,
 )
+from conflicteval.formatting import MISSING, interval, number
 from conflicteval.runs import BatchResult, RunOptions, Stage
 from conflicteval.types import Document, Usage
 
@@ -259,10 +260,6 @@ def summarize_reports(
     return out
 
 
-def _f(value: float | None) -> str:
-    return "–" if value is None else f"{value:.4f}"
-
-
 _TABLE3_HEADER = (
     "Model / Setting",
     "CS-C",
@@ -284,10 +281,10 @@ def table3(rows: Sequence[ReportRow], *, paper: bool = False) -> str:
     cells: list[list[object]] = [
         [
             f"{r.model} / {SETTING_LABELS.get(r.setting, r.setting)}",
-            _f(r.cs_c),
-            interval_cell(r.cs_c_ci, 4),
-            _f(r.cs_r),
-            interval_cell(r.cs_r_ci, 4),
+            number(r.cs_c),
+            interval(r.cs_c_ci, missing=MISSING),
+            number(r.cs_r),
+            interval(r.cs_r_ci, missing=MISSING),
             r.reports,
             r.scored,
             r.cs_r_undefined,

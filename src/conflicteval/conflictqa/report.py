@@ -16,6 +16,7 @@ from typing import Any
 from conflicteval.conflictqa.metrics import OUTCOMES, experiment_metrics, outcome
 from conflicteval.conflictqa.published import PAPER_FIGURES
 from conflicteval.conflictqa.run import read_run
+from conflicteval.formatting import interval, number
 from conflicteval.ramdocs.report import answered, last_run_note, run_records
 from conflicteval.tables import markdown_table
 
@@ -66,8 +67,8 @@ def conflictqa_report(run: str | os.PathLike[str]) -> dict[str, Any]:
 def _pct(m: dict[str, Any]) -> str:
     if m["value"] is None:
         return "n/a"
-    lo, hi = m["ci"]
-    return f"{100 * m['value']:.1f}% [{100 * lo:.1f}-{100 * hi:.1f}]"
+    share = number(m["value"], 1, scale=100, unit="%")
+    return f"{share} {interval(m['ci'], 1, scale=100, sep='-')}"
 
 
 def format_conflictqa(rep: dict[str, Any]) -> str:

@@ -12,10 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from conflicteval.formatting import UNDEFINED, number
 from conflicteval.runs import BatchResult
 from conflicteval.types import Document, PairLabel, Usage
 
 from .aggregate import Aggregate
+
+
+def score_text(value: float | None) -> str:
+    """A ConflictScore (CS-C, CS-R) as people read it: two decimals, ``undefined`` when the
+    response has nothing to divide by."""
+    return number(value, 2, missing=UNDEFINED)
 
 
 class ScoreItem(BaseModel):
@@ -167,9 +174,9 @@ class ScoreResult(BaseModel):
         if self.error:
             return f"<ScoreResult not scored: {self.error}>"
         return (
-            f"<ScoreResult CS-C {_fmt(self.cs_c)}, CS-R {_fmt(self.cs_r)}: {len(self.claims)} "
-            f"claims x {len(self.document_ids)} documents, {self.n_failed_pairs} failed pairs>\n"
-            + format_result(self)
+            f"<ScoreResult CS-C {score_text(self.cs_c)}, CS-R {score_text(self.cs_r)}: "
+            f"{len(self.claims)} claims x {len(self.document_ids)} documents, "
+            f"{self.n_failed_pairs} failed pairs>\n" + format_result(self)
         )
 
     def __str__(self) -> str:
@@ -198,7 +205,7 @@ class ScoreResult(BaseModel):
             )
         failed = f", {self.n_failed_pairs} failed pairs" if self.n_failed_pairs else ""
         return (
-            f"<p><b>CS-C</b> {_fmt(self.cs_c)} &nbsp; <b>CS-R</b> {_fmt(self.cs_r)} "
+            f"<p><b>CS-C</b> {score_text(self.cs_c)} &nbsp; <b>CS-R</b> {score_text(self.cs_r)} "
             f"({len(self.claims)} claims x {len(self.document_ids)} documents{failed})</p>"
             f"<table><thead><tr><th>#</th><th>claim</th>{head}<th>conflicted</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
@@ -275,10 +282,6 @@ class ScoreBatchResult(BatchResult):
         return pd.DataFrame(rows, columns=["status", *_ROW_COLUMNS])
 
 
-def _fmt(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.2f}"
-
-
 def column_labels(document_ids: Sequence[str], max_width: int = 8) -> tuple[list[str], str | None]:
     """Column headers for the documents: the user's ids, or numbered labels and a legend.
 
@@ -323,8 +326,9 @@ def format_result(result: ScoreResult, width: int = 72) -> str:
         lines.append(legend)
     if agg is not None:
         lines.append(
-            f"CS-C {_fmt(agg.cs_c)} ({agg.n_conflicted} of {agg.n_scored} claims conflicted)   "
-            f"CS-R {_fmt(agg.cs_r)} (mean over {agg.n_evidenced} claims with evidence; "
+            f"CS-C {score_text(agg.cs_c)} "
+            f"({agg.n_conflicted} of {agg.n_scored} claims conflicted)   "
+            f"CS-R {score_text(agg.cs_r)} (mean over {agg.n_evidenced} claims with evidence; "
             f"{agg.n_no_evidence} without, {agg.n_unlabelled} unlabelled)"
         )
         if agg.n_failed_pairs:

@@ -29,6 +29,7 @@ from conflicteval.types import Document
 
 from .factory import make_scorer, needs_model
 from .labelers import document_text
+from .score_results import score_text
 from .scorer import ConflictScorer, ScoreResult
 
 __all__ = ["SharedScorer", "build_scorer", "conflict_reason", "titled_context", "unscored_reason"]
@@ -207,12 +208,9 @@ def conflict_reason(result: ScoreResult, max_claims: int = 10) -> str:
     if agg is None:  # pragma: no cover - an unscored result always has an error
         return "not scored"
 
-    def fmt(value: float | None) -> str:
-        return "undefined" if value is None else f"{value:.2f}"
-
     head = (
-        f"CS-C {fmt(agg.cs_c)}: {agg.n_conflicted} of {agg.n_scored} claims are supported "
-        f"by some documents and contradicted by others; CS-R {fmt(agg.cs_r)}."
+        f"CS-C {score_text(agg.cs_c)}: {agg.n_conflicted} of {agg.n_scored} claims are supported "
+        f"by some documents and contradicted by others; CS-R {score_text(agg.cs_r)}."
     )
     parts = [head]
     ids = result.document_ids

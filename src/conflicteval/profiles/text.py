@@ -8,6 +8,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from conflicteval.formatting import number
 from conflicteval.results.contract import Metric, RunSummary
 from conflicteval.tables import DEFAULT_WIDTH, render_table
 
@@ -79,7 +80,7 @@ def dry_run_lines(cells: Sequence[Cell], *, wide: bool = False) -> list[str]:
             continue
         usd = d["usd"]
         total = None if total is None or usd is None else total + usd
-        money = "no price" if usd is None else f"{usd:.4f}"
+        money = number(usd, 4, missing="no price")
         rows.append(
             [
                 cell.model,

@@ -159,13 +159,15 @@ def ramdocs_report(run: str | os.PathLike[str]) -> dict[str, Any]:
 def fmt_metric(m: dict[str, Any]) -> str:
     """``33.3% [95% CI 16.7-50.0] (n=30 questions)`` or ``not measured (nothing scored)``; under
     ``MIN_INTERVAL_UNITS`` questions, with the note that the interval means little."""
+    from conflicteval.formatting import number
     from conflicteval.stats_text import small_sample_note
 
     if m["value"] is None:
         return "not measured (nothing scored)"
     lo, hi = m["ci"]
     note = small_sample_note(m["n"], "questions")
-    text = f"{m['value']:.1f}% [95% CI {lo:.1f}-{hi:.1f}] (n={m['n']} questions)"
+    share = number(m["value"], 1, unit="%")
+    text = f"{share} [95% CI {number(lo, 1)}-{number(hi, 1)}] (n={m['n']} questions)"
     return f"{text}; {note}" if note else text
 
 

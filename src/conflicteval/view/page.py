@@ -26,6 +26,7 @@ from importlib import resources
 from typing import Any, TextIO
 
 from conflicteval._version import __version__
+from conflicteval.formatting import UNDEFINED, number
 
 from .model import Headline, RunView
 
@@ -72,11 +73,11 @@ def script_hash(script: str) -> str:
 
 def fmt_number(value: float | None, percent: bool = False) -> str:
     """A headline value for people (``undefined`` for None)."""
-    if value is None:
-        return "undefined"
+    if value is not None and not percent and abs(value) >= 100:
+        return f"{value:,.0f}"  # a count or a sum of money is read with its thousands marked
     if percent:
-        return f"{value:.1f}%"
-    return f"{value:.3f}" if abs(value) < 100 else f"{value:,.0f}"
+        return number(value, 1, unit="%", missing=UNDEFINED)
+    return number(value, 3, missing=UNDEFINED)
 
 
 def _headline_cell(h: Headline) -> str:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.formatting import number
 from conflicteval.prompt_files import prompt_text
 from conflicteval.suggest import did_you_mean
 from conflicteval.tables import markdown_table
@@ -355,10 +356,6 @@ def _calibration_source(result: CalibrationResult) -> tuple[AgreementReport | No
     return None, None
 
 
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
 def comparison_markdown(rows: Sequence[ComparisonRow]) -> str:
     """Markdown tables of measured figures beside published ones, with the table's notes."""
     if not rows:
@@ -393,10 +390,10 @@ def _distribution_markdown(pub: PublishedTable, rows: Sequence[ComparisonRow]) -
                     for r in trows
                     if (r.model, r.published_model, r.label, r.subset) == (model, pmodel, label, s)
                 ]
-                cells.append(_num(same[0].measured) if same else "–")
+                cells.append(number(same[0].measured, 1) if same else "–")
                 for j in judges:
                     pubs = [r.published for r in same if r.published_judge == j]
-                    cells.append(_num(pubs[0]) if pubs else "–")
+                    cells.append(number(pubs[0], 1) if pubs else "–")
             table.append(cells)
         parts += [markdown_table(head, table, ["left"] * 3 + ["right"] * (len(head) - 3)), ""]
     unmatched = sorted({r.model for r in rows if r.model and r.published_model is None})
@@ -429,10 +426,10 @@ def _agreement_markdown(pub: PublishedTable, rows: Sequence[ComparisonRow]) -> s
     for metric, label in dict.fromkeys((r.metric, r.label) for r in rows):
         same = [r for r in rows if (r.metric, r.label) == (metric, label)]
         name = _METRICS[metric] if label is None else f"{_SHORT[label]} {_METRICS[metric]}"
-        cells = [name, _num(same[0].measured)]
+        cells = [name, number(same[0].measured, 1)]
         for j in judges:
             pubs = [r.published for r in same if r.published_model == j]
-            cells.append(_num(pubs[0]) if pubs else "–")
+            cells.append(number(pubs[0], 1) if pubs else "–")
         table.append(cells)
     lines.append(markdown_table(head, table))
     lines += [

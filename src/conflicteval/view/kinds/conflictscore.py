@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from conflicteval.conflictscore.score_results import score_text
 from conflicteval.record_errors import reading_record
 
 from ..common import (
@@ -167,7 +168,9 @@ def score_item(rec: Any, row: dict[str, Any] | None) -> dict[str, Any]:
             "conflicted": "undefined" if not agg else "yes" if agg.get("n_conflicted") else "no",
             "failed pairs": "some" if n_failed else "none",
         },
-        value="failed" if rec.status != "ok" else f"CS-C {_f(cs_c)} \u00b7 CS-R {_f(cs_r)}",
+        value="failed"
+        if rec.status != "ok"
+        else f"CS-C {score_text(cs_c)} \u00b7 CS-R {score_text(cs_r)}",
         numbers={"CS-C": cs_c, "CS-R": cs_r},  # sortable columns
     )
     if res.get("labels"):
@@ -202,10 +205,6 @@ def _in_input_order(records: LazyRecords, scores: Path) -> None:
         return
     if order:
         records.reorder(lambda rid: order.get(rid, len(order)))
-
-
-def _f(v: Any) -> str:
-    return "undefined" if v is None else f"{float(v):.2f}"
 
 
 def _read(path: Path) -> RunView:

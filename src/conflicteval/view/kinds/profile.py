@@ -15,6 +15,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from conflicteval.formatting import number
+
 from ..model import Chart, Headline, RunView
 from ..registry import RunKind, has_files
 from ..svg import INK, MUTED, PALETTE
@@ -27,9 +29,8 @@ def _t(text: object) -> str:
 
 
 def _fmt(value: float | None, scale: float) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.1f}%" if scale == 100 else f"{value:.3f}"
+    """A cell's value: a share in percent (it is stored so), else three decimals."""
+    return number(value, 1, unit="%") if scale == 100 else number(value, 3)
 
 
 def _instrument_text(cell: dict[str, Any]) -> str:

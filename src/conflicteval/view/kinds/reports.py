@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from conflicteval.conflictscore.score_results import score_text
 from conflicteval.types import Usage
 
 from ..common import (
@@ -45,7 +46,7 @@ def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
         conflicted=(agg.get("n_conflicted") or 0) > 0 if agg else None,
         value="failed"
         if not ok
-        else f"CS-C {_f(res.get('cs_c'))} \u00b7 CS-R {_f(res.get('cs_r'))}",
+        else f"CS-C {score_text(res.get('cs_c'))} \u00b7 CS-R {score_text(res.get('cs_r'))}",
         numbers={"CS-C": res.get("cs_c"), "CS-R": res.get("cs_r")},  # sortable columns
         response=res.get("report"),
         fields=[
@@ -67,10 +68,6 @@ def _item(rec: Any, bench: dict[str, Any]) -> dict[str, Any]:
         if ok:
             item["value"] += " \u00b7 " + grid_signature(item["grid"])
     return item
-
-
-def _f(v: Any) -> str:
-    return "undefined" if v is None else f"{float(v):.2f}"
 
 
 def _read(path: Path) -> RunView:
