@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conflicteval._atomic import atomic_write_text
+
 __all__ = ["RoundFailures", "carries_schema", "failure_digest", "stalled_line"]
 
 PLAIN_JSON_HINT = (
@@ -143,7 +145,7 @@ def import_stalled(
     except (OSError, ValueError, KeyError, TypeError):
         pass
     try:
-        memo.write_text(json.dumps({"count": count, "digest": digest}), encoding="utf-8")
+        atomic_write_text(memo, json.dumps({"count": count, "digest": digest}))
     except OSError:
         pass
     if not now.same_as(before):

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from conflicteval._atomic import atomic_write_text
 from conflicteval.errors import ConflictEvalError
 
 __all__ = ["IncompleteDownload", "download", "unknown_length_marker"]
@@ -144,7 +145,7 @@ def _fetch_once(url: str, part: Path, progress: Any, *, resume: bool) -> bool:
             record.update(
                 {h: resp.headers[h] for h in ("etag", "last-modified") if h in resp.headers}
             )
-            _meta_path(part).write_text(json.dumps(record), encoding="utf-8")
+            atomic_write_text(_meta_path(part), json.dumps(record))  # never read half-written
         written = have
         with _open_part(part, append=bool(have)) as fh, progress(total, have) as bar:
             for chunk in resp.iter_bytes():
