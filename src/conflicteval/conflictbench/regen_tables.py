@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from conflicteval.conflictbench._markdown import figures_table
 from conflicteval.formatting import MISSING, interval, number
+from conflicteval.tables import markdown_table
 
 PAPER_TABLE4 = {"RAG": (78.7, 91.5), "Control-RAG": (81.6, 93.2), "Regenerated-RAG": (82.4, 93.2)}
 """Paper Table 4 (free-form, 779 questions): (truthful %, informative %)."""
@@ -183,7 +183,7 @@ def table4(summary: RegenerationSummary, *, paper: bool = False) -> str:
             [f"{m} (paper)", f"{t:.1f}%", "", f"{i:.1f}%", "", 779]
             for m, (t, i) in PAPER_TABLE4.items()
         ]
-    return figures_table(_TABLE4_HEADER, rows)
+    return markdown_table(_TABLE4_HEADER, rows)
 
 
 def table5(summary: RegenerationSummary, *, paper: bool = False) -> str:
@@ -201,7 +201,7 @@ def table5(summary: RegenerationSummary, *, paper: bool = False) -> str:
     ]
     if paper:
         rows += [[f"{m} (paper)", f"{acc:.2f}%", "", 779] for m, acc in PAPER_TABLE5.items()]
-    return figures_table(_TABLE5_HEADER, rows)
+    return markdown_table(_TABLE5_HEADER, rows)
 
 
 def flips_text(summary: RegenerationSummary) -> str:

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from conflicteval.conflictbench._markdown import figures_table
 from conflicteval.conflictbench._prompts import load_prompt, render
 from conflicteval.conflictbench.items import BenchItem
 from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier import path)
@@ -40,6 +39,7 @@ from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier 
 )
 from conflicteval.formatting import MISSING, interval, number
 from conflicteval.runs import BatchResult, RunOptions, Stage
+from conflicteval.tables import markdown_table
 from conflicteval.types import Document, Usage
 
 if TYPE_CHECKING:
@@ -299,7 +299,7 @@ def table3(rows: Sequence[ReportRow], *, paper: bool = False) -> str:
             [f"{label} (paper)", f"{csc:.4f}", "", f"{csr:.4f}", "", 100]
             for label, (csc, csr) in PAPER_TABLE3.items()
         ]
-    return figures_table(_TABLE3_HEADER, cells)
+    return markdown_table(_TABLE3_HEADER, cells)
 
 
 @dataclass
