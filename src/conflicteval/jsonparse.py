@@ -123,16 +123,49 @@ def _pairs_dict(pairs: list[tuple[str, Any]]) -> PairsDict:
 _PAIRS_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_dict)
 
 
+class RepeatedKey(ValueError):
+    """A JSON object gives one key two different values: which one the reply means is unknown."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the reply's JSON gives the key {key!r} two different values")
+        self.key = key
+
+
+def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object as ``json`` builds it, refusing a key repeated with another value (a key
+    repeated with the same value is harmless)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen and (type(seen[key]) is not type(value) or seen[key] != value):
+                raise RepeatedKey(key)
+            seen[key] = value
+    return obj
+
+
+_ONE_VALUE_DECODER = json.JSONDecoder(object_pairs_hook=_one_value_per_key)
+
+
 def decode_pairs(text: str) -> Any:
     """``json.loads(text)`` with every object a :class:`PairsDict` (raises ``ValueError``)."""
     return _PAIRS_DECODER.decode(text)
 
 
-def _decode_span(text: str, start: int, end: int, keep_pairs: bool = False) -> tuple[Any, int]:
-    """Decode ``text[start:end]``: (the value or ``_NONE``, characters of work)."""
+def _decode_span(
+    text: str, start: int, end: int, keep_pairs: bool = False, one_value: bool = False
+) -> tuple[Any, int]:
+    """Decode ``text[start:end]``: (the value or ``_NONE``, characters of work).
+
+    With ``one_value``, an object repeating a key with another value raises
+    :class:`RepeatedKey` (it is JSON, but not one reading of it).
+    """
     span = text[start:end]  # a copy, so a decoding error counts lines in the span only
+    hook = _pairs_dict if keep_pairs else (_one_value_per_key if one_value else None)
     try:
-        value = json.loads(span, object_pairs_hook=_pairs_dict if keep_pairs else None)
+        value = json.loads(span, object_pairs_hook=hook)
+    except RepeatedKey:
+        raise
     except ValueError as exc:
         pos = exc.pos if isinstance(exc, json.JSONDecodeError) else len(span)
         return _NONE, len(span) + pos
@@ -148,6 +181,7 @@ def iter_json_spans(
     outermost: bool = False,
     budget: list[int] | None = None,
     keep_pairs: bool = False,
+    one_value: bool = False,
 ) -> Iterator[tuple[Any, int, int]]:
     """Yield ``(value, start, end)`` for each balanced span of ``text`` that decodes to a ``want``.
 
@@ -155,7 +189,9 @@ def iter_json_spans(
     already yielded is skipped. The decoder reads at most ``budget[0]``
     characters over all spans (default: a few times the text's length), so the
     work stays linear even for a hostile reply; ``budget`` is decreased in place. With
-    ``keep_pairs`` every object is a :class:`PairsDict` (duplicate keys kept in ``pairs``).
+    ``keep_pairs`` every object is a :class:`PairsDict` (duplicate keys kept in ``pairs``);
+    with ``one_value`` a span whose object repeats a key with another value raises
+    :class:`RepeatedKey`.
     """
     if budget is None:
         budget = [_PARSE_BUDGET * max(len(text), 1)]
@@ -165,7 +201,7 @@ def iter_json_spans(
             continue
         if budget[0] <= 0:
             return
-        value, cost = _decode_span(text, start, end, keep_pairs)
+        value, cost = _decode_span(text, start, end, keep_pairs, one_value)
         budget[0] -= cost
         if value is not _NONE and isinstance(value, want):
             last_end = end
@@ -174,7 +210,7 @@ def iter_json_spans(
 
 def _first_in_spans(text: str, want: type, budget: list[int]) -> Any:
     """The first balanced span of ``text`` that decodes to a ``want``, or ``_NONE``."""
-    for value, _, _ in iter_json_spans(text, want, budget=budget):
+    for value, _, _ in iter_json_spans(text, want, budget=budget, one_value=True):
         return value
     return _NONE
 
@@ -194,9 +230,15 @@ def extract_json(text: str, *, want: type = dict) -> Any:
     are examined, and the decoder reads at most a few times that many
     characters over all candidates before giving up.
 
+    A candidate that gives a key of one of its objects two different values
+    (``{"answer": "A", "answer": "B"}``) is not read as the last value (what ``json`` would
+    do): the reply fails with :class:`RepeatedKey` when that candidate is reached before one
+    that reads.
+
     Raises:
         ValueError: When no complete JSON value of that type is present (for
             example a truncated reply). The message says what was seen.
+        RepeatedKey: A ``ValueError`` too: a candidate repeats a key with another value.
     """
     cut = len(text) > MAX_EXAMINED
     if cut:
@@ -204,7 +246,9 @@ def extract_json(text: str, *, want: type = dict) -> Any:
     fences = [m.group(1).strip() for m in _FENCE.finditer(text)]
     for source in [text.strip(), *fences]:
         try:
-            value = json.loads(source)
+            value = _ONE_VALUE_DECODER.decode(source)
+        except RepeatedKey:
+            raise
         except (ValueError, RecursionError):
             continue
         if isinstance(value, want):
