@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,23 @@ def openai_server() -> Iterator[object]:
 
     with OpenAICompatServer() as server:
         yield server
+
+
+@pytest.fixture()
+def score_replies() -> Any:
+    """A made-up model for ``score --decomposer llm --labeler llm``: every response breaks down
+    into the same two claims (one holding markup, which a report must show as text), and every
+    claim-document pair is labelled SUPPORTS."""
+
+    def reply(body: dict[str, Any]) -> str:
+        prompt = str(body["messages"][-1]["content"])
+        if prompt.startswith("Instruction: Break down"):
+            return "Claims:\n1. The canal opened in 1847.\n2. It is <b>38 km</b> long."
+        return json.dumps(
+            {"claim": "c", "document_snippet": "s", "reasoning": "r", "answer": "SUPPORTS"}
+        )
+
+    return reply
 
 
 @pytest.fixture()

@@ -18,7 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from conflicteval.errors import DataError
+from conflicteval.errors import ConflictEvalError, DataError
 from conflicteval.readers import iter_lines, read_text
 
 T = TypeVar("T")
@@ -159,6 +159,20 @@ def load_json(path: str | PathLike[str]) -> Any:
         DataError: See :func:`conflicteval.readers.read_text` and :func:`parse_json`.
     """
     return parse_json(read_text(path), path)
+
+
+def read_description(path: str | PathLike[str], *, missing: str, unreadable: str) -> Any:
+    """Parse a directory's own JSON description file (a run's ``run.json``, a profile's
+    record), one rule for all: an absent file is ``"<path>: <missing>"`` and one that is not
+    JSON (or not UTF-8) is ``"<path>: <unreadable>: <why>"``, each a :class:`ConflictEvalError`
+    naming the file. The caller checks the value's shape.
+    """
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConflictEvalError(f"{path}: {missing}") from None
+    except ValueError as exc:
+        raise ConflictEvalError(f"{path}: {unreadable}: {exc}") from exc
 
 
 def iter_json_lines(path: str | PathLike[str]) -> Iterator[tuple[int, Any]]:

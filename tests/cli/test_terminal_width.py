@@ -35,6 +35,15 @@ def _printed(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     return captured.out + captured.err
 
 
+@pytest.fixture()
+def data(shared_data: Path) -> Path:
+    """The RAMDocs sample both RAMDocs commands below read (skipped when it is absent)."""
+    path = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    return path
+
+
 def test_detection_table_fits_and_wide_keeps_markdown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -57,12 +66,9 @@ def test_detection_table_fits_and_wide_keeps_markdown(
 def test_ramdocs_report_of_two_runs_fits(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    shared_data: Path,
+    data: Path,
     openai_server: Any,
 ) -> None:
-    data = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
-    if not data.is_file():
-        pytest.skip(f"{data} not found")
     openai_server.set_replies(["All Correct Answers: [Paris]. Explanation: the documents."])
     runs = []
     for method in ("rag", "no-rag"):
@@ -83,12 +89,9 @@ def test_ramdocs_report_of_two_runs_fits(
 def test_profile_dry_run_fits(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    shared_data: Path,
+    data: Path,
     openai_server: Any,
 ) -> None:
-    data = shared_data / "ramdocs" / "RAMDocs_test_first30.jsonl"
-    if not data.is_file():
-        pytest.skip(f"{data} not found")
     argv = ["profile", "--model", MODEL, "--base-url", openai_server.base_url, "--quiet"]
     argv += ["--benchmark", "ramdocs.rag", "--benchmark", "ramdocs.madam"]
     argv += ["--data", f"ramdocs={data}", "--out", str(tmp_path / "dry"), "--dry-run"]

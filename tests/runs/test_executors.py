@@ -21,8 +21,7 @@ from conflicteval.cli.common import executor_from_args, run_options
 from conflicteval.cli.options import add_run_options
 from conflicteval.errors import ModelError
 from conflicteval.runs import Record, finish_record, read_checkpoint, run_item
-from conflicteval.runs.choice import resolve_executor
-from conflicteval.runs.local import LocalExecutor
+from conflicteval.runs.executor import LocalExecutor, resolve_executor
 from conflicteval.testing import OpenAICompatServer
 
 

@@ -97,15 +97,6 @@ def test_a_reply_from_the_cache_says_so(tmp_path: Path) -> None:
     assert [(c.reply, c.cached, c.latency_s) for c in calls] == [("a reply", True, None)] * 2
 
 
-def _reply(body: dict[str, Any]) -> str:
-    prompt = str(body["messages"][-1]["content"])
-    if prompt.startswith("Instruction: Break down"):
-        return "Claims:\n1. The canal opened in 1847.\n2. It is 38 km long."
-    return json.dumps(
-        {"claim": "c", "document_snippet": "s", "reasoning": "r", "answer": "SUPPORTS"}
-    )
-
-
 def _score_items(tmp: Path) -> Path:
     docs = [{"id": "d0", "text": "The canal opened in 1847."}, {"id": "d1", "text": "It is long."}]
     path = tmp / "items.jsonl"
@@ -117,11 +108,11 @@ def _score_items(tmp: Path) -> Path:
 
 @pytest.mark.parametrize("drop", [False, True])
 def test_the_cli_keeps_replies_unless_told_and_the_report_shows_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, drop: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, drop: bool, score_replies: Any
 ) -> None:
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "run"
-    with OpenAICompatServer(replies=_reply) as server:
+    with OpenAICompatServer(replies=score_replies) as server:
         argv = ["score", "--input", str(_score_items(tmp_path)), "--out", str(out), "--quiet",
                 "--model", "openai/t", "--base-url", server.base_url,
                 "--decomposer", "llm", "--labeler", "llm"]  # fmt: skip

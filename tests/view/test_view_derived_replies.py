@@ -56,16 +56,20 @@ def test_a_feverous_item_shows_its_labelers_replies(
     assert '"<i>why</i>"' not in render_report(out)  # replies are data, escaped in the page
 
 
-def test_a_labeler_bench_item_shows_its_labelers_replies(
-    tmp_path: Path, openai_server: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture()
+def bench_run(tmp_path: Path, openai_server: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A labeler-bench run (LLM labeler on the local test server, three RAMDocs items)."""
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
     openai_server.set_replies(_label)
     out = tmp_path / "bench"
     argv = ["bench", "labeler", "--gold", "ramdocs", "--data", str(_ramdocs_data(tmp_path))]
     argv += ["--labeler", "llm", "--no-save", "--out", str(out)]
     assert main([*argv, *_model(openai_server, "openai/test-model")]) == 0
-    run = load_run(out)
+    return out
+
+
+def test_a_labeler_bench_item_shows_its_labelers_replies(bench_run: Path) -> None:
+    run = load_run(bench_run)
     assert run.kind == "bench" and len(run.items) == 3
     replies = _replies(run, "openai/test-model")
     assert all(len(calls) == 2 for calls in replies.values())  # one call per document
@@ -73,14 +77,8 @@ def test_a_labeler_bench_item_shows_its_labelers_replies(
 
 
 def test_a_derived_run_without_its_checkpoint_shows_its_rows_without_replies(
-    tmp_path: Path, openai_server: Any, monkeypatch: pytest.MonkeyPatch
+    bench_run: Path,
 ) -> None:
-    monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
-    openai_server.set_replies(_label)
-    out = tmp_path / "bench"
-    argv = ["bench", "labeler", "--gold", "ramdocs", "--data", str(_ramdocs_data(tmp_path))]
-    argv += ["--labeler", "llm", "--no-save", "--out", str(out)]
-    assert main([*argv, *_model(openai_server, "openai/test-model")]) == 0
-    (out / "checkpoint.jsonl").unlink()
-    run = load_run(out)
+    (bench_run / "checkpoint.jsonl").unlink()
+    run = load_run(bench_run)
     assert len(run.items) == 3 and not any("calls" in it for it in run.items)

@@ -15,17 +15,8 @@ from conflicteval.view import write_report
 from .chromium import check_ran, dump_dom, require_chromium
 
 
-def _reply(body: dict[str, Any]) -> str:
-    prompt = str(body["messages"][-1]["content"])
-    if prompt.startswith("Instruction: Break down"):
-        return "Claims:\n1. The canal opened in 1847.\n2. It is <b>38 km</b> long."
-    return json.dumps(
-        {"claim": "c", "document_snippet": "s", "reasoning": "", "answer": "SUPPORTS"}
-    )
-
-
 def test_an_item_shows_every_reply_its_calls_got(
-    tmp_path: Path, profile: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, profile: Path, monkeypatch: pytest.MonkeyPatch, score_replies: Any
 ) -> None:
     require_chromium()
     monkeypatch.setenv("CONFLICTEVAL_CACHE_DIR", str(tmp_path / "cache"))
@@ -33,7 +24,7 @@ def test_an_item_shows_every_reply_its_calls_got(
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"id": "r0", "response": "It opened.", "documents": docs}) + "\n")
     out = tmp_path / "run"
-    with OpenAICompatServer(replies=_reply) as server:
+    with OpenAICompatServer(replies=score_replies) as server:
         argv = ["score", "--input", str(items), "--out", str(out), "--quiet",
                 "--model", "openai/t", "--base-url", server.base_url,
                 "--decomposer", "llm", "--labeler", "llm"]  # fmt: skip

@@ -8,8 +8,6 @@ for batch results (``--batch-export``).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,8 @@ from conflicteval._sync import run_sync
 from conflicteval.clasheval.names import RELEASED_MODELS
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, limited, model_from_args, run_options
-from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.common import limited, model_from_args, print_reports, run_options
+from conflicteval.cli.data import add_data_option, close_run, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
     add_checksum_mismatch,
@@ -29,7 +27,7 @@ from conflicteval.cli.options import (
     add_run_input,
     add_run_options,
 )
-from conflicteval.cli.terminal import add_wide, for_terminal
+from conflicteval.cli.terminal import add_wide
 
 register = area_register(__name__)
 
@@ -75,11 +73,7 @@ def add_actions(sub: argparse._SubParsersAction) -> None:
 def _print(reports: list[dict[str, Any]], args: argparse.Namespace) -> int:
     from conflicteval.clasheval.reproduce import format_reproduction
 
-    if args.json:
-        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
-    else:
-        print(for_terminal("\n\n".join(format_reproduction(r) for r in reports), args))
-    return 0
+    return print_reports(reports, args, format_reproduction)
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -109,19 +103,15 @@ def _run(args: argparse.Namespace) -> int:
     result = run_sync(
         run_clasheval(items, model, args.out, concurrency=args.concurrency, **run_options(args))
     )
-    from conflicteval.models.answerers import writes_outputs
 
-    if not writes_outputs():
-        return 0
-    record_data_source(args.out, source)
-    print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
-    if any(r.status == "ok" for r in result.records):  # the run contract, from its report
-        from conflicteval.clasheval.contract import write_clasheval_run
-        from conflicteval.clasheval.reproduce import clasheval_report
-        from conflicteval.results.build import timing_of
+    def contract(timing: dict[str, Any]) -> None:
+        if any(r.status == "ok" for r in result.records):  # the run contract, from its report
+            from conflicteval.clasheval.contract import write_clasheval_run
+            from conflicteval.clasheval.reproduce import clasheval_report
 
-        write_clasheval_run(args.out, clasheval_report(args.out), result.usage, **timing_of(args))
-    return finish(result, "questions", run_dir=args.out)
+            write_clasheval_run(args.out, clasheval_report(args.out), result.usage, **timing)
+
+    return close_run(args, result, ANSWERS_FILE, contract, source=source)
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -18,12 +18,15 @@ it in :func:`model_options` or :func:`run_options` here.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from conflicteval.cli.options import DEFAULT_MODEL_CONCURRENCY
+from conflicteval.cli.terminal import for_terminal
 from conflicteval.errors import ConflictEvalError, UsageError
 from conflicteval.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_PENDING, EXIT_USAGE
 from conflicteval.tables import fit_text
@@ -40,7 +43,9 @@ __all__ = [
     "model_from_args",
     "model_options",
     "note_limit",
+    "print_reports",
     "progress_from_args",
+    "reports_json",
     "run_options",
     "scorer_from_args",
 ]
@@ -324,3 +329,23 @@ def _provider(spec: str) -> str:
     if not slash and name not in _REGISTRY:
         return "openai"
     return name
+
+
+def reports_json(reports: list[dict[str, Any]]) -> str:
+    """The ``--json`` text of a report command: one run's report as an object, several runs'
+    as a list in the order given."""
+    return json.dumps(reports if len(reports) > 1 else reports[0], indent=2)
+
+
+def print_reports(
+    reports: list[dict[str, Any]],
+    args: argparse.Namespace,
+    fmt: Callable[[dict[str, Any]], str],
+) -> int:
+    """Print a report command's reports: :func:`reports_json` under ``--json``, otherwise each
+    formatted by ``fmt``, a blank line between, fitted to the terminal. Returns 0."""
+    if args.json:
+        print(reports_json(reports))
+    else:
+        print(for_terminal("\n\n".join(fmt(r) for r in reports), args))
+    return 0

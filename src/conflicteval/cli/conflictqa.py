@@ -7,15 +7,14 @@ calls wait for batch results).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
+from typing import Any
 
 from conflicteval._sync import run_sync
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import finish, limited, model_from_args, run_options
-from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.common import limited, model_from_args, print_reports, run_options
+from conflicteval.cli.data import add_data_option, close_run, resolve_data_arg
 from conflicteval.cli.options import (
     add_batch_options,
     add_json,
@@ -26,7 +25,7 @@ from conflicteval.cli.options import (
     add_run_options,
     add_seed,
 )
-from conflicteval.cli.terminal import add_wide, for_terminal
+from conflicteval.cli.terminal import add_wide
 from conflicteval.conflictqa.names import DATASETS, LLMS, MULTI, SINGLE
 
 register = area_register(__name__)
@@ -99,27 +98,18 @@ def _run(args: argparse.Namespace) -> int:
             **run_options(args),
         )
     )
-    from conflicteval.models.answerers import writes_outputs
 
-    if not writes_outputs():  # a dry run: nothing written, its counts are the report
-        return 0
-    record_data_source(args.out, source)
-    print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
-    if any(r.status != "pending" for r in result.records):  # the run contract, from its report
-        from conflicteval.conflictqa.contract import write_conflictqa_run
-        from conflicteval.conflictqa.report import conflictqa_report
-        from conflicteval.results.build import timing_of
+    def contract(timing: dict[str, Any]) -> None:
+        if any(r.status != "pending" for r in result.records):  # the contract, from its report
+            from conflicteval.conflictqa.contract import write_conflictqa_run
+            from conflicteval.conflictqa.report import conflictqa_report
 
-        write_conflictqa_run(args.out, conflictqa_report(args.out), result.usage, **timing_of(args))
-    return finish(result, "questions", run_dir=args.out)
+            write_conflictqa_run(args.out, conflictqa_report(args.out), result.usage, **timing)
+
+    return close_run(args, result, ANSWERS_FILE, contract, source=source)
 
 
 def _report(args: argparse.Namespace) -> int:
     from conflicteval.conflictqa.report import conflictqa_report, format_conflictqa
 
-    reports = [conflictqa_report(run) for run in args.run]
-    if args.json:
-        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
-        return 0
-    print(for_terminal("\n\n".join(format_conflictqa(r) for r in reports), args))
-    return 0
+    return print_reports([conflictqa_report(run) for run in args.run], args, format_conflictqa)

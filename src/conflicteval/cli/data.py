@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from conflicteval._atomic import write_json
 from conflicteval.cli.commands import area_register
-from conflicteval.cli.common import progress_from_args
+from conflicteval.cli.common import finish, progress_from_args
 from conflicteval.cli.options import add_checksum_mismatch, add_json, add_quiet
 
 DATA_RECORD = "data.json"
@@ -157,3 +158,36 @@ def record_input(run_dir: str | Path, path: str | Path) -> Path:
     from conflicteval.data.fetch import DataSource, sha256_file
 
     return record_data_source(run_dir, DataSource(Path(path).resolve(), sha256_file(path)))
+
+
+def close_run(
+    args: argparse.Namespace,
+    result: Any,
+    answers_file: str,
+    contract: Callable[[dict[str, Any]], None],
+    *,
+    source: Any = None,
+) -> int:
+    """The end of a question protocol's ``run`` command (ClashEval, ConflictQA, RAMDocs and
+    FaithEval): one rule, in this order.
+
+    A dry run (nothing written) returns 0: its counts are the report. Otherwise ``source`` is
+    recorded in the run's ``data.json`` (None: the command recorded it itself), the answers
+    file in ``args.out`` is named on standard error, ``contract(timing)`` writes the run's
+    summary (``timing`` from :func:`~conflicteval.results.build.timing_of`; the callback
+    decides whether there is a report to build yet) and
+    :func:`~conflicteval.cli.common.finish` prints the closing lines.
+
+    Returns:
+        The command's exit status.
+    """
+    from conflicteval.models.answerers import writes_outputs
+    from conflicteval.results.build import timing_of
+
+    if not writes_outputs():  # a dry run: nothing written, its counts are the report
+        return 0
+    if source is not None:
+        record_data_source(args.out, source)
+    print(f"written: {Path(args.out) / answers_file}", file=sys.stderr)
+    contract(timing_of(args))
+    return finish(result, "questions", run_dir=args.out)

@@ -15,7 +15,7 @@ __all__ = ["add_executor_options"]
 
 def add_executor_options(group: argparse._ArgumentGroup) -> None:
     """Add ``--executor``, ``--ray-actors``, ``--ray-num-cpus`` and ``--ray-gpus-per-actor``."""
-    from conflicteval.runs.choice import EXECUTORS
+    from conflicteval.runs.executor import EXECUTORS
 
     group.add_argument(
         "--executor",

@@ -7,8 +7,6 @@ bad input, 3 when calls wait for batch results (``--batch-export``).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,14 +15,19 @@ from conflicteval._sync import run_sync
 from conflicteval.cli.batch import batch_command
 from conflicteval.cli.commands import area_register
 from conflicteval.cli.common import (
-    finish,
     limited,
     model_from_args,
     progress_from_args,
+    reports_json,
     run_options,
     scorer_from_args,
 )
-from conflicteval.cli.data import add_data_option, record_data_source, resolve_data_arg
+from conflicteval.cli.data import (
+    add_data_option,
+    close_run,
+    record_data_source,
+    resolve_data_arg,
+)
 from conflicteval.cli.options import (
     add_batch_options,
     add_decomposer,
@@ -131,11 +134,9 @@ def run_questions(
         # run): data.json then names that file alone, and nothing when the run was refused
         if writes_outputs():
             _record_owned_data(Path(args.out) / ANSWERS_FILE, args.data_source)
-    if not writes_outputs():  # a dry run: nothing written, its counts are the report
-        return 0
-    print(f"written: {Path(args.out) / ANSWERS_FILE}", file=sys.stderr)
-    _write_contract(args, result)
-    return finish(result, "questions", run_dir=args.out)
+    return close_run(
+        args, result, ANSWERS_FILE, lambda timing: _write_contract(args, result, timing)
+    )
 
 
 def _record_owned_data(answers: Path, source: Any) -> None:
@@ -150,18 +151,17 @@ def _record_owned_data(answers: Path, source: Any) -> None:
         record_data_source(answers.parent, source, replace=True)
 
 
-def _write_contract(args: argparse.Namespace, result: Any) -> None:
+def _write_contract(args: argparse.Namespace, result: Any, timing: dict[str, Any]) -> None:
     """The run's summary.json in the run contract, from its report."""
     from conflicteval.faitheval.report import faitheval_report
     from conflicteval.ramdocs.report import ramdocs_report
     from conflicteval.ramdocs.run import read_run
-    from conflicteval.results.build import timing_of
     from conflicteval.results.kinds_answers import write_question_run
 
     if not any(r.status != "pending" for r in result.records):
         return  # nothing answered yet (every call waits for a batch): no report to build
     report = faitheval_report if read_run(args.out)["benchmark"] == "faitheval" else ramdocs_report
-    write_question_run(args.out, report(args.out), result.usage, **timing_of(args))
+    write_question_run(args.out, report(args.out), result.usage, **timing)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -213,7 +213,7 @@ def report_runs(
         for rep in reports:
             rep["conflictscore"]["labeler_measured"] = measured_rows(scorer.labeler)
     if args.json:
-        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
+        print(reports_json(reports))
         return 0
     from conflicteval.ramdocs.conflict import format_conflict
     from conflicteval.ramdocs.report import format_table

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +37,7 @@ from conflicteval.conflictqa.experiments import (
     release_sides,
 )
 from conflicteval.errors import ConflictEvalError, DataError, ParseFailure
+from conflicteval.jsonio import read_description
 from conflicteval.models.core import Model
 from conflicteval.ramdocs.methods import gather_all
 from conflicteval.runs import BatchResult, RunOptions, Stage
@@ -220,12 +220,9 @@ def read_run(run: str | os.PathLike[str]) -> dict[str, Any]:
         ConflictEvalError: No ConflictQA run there (the message names the file).
     """
     path = Path(run) / RUN_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConflictEvalError(f"{path}: no run here (run 'conflictqa run')") from None
-    except ValueError as exc:
-        raise ConflictEvalError(f"{path}: unreadable run description: {exc}") from exc
+    data = read_description(
+        path, missing="no run here (run 'conflictqa run')", unreadable="unreadable run description"
+    )
     if not isinstance(data, dict) or data.get("benchmark") != "conflictqa":
         raise ConflictEvalError(f"{path}: not a ConflictQA run")
     for field in ("dataset", "model", "memory"):

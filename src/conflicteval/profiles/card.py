@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import ConflictEvalError
+from conflicteval.jsonio import read_description
 from conflicteval.results.contract import (
     Cost,
     Counts,
@@ -52,12 +53,9 @@ def read_profile(out: str | Path) -> dict[str, Any]:
         ConflictEvalError: No profile in ``out``.
     """
     path = Path(out) / PROFILE_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConflictEvalError(f"{path}: no such file (not a profile directory)") from None
-    except ValueError as exc:
-        raise ConflictEvalError(f"{path}: not JSON: {exc}") from None
+    data = read_description(
+        path, missing="no such file (not a profile directory)", unreadable="not JSON"
+    )
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ConflictEvalError(f"{path}: not a profile record (no cells)")
     return data

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from conflicteval._atomic import write_json
 from conflicteval._sync import run_sync
 from conflicteval.errors import ConflictEvalError, DataError
+from conflicteval.jsonio import read_description
 from conflicteval.models.core import Model
 from conflicteval.ramdocs import prompts
 from conflicteval.ramdocs.methods import DEFAULT_ROUNDS, METHODS, SETTINGS, Question, answer
@@ -161,14 +161,11 @@ def read_run(run: str | os.PathLike[str]) -> dict[str, Any]:
         ConflictEvalError: No run there (the message names the file).
     """
     path = Path(run) / RUN_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConflictEvalError(
-            f"{path}: no run here (run 'ramdocs run' or 'faitheval run')"
-        ) from None
-    except ValueError as exc:
-        raise ConflictEvalError(f"{path}: unreadable run description: {exc}") from exc
+    data = read_description(
+        path,
+        missing="no run here (run 'ramdocs run' or 'faitheval run')",
+        unreadable="unreadable run description",
+    )
     if not isinstance(data, dict) or "method" not in data or "benchmark" not in data:
         raise ConflictEvalError(f"{path}: not a run description (no 'method' or 'benchmark')")
     for field in ("benchmark", "method", "model"):

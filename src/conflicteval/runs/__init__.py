@@ -1,9 +1,9 @@
 """What runs items: records, the checkpoint, the run index, progress, ``Stage``, ``run_batch``.
 
 Below the workflows that run batches and above the model layer. The item executors
-live here too: :mod:`~conflicteval.runs.local` (this process's event loop, the
-default) and :mod:`~conflicteval.runs.ray` (Ray actors), chosen by name in
-:mod:`~conflicteval.runs.choice`. How calls leave as files (export, import, the
+live here too: :mod:`~conflicteval.runs.executor` (their protocol, the local executor on
+this process's event loop, the default, and the choice by name) and
+:mod:`~conflicteval.runs.ray` (Ray actors). How calls leave as files (export, import, the
 Batch API clients, rounds) is the neighbouring package :mod:`conflicteval.batch`.
 
 ``from conflicteval.runs import run_batch, BatchResult, Record, ...`` is the public

@@ -21,7 +21,10 @@ log = logging.getLogger("conflicteval.runner")
 
 T = TypeVar("T")
 
-__all__ = ["ItemTimeout", "finish_record", "run_item"]
+__all__ = ["Emit", "ItemTimeout", "finish_record", "run_item"]
+
+Emit = Callable[[Record, str], None]
+"""Called by an item executor with each finished record and its checkpoint line."""
 
 
 class ItemTimeout(Exception):

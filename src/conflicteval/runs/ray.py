@@ -54,14 +54,12 @@ from conflicteval._fatal import close_signal, open_signal, report_fatal
 from conflicteval.errors import ConflictEvalError, ModelError, require
 from conflicteval.models.answerers import active_answerer, answer_with
 from conflicteval.runs.checkpoint import Record
-from conflicteval.runs.itemrun import finish_record, run_item
+from conflicteval.runs.itemrun import Emit, finish_record, run_item
 
 from . import ray_pool
 from .ray_pool import Result
 
 log = logging.getLogger("conflicteval.runs.ray")
-
-Emit = Callable[[Record, str], None]
 
 
 class RayExecutor:

@@ -184,7 +184,7 @@ def _executor(run: RunOptions) -> Any:
     """The executor object the settings name (checking the concurrency first)."""
     if run.concurrency is None or run.concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    from conflicteval.runs.choice import resolve_executor
+    from conflicteval.runs.executor import resolve_executor
 
     return resolve_executor(run.executor)
 
