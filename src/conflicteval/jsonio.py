@@ -161,6 +161,20 @@ def load_json(path: str | PathLike[str]) -> Any:
     return parse_json(read_text(path), path)
 
 
+def load_json_object(path: str | PathLike[str], shape: str) -> dict[str, Any]:
+    """A user's JSON settings file that must be one object (a price table, a table of model
+    families), read with the project's rules (:func:`load_json`).
+
+    Raises:
+        DataError: The file cannot be read, is not JSON, or is not one object (``shape`` says
+            what it should hold, e.g. ``"one JSON object {model: prices}"``); names the file.
+    """
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise DataError(path, None, None, shape)
+    return data
+
+
 def read_description(path: str | PathLike[str], *, missing: str, unreadable: str) -> Any:
     """Parse a directory's own JSON description file (a run's ``run.json``, a profile's
     record), one rule for all: an absent file is ``"<path>: <missing>"`` and one that is not

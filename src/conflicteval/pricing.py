@@ -23,12 +23,10 @@ as ``gpt-4o-mini-2024-07-18`` falls back to its undated name.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflicteval.errors import DataError
@@ -171,14 +169,10 @@ def load_prices(path: str | os.PathLike[str]) -> dict[str, Price]:
     Raises:
         DataError: The file is not such an object (names the file, model and field).
     """
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(p, None, None, f"not a readable JSON price file: {exc}") from exc
-    if not isinstance(data, dict):
-        raise DataError(p, None, None, "a price file is one JSON object {model: prices}")
-    return {str(k): _price_of(str(p), str(k), v) for k, v in data.items()}
+    from conflicteval.jsonio import load_json_object
+
+    data = load_json_object(path, "a price file is one JSON object {model: prices}")
+    return {str(k): _price_of(str(path), str(k), v) for k, v in data.items()}
 
 
 def set_prices(

@@ -24,16 +24,15 @@ Any provider uses it: it reads the sent values (``max_tokens``, ``token_field``,
 from __future__ import annotations
 
 import fnmatch
-import json
 import logging
 import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any
 
 from conflicteval.errors import DataError, UsageError
+from conflicteval.jsonio import load_json_object
 
 __all__ = [
     "DEFAULT_FAMILIES",
@@ -197,14 +196,8 @@ def set_model_families(
 
 def _load(table: Any) -> dict[str, Capabilities]:
     if isinstance(table, (str, os.PathLike)):
-        path = Path(table)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError(path, None, None, f"not a readable JSON file: {exc}") from exc
-        if not isinstance(data, dict):
-            raise DataError(path, None, None, "one JSON object {model pattern: family}")
-        return {str(k): _capabilities_of(str(path), str(k), v) for k, v in data.items()}
+        data = load_json_object(table, "one JSON object {model pattern: family}")
+        return {str(k): _capabilities_of(str(table), str(k), v) for k, v in data.items()}
     return {str(k): _capabilities_of("<model families>", str(k), v) for k, v in table.items()}
 
 
