@@ -116,13 +116,30 @@ def _no_endpoint_known_to_answer() -> None:
     endpoint._answered.clear()
 
 
+_SIGINT_BEFORE = pytest.StashKey[Any]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """Note the SIGINT handler a test starts with (see :func:`pytest_runtest_teardown`)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        item.stash[_SIGINT_BEFORE] = signal.getsignal(signal.SIGINT)
+    yield
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
-    """A test that leaves its own SIGINT handler behind is named, and Python's default restored.
+    """A test that leaves its own SIGINT handler behind is named, and the one before restored.
 
     A library a test drives (an event loop runner, a harness's async backend) can install a
     SIGINT handler of its own; left in place, it would turn a later test's Ctrl-C into
-    something else than the ``KeyboardInterrupt`` a terminal user gets.
+    something else than the ``KeyboardInterrupt`` a terminal user gets. The handler compared
+    with is the one the test started with, not Python's default: a run started in the
+    background by a non-interactive shell inherits SIGINT ignored (``SIG_IGN``, as POSIX
+    shells start background commands), which no test left behind.
     """
     import signal
     import threading
@@ -131,7 +148,8 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     yield
     if threading.current_thread() is not threading.main_thread():
         return
+    before = item.stash.get(_SIGINT_BEFORE, signal.default_int_handler)
     handler = signal.getsignal(signal.SIGINT)
-    if handler is not signal.default_int_handler:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if handler is not before:
+        signal.signal(signal.SIGINT, before)
         warnings.warn(f"{item.nodeid} left a SIGINT handler behind: {handler!r}", stacklevel=1)

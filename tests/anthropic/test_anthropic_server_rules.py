@@ -22,7 +22,8 @@ GOOD = {
 def _post(
     srv: AnthropicServer, body: Any, headers: dict[str, str], path: str = "/messages"
 ) -> httpx.Response:
-    return httpx.post(srv.base_url + path, content=json.dumps(body), headers=headers)
+    # a generous timeout: httpx's default 5 s is a bound a loaded machine can reach
+    return httpx.post(srv.base_url + path, content=json.dumps(body), headers=headers, timeout=120)
 
 
 @pytest.mark.parametrize(
@@ -98,3 +99,17 @@ def test_message_batches_creation_is_checked_and_results_need_an_ended_batch() -
     assert [r["result"]["type"] for r in lines] == ["succeeded", "errored"]
     assert lines[0]["result"]["message"]["type"] == "message"
     assert "seed" in lines[1]["result"]["error"]["error"]["message"]
+
+
+@pytest.mark.parametrize("error", [KeyError("k"), SystemExit(3)], ids=["key-error", "system-exit"])
+def test_a_reply_function_that_raises_is_a_500_api_error_naming_it(error: BaseException) -> None:
+    def broken(body: dict[str, Any]) -> str:
+        raise error
+
+    with AnthropicServer(broken, api_key=KEY) as srv:
+        resp = _post(srv, GOOD, HEADERS)
+        again = _post(srv, GOOD, HEADERS)  # the server goes on
+    assert resp.status_code == again.status_code == 500
+    err = resp.json()["error"]
+    assert err["type"] == "api_error" and type(error).__name__ in err["message"]
+    assert [r.status for r in srv.messages()] == [500, 500]

@@ -410,6 +410,50 @@ def test_a_reply_function_that_raises_is_a_500_naming_the_error_not_a_dropped_co
         assert [r.status for r in server.completions()] == [500]
 
 
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError("no message")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [_Unprintable(), pytest.fail.Exception("failed"), SystemExit(3), KeyboardInterrupt()],
+    ids=["unprintable", "pytest-fail", "system-exit", "keyboard-interrupt"],
+)
+def test_whatever_a_reply_function_raises_is_a_500_and_the_server_goes_on(
+    error: BaseException,
+) -> None:
+    # an exception whose str() fails, or a BaseException, once dropped the connection (or
+    # ended the server's event loop, so that every later request was refused)
+    def broken(body: dict) -> str:
+        raise error
+
+    with OpenAICompatServer(replies=broken) as server:
+        with pytest.raises(ModelError) as info:
+            fast_model(server, max_attempts=1).generate_sync("q")
+        assert info.value.status == 500 and type(error).__name__ in str(info.value)
+        server.set_replies(["fine"])
+        assert fast_model(server, max_attempts=1).generate_sync("q").text == "fine"
+        assert [r.status for r in server.completions()] == [500, 200]
+
+
+def test_stopping_the_server_ends_a_connection_waiting_for_its_reply() -> None:
+    import socket
+
+    server = OpenAICompatServer(faults=[Fault.slow(600.0)]).start()
+    try:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=120)
+        body = b'{"model": "test-model", "messages": [{"role": "user", "content": "q"}]}'
+        head = f"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {len(body)}\r\n\r\n"
+        sock.sendall(head.encode() + body)
+        while not server.completions():  # the request is in (its slow fault waits 600 s)
+            time.sleep(0.01)
+    finally:
+        server.stop()
+    with sock:
+        assert sock.recv(1) == b""  # closed by the stop, not left to the client's timeout
+
+
 def test_content_as_a_list_of_parts_is_joined() -> None:
     from conflicteval.models.openai_provider import _content_text
 

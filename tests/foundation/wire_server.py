@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from conflicteval.models import http11
-from conflicteval.testing.http_plumbing import HTTPServerBase, LoggedRequest
+from conflicteval.testing.http_plumbing import HTTPServerBase, LoggedRequest, RawRequest
 
 Step = tuple[bytes, bool] | Callable[[asyncio.StreamWriter], Awaitable[bool]]
 
@@ -64,15 +64,9 @@ class WireServer(HTTPServerBase):
         self.connections += 1
         await super()._handle(reader, writer)
 
-    async def _respond(
-        self,
-        method: str,
-        path: str,
-        headers: dict[str, str],
-        raw: bytes,
-        writer: asyncio.StreamWriter,
-    ) -> bool:
+    async def _respond(self, request: RawRequest, writer: asyncio.StreamWriter) -> bool:
         self._count += 1
+        method, path, headers, raw = request.method, request.path, request.headers, request.raw
         self.requests.append(
             LoggedRequest(self._count, time.monotonic(), method, path, headers, None, None, 0, raw)
         )

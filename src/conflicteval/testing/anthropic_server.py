@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +33,7 @@ from conflicteval.testing.anthropic_batches import MessageBatchesMixin, MessageB
 from conflicteval.testing.anthropic_rules import check_headers, check_message_body, error_body
 from conflicteval.testing.chat import ChatCompletionsServer, Replies, _Config
 from conflicteval.testing.faults import Fault, FaultFn
-from conflicteval.testing.http_plumbing import LoggedRequest
+from conflicteval.testing.http_plumbing import LoggedRequest, RawRequest
 
 __all__ = ["AnthropicServer", "MessageBatchOutcome", "chat_view"]
 
@@ -149,57 +148,41 @@ class AnthropicServer(MessageBatchesMixin, ChatCompletionsServer):
         self._write(writer, status, json.dumps(payload).encode(), headers)
         return True
 
-    async def _respond(
-        self,
-        method: str,
-        path: str,
-        headers: dict[str, str],
-        raw: bytes,
-        writer: asyncio.StreamWriter,
+    async def _respond(self, request: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        entry, body = self._log_request(request)
+        return await self._answer_or_500(entry, writer, self._route(entry, request, body, writer))
+
+    def _server_error_body(self, message: str) -> bytes:
+        return json.dumps(error_body("api_error", message)).encode()
+
+    async def _route(
+        self, entry: LoggedRequest, request: RawRequest, body: Any, writer: asyncio.StreamWriter
     ) -> bool:
-        n = self._count
-        self._count += 1
-        body: Any = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = None
-        entry = LoggedRequest(n, time.monotonic(), method, path, headers, body, None, 200, raw)
-        self.requests.append(entry)
-        try:
-            refusal = check_headers(headers, self.api_key)
-            if refusal is not None:
-                return self._send(writer, entry, refusal[0], error_body(refusal[1], refusal[2]))
-            route = path.split("?")[0].rstrip("/")
-            if "/messages/batches" in route and method == "GET" and self.batch_faults:
-                status = self.batch_faults.pop(0)
-                entry.fault = "status"
-                kind = "overloaded_error" if status == 529 else "api_error"
-                body_ = error_body(kind, f"error {status}")
-                return self._send(writer, entry, status, body_, {"retry-after": "0"})
-            if "/messages/batches" in route:
-                status, payload = self._batches_route(method, route, path, body, raw, headers)
-                if isinstance(payload, bytes):
-                    entry.status = status
-                    self._write(writer, status, payload, content_type="application/binary")
-                    return True
-                return self._send(writer, entry, status, payload)
-            if method != "POST" or not route.endswith("/v1/messages"):
-                return self._send(writer, entry, 404, error_body("not_found_error", "Not found"))
-            if body is None:
-                return self._send(
-                    writer, entry, 400, error_body("invalid_request_error", "body is not JSON")
-                )
-            return await self._message(entry, body, writer)
-        except ConnectionError:
-            return False
-        except Exception as exc:  # a reply or fault function of the test raised: say so
-            message = f"test server: {type(exc).__name__}: {exc}"
-            try:
-                return self._send(writer, entry, 500, error_body("api_error", message))
-            except (ConnectionError, RuntimeError):
-                return False
+        method, path, headers, raw = request.method, request.path, request.headers, request.raw
+        refusal = check_headers(headers, self.api_key)
+        if refusal is not None:
+            return self._send(writer, entry, refusal[0], error_body(refusal[1], refusal[2]))
+        route = path.split("?")[0].rstrip("/")
+        if "/messages/batches" in route and method == "GET" and self.batch_faults:
+            status = self.batch_faults.pop(0)
+            entry.fault = "status"
+            kind = "overloaded_error" if status == 529 else "api_error"
+            body_ = error_body(kind, f"error {status}")
+            return self._send(writer, entry, status, body_, {"retry-after": "0"})
+        if "/messages/batches" in route:
+            status, payload = self._batches_route(method, route, path, body, raw, headers)
+            if isinstance(payload, bytes):
+                entry.status = status
+                self._write(writer, status, payload, content_type="application/binary")
+                return True
+            return self._send(writer, entry, status, payload)
+        if method != "POST" or not route.endswith("/v1/messages"):
+            return self._send(writer, entry, 404, error_body("not_found_error", "Not found"))
+        if body is None:
+            return self._send(
+                writer, entry, 400, error_body("invalid_request_error", "body is not JSON")
+            )
+        return await self._message(entry, body, writer)
 
     async def _message(
         self, entry: LoggedRequest, body: dict[str, Any], writer: asyncio.StreamWriter

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from conflicteval.testing.http_plumbing import LoggedRequest
+from conflicteval.testing.http_plumbing import RawRequest
 from conflicteval.testing.server import OpenAICompatServer
 
 __all__ = ["AzureOpenAIServer"]
@@ -73,35 +74,16 @@ class AzureOpenAIServer(OpenAICompatServer):
         name = str(body.get("model", ""))
         return self.deployments.get(name, name)
 
-    async def _respond(
-        self,
-        method: str,
-        path: str,
-        headers: dict[str, str],
-        raw: bytes,
-        writer: asyncio.StreamWriter,
-    ) -> bool:
+    async def _respond(self, request: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        method, path, raw = request.method, request.path, request.raw
         self.azure_paths.append((method, path))
         parts = urlsplit(path)
         segments = [p for p in parts.path.split("/") if p]
-        refused = self._azure_refusal(headers, parts.query, segments)
+        refused = self._azure_refusal(request.headers, parts.query, segments)
         if refused is not None:
             status, payload = refused
-            n = self._count
-            self._count += 1
-            self.requests.append(
-                LoggedRequest(
-                    n=n,
-                    time=0.0,
-                    method=method,
-                    path=path,
-                    headers=headers,
-                    body=None,
-                    fault=None,
-                    status=status,
-                    raw=raw,
-                )
-            )
+            entry, _ = self._log_request(request)
+            entry.status = status
             self._write(writer, status, payload)
             return True
         if segments[1] == "deployments":  # openai/deployments/<name>/chat/completions
@@ -113,8 +95,10 @@ class AzureOpenAIServer(OpenAICompatServer):
             if isinstance(body, dict):
                 body.setdefault("model", deployment)  # the path names the deployment
                 raw = json.dumps(body).encode()
-            return await super()._respond(method, "/v1/chat/completions", headers, raw, writer)
-        return await super()._respond(method, "/v1/" + "/".join(segments[1:]), headers, raw, writer)
+            route = "/v1/chat/completions"
+        else:
+            route = "/v1/" + "/".join(segments[1:])
+        return await super()._respond(replace(request, path=route, raw=raw), writer)
 
     def _azure_refusal(
         self, headers: dict[str, str], query: str, segments: list[str]

@@ -2,7 +2,8 @@
 
 A background thread runs its own event loop and serves keep-alive connections on a
 loopback address; every request is logged. What a request gets as its answer is up
-to the subclass (``_respond``).
+to the subclass (``_respond``); a reply or fault function of the test that raises,
+whatever it raises, is answered with a 500 naming the error (:meth:`_answer_or_500`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -40,6 +43,25 @@ class LoggedRequest:
         """The last message's content (empty when there is none)."""
         msgs = (self.body or {}).get("messages") or []
         return str(msgs[-1].get("content", "")) if msgs else ""
+
+
+@dataclass(frozen=True)
+class RawRequest:
+    """One request as read from the wire, before it is logged and answered."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+
+
+def describe_error(exc: BaseException) -> str:
+    """``Type: message`` of an exception, also when its ``str()`` itself raises."""
+    try:
+        text = str(exc)
+    except Exception:  # a test's own exception class with a broken __str__
+        text = "<its message could not be read>"
+    return f"{type(exc).__name__}: {text}"
 
 
 def _error_body(message: str, code: str) -> bytes:
@@ -86,12 +108,19 @@ class HTTPServerBase:
         return self
 
     def stop(self) -> None:
-        """Stop serving and join the thread."""
+        """Stop serving: every connection closed and the thread joined when this returns."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(10)
+            try:
+                loop.call_soon_threadsafe(loop.stop)
+            except RuntimeError:  # closed since the check: its thread is ending anyway
+                pass
+        thread = self._thread
+        if thread is not None:
+            thread.join(60)  # guards against a hang only: generous under load
+            if thread.is_alive():
+                # going on would leave its loop holding the port a restart binds again
+                raise RuntimeError("test server did not stop (is a reply function blocking?)")
 
     def __enter__(self: _S) -> _S:
         return self.start()
@@ -104,21 +133,25 @@ class HTTPServerBase:
         self._loop = loop
         asyncio.set_event_loop(loop)
 
-        async def boot() -> None:
-            self._server = await asyncio.start_server(
-                self._handle, self.host, self.port, backlog=1024
-            )
-            self.port = self._server.sockets[0].getsockname()[1]
+        async def boot() -> asyncio.AbstractServer:
+            server = await asyncio.start_server(self._handle, self.host, self.port, backlog=1024)
+            self.port = server.sockets[0].getsockname()[1]
+            return server
 
-        loop.run_until_complete(boot())
+        # this thread closes its own server and connections (never ``self._server``, which a
+        # restart may already have replaced with the next thread's)
+        server = self._server = loop.run_until_complete(boot())
         self._ready.set()
         try:
             loop.run_forever()
         finally:
-            if self._server is not None:
-                self._server.close()
-            for task in asyncio.all_tasks(loop):
+            server.close()
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
                 task.cancel()
+            # every handler ends (its connection closed), then the closed transports let go
+            # of their sockets: a client still waiting on one sees it end, not its timeout
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             loop.run_until_complete(asyncio.sleep(0))
             loop.close()
 
@@ -144,7 +177,7 @@ class HTTPServerBase:
                 self.in_flight += 1
                 self.max_in_flight = max(self.max_in_flight, self.in_flight)
                 try:
-                    keep = await self._respond(method, path, headers, raw, writer)
+                    keep = await self._respond(RawRequest(method, path, headers, raw), writer)
                 finally:
                     self.in_flight -= 1
                 if not keep:
@@ -159,16 +192,74 @@ class HTTPServerBase:
             except RuntimeError:
                 pass
 
-    async def _respond(
-        self,
-        method: str,
-        path: str,
-        headers: dict[str, str],
-        raw: bytes,
-        writer: asyncio.StreamWriter,
-    ) -> bool:
+    async def _respond(self, request: RawRequest, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False closes the connection."""
         raise NotImplementedError
+
+    def _log_request(
+        self, request: RawRequest, *, log_bodies: bool = True
+    ) -> tuple[LoggedRequest, Any]:
+        """Number ``request``, read its body as JSON and log it (status 200 until answered).
+
+        Returns the log entry and the body (None when there is none or it is not JSON); with
+        ``log_bodies`` False the entry keeps neither the body nor its bytes.
+        """
+        n = self._count
+        self._count += 1
+        body: Any = None
+        if request.raw:
+            try:
+                body = json.loads(request.raw)
+            except ValueError:
+                body = None
+        entry = LoggedRequest(
+            n=n,
+            time=time.monotonic(),
+            method=request.method,
+            path=request.path,
+            headers=request.headers,
+            body=body if log_bodies else None,
+            fault=None,
+            status=200,
+            raw=request.raw if log_bodies else b"",
+        )
+        self.requests.append(entry)
+        return entry, body
+
+    async def _answer_or_500(
+        self,
+        entry: LoggedRequest,
+        writer: asyncio.StreamWriter,
+        answer: Coroutine[Any, Any, bool],
+    ) -> bool:
+        """Await ``answer`` (it writes the reply); False closes the connection.
+
+        When a reply or fault function of the test raised instead, the request is answered
+        with a 500 naming the error, whatever the function raised: an exception whose
+        ``str()`` fails, or a BaseException (``pytest.fail``, ``SystemExit``, a
+        ``KeyboardInterrupt`` raised by the function itself: no Ctrl-C reaches this thread),
+        which would otherwise drop the connection or end the whole server's event loop.
+        Only the loop's own cancellation (the server stopping) passes through.
+        """
+        try:
+            return await answer
+        except ConnectionError:
+            return False
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except BaseException as exc:  # the test's function raised, whatever it raised: say so
+            entry.status = 500
+            try:
+                self._write(
+                    writer, 500, self._server_error_body(f"test server: {describe_error(exc)}")
+                )
+            except (ConnectionError, RuntimeError):
+                return False
+            return True
+
+    def _server_error_body(self, message: str) -> bytes:
+        """The body of the 500 answering a request whose reply or fault function raised."""
+        return _error_body(message, "server_error")
 
     async def _drip(self, writer: asyncio.StreamWriter, payload: bytes, fault: Fault) -> bool:
         """Headers now, then one byte of the body per ``fault.delay`` seconds."""

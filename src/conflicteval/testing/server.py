@@ -36,7 +36,7 @@ from typing import Any
 from conflicteval.testing.batches import BatchOutcome, FilesAndBatchesServer
 from conflicteval.testing.chat import Replies, ReplyFn, _Config
 from conflicteval.testing.faults import Fault, FaultFn, random_faults
-from conflicteval.testing.http_plumbing import LoggedRequest, _error_body
+from conflicteval.testing.http_plumbing import LoggedRequest, RawRequest
 
 __all__ = [
     "BatchOutcome",
@@ -118,50 +118,25 @@ class OpenAICompatServer(FilesAndBatchesServer):
         self.output_garbage: list[str] = list(output_garbage or [])
         """Lines added to every batch output file (a provider writing a damaged line)."""
 
-    async def _respond(
+    async def _respond(self, request: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        entry, body = self._log_request(request, log_bodies=self.config.log_bodies)
+        return await self._answer_or_500(entry, writer, self._route(entry, request, body, writer))
+
+    async def _route(
         self,
-        method: str,
-        path: str,
-        headers: dict[str, str],
-        raw: bytes,
+        entry: LoggedRequest,
+        request: RawRequest,
+        body: Any,
         writer: asyncio.StreamWriter,
     ) -> bool:
-        n = self._count
-        self._count += 1
-        body: dict[str, Any] | None = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = None
-        entry = LoggedRequest(
-            n=n,
-            time=time.monotonic(),
-            method=method,
-            path=path,
-            headers=headers,
-            body=body if self.config.log_bodies else None,
-            fault=None,
-            status=200,
-            raw=raw if self.config.log_bodies else b"",
-        )
-        self.requests.append(entry)
-        try:
-            if self.create_hold is not None and method == "POST" and path.endswith("/batches"):
-                await self.create_hold.wait()
-            if "/files" in path or "/batches" in path:
-                return self._files_and_batches(entry, method, path, headers, raw, body, writer)
-            return await self._answer(entry, method, path, body, writer)
-        except ConnectionError:
-            return False
-        except Exception as exc:  # a reply or fault function of the test raised: say so
-            entry.status = 500
-            message = f"test server: {type(exc).__name__}: {exc}"
-            try:
-                self._write(writer, 500, _error_body(message, "server_error"))
-            except (ConnectionError, RuntimeError):
-                return False
-            return True
+        method, path = request.method, request.path
+        if self.create_hold is not None and method == "POST" and path.endswith("/batches"):
+            await self.create_hold.wait()
+        if "/files" in path or "/batches" in path:
+            return self._files_and_batches(
+                entry, method, path, request.headers, request.raw, body, writer
+            )
+        return await self._answer(entry, method, path, body, writer)
 
 
 def main(argv: list[str] | None = None) -> None:
