@@ -86,7 +86,9 @@ def post(pool: http11.Pool, server: WireServer, n: int = 1, pause: float = 0.0) 
         out: list[Any] = []
         for _ in range(n):
             try:
-                out.append(await pool.post(server.base_url + "/chat/completions", b"{}", timeout=5))
+                out.append(
+                    await pool.post(server.base_url + "/chat/completions", b"{}", timeout=30)
+                )
             except Exception as exc:
                 out.append(exc)
             await asyncio.sleep(pause)
