@@ -111,7 +111,7 @@ def _from_body(custom_id: str, body: Any) -> ParsedResult:
     (online: a failed call), and a ``model`` that is no string could escape the served
     model's check, so it fails the line.
     """
-    if not isinstance(body, dict):
+    if body is None:
         return ParsedResult(custom_id, reason="malformed response: no body")
     try:
         reply = completion_from_body(body)
