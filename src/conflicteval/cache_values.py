@@ -36,9 +36,11 @@ def value_problem(value: Any) -> str | None:
     """Why ``value`` is not a storable reply, or None when it is one.
 
     A stored reply is an object with ``text`` (a string), ``finish_reason`` (a
-    string or null) and ``prompt_tokens`` / ``completion_tokens`` (whole numbers
-    from 0 to 10**12, when present). Anything else would fail its item on every
-    replay, so it is never written and, when found, read as a miss.
+    string or null) and ``prompt_tokens`` / ``completion_tokens`` /
+    ``reasoning_tokens`` (whole numbers from 0 to 10**12, when present: the counts
+    :func:`stored_value` writes and :func:`hit_usage` replays). Anything else would fail
+    its item on every replay (or replay a count no reply had), so it is never written
+    and, when found, read as a miss.
     """
     if not isinstance(value, dict):
         return "not an object"
@@ -47,7 +49,7 @@ def value_problem(value: Any) -> str | None:
     finish = value.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
         return f"finish_reason is not a string ({type(finish).__name__})"
-    for name in ("prompt_tokens", "completion_tokens"):
+    for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens"):
         count = value.get(name, 0)
         if isinstance(count, bool) or not isinstance(count, int):
             return f"{name} is not a whole number ({str(count)[:20]})"

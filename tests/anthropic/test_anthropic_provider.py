@@ -144,7 +144,7 @@ def test_usage_counts_cache_tokens_as_prompt_and_maps_stop_reasons() -> None:
     )  # fmt: skip
     assert (reply.prompt_tokens, reply.completion_tokens) == (12, 2)
     assert reply.finish_reason == "content_filter"
-    with pytest.raises(ValueError, match="2 tool_use blocks"):
+    with pytest.raises(ProviderError, match="2 tool_use blocks"):
         read_message_json({"content": [{"type": "tool_use", "input": {}}] * 2})
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -288,3 +289,21 @@ def test_a_full_cache_skips_the_store_with_one_clear_warning(
     notes = [r.getMessage() for r in caplog.records if "no space left" in r.getMessage()]
     assert len(notes) == 1 and str(tmp_path) in notes[0] and "safe" in notes[0]
     assert cache.mode == "read-write" and cache.get("k0") is not None
+
+
+@pytest.mark.parametrize("poison", [-3, "12", [1], 1e300, True])
+def test_a_stored_reasoning_count_follows_the_token_count_rule(
+    tmp_path: Path, poison: object
+) -> None:
+    """A damaged ``reasoning_tokens`` is a miss (replayed, it would fail the item or count
+    tokens no reply had) and is never written."""
+    cache = ResponseCache(tmp_path)
+    good = {"text": "t", "finish_reason": "stop", "prompt_tokens": 1, "completion_tokens": 2}
+    cache.put("k", "m", {**good, "reasoning_tokens": 2})
+    assert cache.get("k") == {**good, "reasoning_tokens": 2}
+    with sqlite3.connect(cache.path) as conn:
+        damaged = json.dumps({**good, "reasoning_tokens": poison})
+        conn.execute("UPDATE responses SET value = ? WHERE key = ?", (damaged, "k"))
+    assert cache.get("k") is None
+    cache.put("k2", "m", {**good, "reasoning_tokens": poison})
+    assert not cache.contains("k2")

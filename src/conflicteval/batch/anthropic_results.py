@@ -1,4 +1,4 @@
-"""Reading one Message Batches result line (Anthropic's batch API) into a cache value.
+"""The envelope of one Message Batches result line (Anthropic's batch API).
 
 A result line::
 
@@ -8,19 +8,17 @@ A result line::
     {"custom_id": "...", "result": {"type": "canceled"}}
     {"custom_id": "...", "result": {"type": "expired"}}
 
-A succeeded message is read exactly as the online provider reads a reply
-(:func:`conflicteval.models.anthropic_wire.read_message_json`), so a replayed reply
-is the value an online call would have stored. The other three are failures: not
-cached, asked for again by the next export.
+A succeeded line's message is read by the batch importer with the online provider's
+reader (:func:`conflicteval.models.anthropic_wire.read_message_json`), so a replayed
+reply is the value an online call would have stored; this module reads only the
+envelope. The other three are failures: not cached, asked for again by the next export.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from conflicteval.models.anthropic_wire import read_message_json
-
-__all__ = ["is_message_batch_result", "read_message_batch_result"]
+__all__ = ["is_message_batch_result", "message_of_result"]
 
 
 def is_message_batch_result(row: dict[str, Any]) -> bool:
@@ -36,31 +34,22 @@ def _error_text(error: Any) -> str:
     return str(inner)
 
 
-def read_message_batch_result(
-    result: Any,
-) -> tuple[dict[str, Any] | None, str | None, str | None]:
-    """``(cache value, None, served model)`` of a succeeded result, or ``(None, reason, None)``."""
+def message_of_result(result: Any) -> tuple[Any, str | None]:
+    """``(message, None)`` of a succeeded result, or ``(None, reason)`` of any other.
+
+    Only the envelope: the message itself is read by
+    :func:`~conflicteval.models.anthropic_wire.read_message_json`, the online reader.
+    """
     if not isinstance(result, dict):
-        return None, "malformed result: not an object", None
+        return None, "malformed result: not an object"
     kind = result.get("type")
     if kind == "errored":
-        return None, f"errored: {_error_text(result.get('error'))}", None
+        return None, f"errored: {_error_text(result.get('error'))}"
     if kind in ("canceled", "expired"):
-        return None, f"{kind}: the batch ended before this request ran", None
+        return None, f"{kind}: the batch ended before this request ran"
     if kind != "succeeded":
-        return None, f"malformed result: unknown result type {str(kind)[:20]!r}", None
+        return None, f"malformed result: unknown result type {str(kind)[:20]!r}"
     message = result.get("message")
-    try:
-        reply = read_message_json(message)
-    except (ValueError, TypeError) as exc:
-        return None, f"malformed response: {exc}", None
-    if not reply.text.strip():
-        return None, f"empty completion (finish_reason={reply.finish_reason})", None
-    served = message.get("model") if isinstance(message, dict) else None
-    value = {
-        "text": reply.text,
-        "finish_reason": reply.finish_reason,
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-    }
-    return value, None, served if isinstance(served, str) else None
+    if not isinstance(message, dict):
+        return None, "malformed response: the message is not an object"
+    return message, None

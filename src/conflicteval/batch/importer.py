@@ -29,17 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from conflicteval._diskindex import IdSet
-from conflicteval.batch.anthropic_results import (
-    is_message_batch_result,
-    read_message_batch_result,
-)
+from conflicteval.batch.anthropic_results import is_message_batch_result, message_of_result
 from conflicteval.batch.progress import failure_digest
 from conflicteval.batch.requests import ExportedRequests as _Requests
 from conflicteval.cache import ResponseCache
-from conflicteval.cache_values import token_count as _token_count
+from conflicteval.cache_values import stored_value
 from conflicteval.errors import ConflictEvalError, DataError
-from conflicteval.models.base import ProviderError
-from conflicteval.models.completion_body import _content_text, reasoning_count
+from conflicteval.models.anthropic_wire import read_message_json
+from conflicteval.models.base import ProviderError, ProviderResponse
+from conflicteval.models.completion_body import completion_from_body
 
 
 @dataclass
@@ -74,7 +72,7 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
     if not isinstance(custom_id, str) or not custom_id:
         raise DataError(path, lineno, "custom_id", "missing or not a string")
     if is_message_batch_result(row):
-        return _message_batch_result(custom_id, row["result"])
+        return _message_batch_result(custom_id, row)
     error = row.get("error")
     response = row.get("response")
     if error:
@@ -107,64 +105,48 @@ def parse_result(row: Any, where: tuple[Path, int]) -> ParsedResult:
 
 
 def _from_body(custom_id: str, body: Any) -> ParsedResult:
-    """A 200 line's chat-completion body, read by the rules the online reader uses."""
-    if not isinstance(body, dict):
+    """A 200 line's chat-completion body, read by the online reader (completion_from_body).
+
+    The import adds only what the line's envelope decides: an empty reply is a failure
+    (online: a failed call), and a ``model`` that is no string could escape the served
+    model's check, so it fails the line.
+    """
+    if body is None:
         return ParsedResult(custom_id, reason="malformed response: no body")
     try:
-        choice = body["choices"][0]
-        text = _content_text(choice["message"].get("content"))
-        finish = choice.get("finish_reason")
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return ParsedResult(custom_id, reason="malformed response: no choices")
-    if not text.strip():
-        return ParsedResult(custom_id, reason=f"empty completion (finish_reason={finish})")
-    served = body.get("model")
+        reply = completion_from_body(body)
+    except ProviderError as exc:
+        return ParsedResult(custom_id, reason=str(exc))
+    return _checked(custom_id, reply, body.get("model"))
+
+
+def _checked(custom_id: str, reply: ProviderResponse, served: Any) -> ParsedResult:
+    """A reply read from a result line's body, refused when empty or naming no model string."""
+    if not reply.text.strip():
+        return ParsedResult(
+            custom_id, reason=f"empty completion (finish_reason={reply.finish_reason})"
+        )
     if served is not None and not isinstance(served, str):  # would escape the model check
         shown = json.dumps(served)[:20]
         return ParsedResult(
             custom_id, reason=f"malformed response: model is not a string ({shown})"
         )
-    served_model = served
-    if finish is not None and not isinstance(finish, str):
-        return ParsedResult(custom_id, reason="malformed response: finish_reason is not a string")
-    usage = body.get("usage")
-    if usage is None:  # not 0 tokens: the run's token and cost lines would be silently short
-        return ParsedResult(custom_id, reason="malformed response: no usage (token counts)")
-    if not isinstance(usage, dict):
-        return ParsedResult(custom_id, reason="malformed response: usage is not an object")
-    tokens = {}
-    for name in ("prompt_tokens", "completion_tokens"):
-        if name not in usage:
-            return ParsedResult(custom_id, reason=f"malformed response: no usage.{name}")
-        count = _token_count(usage.get(name))
-        if count is None:
-            shown = str(usage.get(name))[:20]
-            return ParsedResult(
-                custom_id, reason=f"malformed response: usage.{name} is not a token count ({shown})"
-            )
-        tokens[name] = count
     # exactly the value the online path stores (models/core.py), so replay is identical.
     # A reply cut off by max_tokens is stored too, unlike online (which asks again in a
     # later run): otherwise an export would ask for it again, and get it again, forever.
-    value: dict[str, Any] = {"text": text, "finish_reason": finish, **tokens}
+    return ParsedResult(custom_id, value=stored_value(reply), served_model=served)
+
+
+def _message_batch_result(custom_id: str, row: dict[str, Any]) -> ParsedResult:
+    """A Message Batches (Anthropic) line: its envelope, then the online reader's verdict."""
+    message, reason = message_of_result(row["result"])
+    if reason is not None:
+        return ParsedResult(custom_id, reason=reason)
     try:
-        reasoning = reasoning_count(usage)  # a reasoning model's hidden tokens, as online
+        reply = read_message_json(message)
     except ProviderError as exc:
         return ParsedResult(custom_id, reason=str(exc))
-    if reasoning:
-        value["reasoning_tokens"] = reasoning
-    return ParsedResult(custom_id, value=value, served_model=served_model)
-
-
-def _message_batch_result(custom_id: str, result: Any) -> ParsedResult:
-    """A Message Batches (Anthropic) result, read as the online provider reads a reply."""
-    value, reason, served = read_message_batch_result(result)
-    if value is not None:
-        for name in ("prompt_tokens", "completion_tokens"):
-            if _token_count(value[name]) is None:
-                reason = f"malformed response: usage.{name} is not a token count"
-                return ParsedResult(custom_id, reason=reason)
-    return ParsedResult(custom_id, value=value, reason=reason, served_model=served)
+    return _checked(custom_id, reply, message.get("model"))
 
 
 @dataclass

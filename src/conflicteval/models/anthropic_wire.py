@@ -27,7 +27,8 @@ A reply's ``stop_reason`` is mapped to the library's finish reasons
 (:data:`STOP_REASONS`): ``max_tokens`` becomes ``length`` (cut off: never cached
 online, no re-ask of a cut-off structured reply), ``refusal`` becomes
 ``content_filter``; ``end_turn``, ``stop_sequence`` and ``tool_use`` become ``stop``.
-Usage: ``input_tokens`` plus the cache read and cache creation input tokens are the
+Usage (required, as for a chat completion: a reply without it would be a call counted
+as free): ``input_tokens`` plus the cache read and cache creation input tokens are the
 prompt tokens (the library sends no ``cache_control``, so these are 0 unless a
 caller asks for prompt caching; they are then priced at the input price),
 ``output_tokens`` the completion tokens.
@@ -40,6 +41,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from conflicteval.cache_values import token_count
 from conflicteval.models.base import ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.call import MESSAGES_URL
 
@@ -159,54 +161,71 @@ def message_body(
     return body
 
 
-def _count(usage: Mapping[str, Any], name: str) -> int:
+def _count(usage: Mapping[str, Any], name: str, *, required: bool = True) -> int:
     raw = usage.get(name)
     if raw is None:
+        if required:
+            raise _malformed(f"no usage.{name}")
         return 0
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
-        raise ValueError(f"usage.{name} is not a token count ({str(raw)[:20]})")
-    return raw
+    count = token_count(raw)
+    if count is None:
+        raise _malformed(f"usage.{name} is not a token count ({str(raw)[:20]})")
+    return count
+
+
+def _malformed(why: str) -> ProviderError:
+    return ProviderError(f"malformed response: {why}", retryable=True)
 
 
 def read_message_json(data: Any) -> ProviderResponse:
-    """A Messages API reply (parsed JSON) as a ProviderResponse.
+    """A Messages API reply (parsed JSON) as a ProviderResponse: the one reader of a Message.
 
-    The text is the text blocks joined; a reply with one ``tool_use`` block (the
-    forced tool of a structured call) has that tool's ``input`` as its text, as
-    compact JSON. Anything else is a ValueError naming what is wrong.
+    Online replies (:func:`read_message`) and the ``message`` of a succeeded Message
+    Batches result line are read by it; the batch layer adds only the line's envelope.
+    The text is the text blocks joined; a reply with one ``tool_use`` block (the forced
+    tool of a structured call) has that tool's ``input`` as its text, as compact JSON.
+    Usage follows the chat-completion reader's rule
+    (:mod:`conflicteval.models.completion_body`): ``input_tokens`` and ``output_tokens``
+    are required, each a whole number from 0 to 10**12; the cache input counts may be
+    absent (0).
+
+    Raises:
+        ProviderError: Retryable, ``malformed response: ...`` naming what is wrong.
     """
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        raise ValueError("no content blocks")
+        raise _malformed("no content blocks")
     texts: list[str] = []
     tool_inputs: list[Any] = []
     for block in data["content"]:
         if not isinstance(block, dict):
-            raise ValueError("a content block is not an object")
+            raise _malformed("a content block is not an object")
         kind = block.get("type")
         if kind == "text":
             if not isinstance(block.get("text"), str):
-                raise ValueError("a text block without text")
+                raise _malformed("a text block without text")
             texts.append(block["text"])
         elif kind == "tool_use":
             tool_inputs.append(block.get("input"))
     if len(tool_inputs) > 1:
-        raise ValueError(f"{len(tool_inputs)} tool_use blocks where one was asked for")
+        raise _malformed(f"{len(tool_inputs)} tool_use blocks where one was asked for")
     if tool_inputs:
         if not isinstance(tool_inputs[0], dict):
-            raise ValueError("the tool_use block's input is not an object")
+            raise _malformed("the tool_use block's input is not an object")
         text = json.dumps(tool_inputs[0], ensure_ascii=False)
     else:
         text = "".join(texts)
     stop = data.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
-        raise ValueError("stop_reason is not a string")
-    usage = data.get("usage") or {}
+        raise _malformed(f"stop_reason is not a string ({str(stop)[:20]})")
+    usage = data.get("usage")
+    if usage is None:  # read as 0 tokens, the call would be counted as free
+        raise _malformed("no usage (token counts)")
     if not isinstance(usage, dict):
-        raise ValueError("usage is not an object")
+        raise _malformed("usage is not an object")
     prompt = (
         _count(usage, "input_tokens")
-        + _count(usage, "cache_creation_input_tokens")
-        + _count(usage, "cache_read_input_tokens")
+        + _count(usage, "cache_creation_input_tokens", required=False)
+        + _count(usage, "cache_read_input_tokens", required=False)
     )
     return ProviderResponse(
         text=text,
@@ -219,8 +238,7 @@ def read_message_json(data: Any) -> ProviderResponse:
 def read_message(content: bytes) -> ProviderResponse:
     """A Messages API reply body read into a ProviderResponse; ProviderError when malformed."""
     try:
-        return read_message_json(json.loads(content))
+        data = json.loads(content)
     except (ValueError, RecursionError) as exc:
-        raise ProviderError(
-            f"malformed response: {type(exc).__name__}: {exc}", retryable=True
-        ) from None
+        raise _malformed(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+    return read_message_json(data)

@@ -22,6 +22,7 @@ from conflicteval.models.base import (
     status_is_retryable,
 )
 from conflicteval.models.clients import ClientsPerLoop
+from conflicteval.models.completion_body import completion_from_body
 from conflicteval.models.decoding import capabilities_for
 from conflicteval.models.endpoint import base_url_problem, schema_refused
 from conflicteval.models.http_transport import (
@@ -350,28 +351,8 @@ class OpenAIProvider(ClientsPerLoop):
             raise ProviderError(
                 self._scrub(f"malformed response: {type(exc).__name__}: {exc}"), retryable=True
             ) from exc
-        try:
-            choice = resp.choices[0]
-            text = _content_text(choice.message.content)
-            finish = choice.finish_reason
-        except (AttributeError, IndexError, TypeError) as exc:
+        try:  # the reply as the body it was, read by the one reader (completion_body)
+            data = resp.to_dict(mode="python", warnings=False)
+        except (AttributeError, TypeError, ValueError) as exc:
             raise ProviderError("malformed response: no choices", retryable=True) from exc
-        usage = getattr(resp, "usage", None)
-        prompt_tokens, completion_tokens = http_transport.usage_counts(
-            {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens")}
-        )
-        details = getattr(usage, "completion_tokens_details", None)
-        reasoning = http_transport.reasoning_count(
-            {
-                "completion_tokens_details": {
-                    "reasoning_tokens": getattr(details, "reasoning_tokens", None)
-                }
-            }
-        )
-        return ProviderResponse(
-            text=text,
-            finish_reason=finish,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            reasoning_tokens=reasoning,
-        )
+        return completion_from_body(data)
