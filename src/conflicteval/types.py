@@ -6,7 +6,8 @@ written to JSON lines, read back, and opened in pandas without custom code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
@@ -268,3 +269,51 @@ def row_labels(
         else:
             labels.append(pair.label)
     return labels, errors
+
+
+@dataclass(frozen=True, eq=False)
+class Decoding(Mapping[str, Any]):
+    """The decoding a protocol asks for in one call (None: not set, the server's default).
+
+    The one settings object: every protocol's settings are one (``LABEL_SETTINGS``,
+    ``PAPER_SETTINGS``, ...), and :data:`DEFAULT_DECODING` gives ``Model.generate`` and
+    ``ProviderRequest`` their defaults. It reads as the mapping of the keyword arguments of
+    ``Model.generate`` (``model.generate(prompt, **settings)``, ``settings["max_tokens"]``,
+    equal to the same dict); ``top_p`` is among them only when set.
+
+    Attributes:
+        temperature: Sampling temperature.
+        max_tokens: Most new tokens of the answer.
+        seed: Sampling seed.
+        top_p: Nucleus sampling mass (usually not set by the protocols).
+    """
+
+    temperature: float | None = 0.0
+    max_tokens: int | None = 250
+    seed: int | None = 5
+    top_p: float | None = None
+
+    def _names(self) -> tuple[str, ...]:
+        return _ALWAYS if self.top_p is None else (*_ALWAYS, "top_p")
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._names():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __repr__(self) -> str:
+        inside = ", ".join(f"{k}={v!r}" for k, v in self.items())
+        return f"Decoding({inside})"
+
+
+_ALWAYS = ("temperature", "max_tokens", "seed")
+
+DEFAULT_DECODING = Decoding()
+"""``Model.generate``'s defaults: the WikiContradict paper's (temperature 0, at most 250 new
+tokens, seed 5)."""

@@ -40,7 +40,7 @@ from conflicteval.conflictbench.main_entity import (  # noqa: F401 (the earlier 
 from conflicteval.formatting import MISSING, interval, number
 from conflicteval.runs import BatchResult, RunOptions, Stage
 from conflicteval.tables import markdown_table
-from conflicteval.types import Document, Usage
+from conflicteval.types import Decoding, Document, Usage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -70,7 +70,7 @@ PAPER_TABLE3: dict[str, tuple[float, float]] = {
 }
 """The paper's Table 3: mean (CS-C, CS-R) over 100 reports per model × setting."""
 
-REPORT_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 800}
+REPORT_SETTINGS = Decoding(temperature=0.0, max_tokens=800, seed=5)
 """Decoding of report writing: greedy, reports of at most 800 tokens (the paper prints neither)."""
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from conflicteval._sync import run_sync
 from conflicteval.models import Model, get_model
-from conflicteval.types import CUT_OFF, Usage
+from conflicteval.types import CUT_OFF, Decoding, Usage
 
 from . import prompts
 from .claims_parse import claims_list_problem, parse_claims
@@ -36,7 +36,7 @@ __all__ = [
     "decompose_prompt",
 ]
 
-DECOMPOSE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024, "seed": 5}
+DECOMPOSE_SETTINGS = Decoding(temperature=0.0, max_tokens=1024, seed=5)
 """Default decoding of :class:`LLMDecomposer` (a claim list is longer than 250 tokens)."""
 
 

@@ -18,13 +18,13 @@ from pydantic import BaseModel, Field
 from conflicteval._sync import run_sync
 from conflicteval.errors import ModelError
 from conflicteval.models import Model, get_model
-from conflicteval.types import Document, PairLabel, Relation, Usage
+from conflicteval.types import Decoding, Document, PairLabel, Relation, Usage
 
 from . import prompts
 from .aggregate import Aggregate, aggregate
 from .parse import Judgement
 
-LABEL_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 512, "seed": 5}
+LABEL_SETTINGS = Decoding(temperature=0.0, max_tokens=512, seed=5)
 """Default decoding of one Table 7 call (the JSON carries a snippet and a justification)."""
 
 T = TypeVar("T")

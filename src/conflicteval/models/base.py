@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from conflicteval.types import Message
+from conflicteval.types import DEFAULT_DECODING, Message
 
 
 @dataclass
@@ -18,9 +18,9 @@ class ProviderRequest:
     """One chat completion request, as the core wrapper hands it to a provider."""
 
     messages: list[Message]
-    temperature: float | None = 0.0
-    max_tokens: int | None = 250
-    seed: int | None = 5
+    temperature: float | None = DEFAULT_DECODING.temperature
+    max_tokens: int | None = DEFAULT_DECODING.max_tokens
+    seed: int | None = DEFAULT_DECODING.seed
     response_schema: dict[str, Any] | None = None
     schema_name: str = "response"
     extra: dict[str, Any] = field(default_factory=dict)

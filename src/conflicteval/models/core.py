@@ -30,7 +30,13 @@ from conflicteval.errors import ModelError
 from conflicteval.models.answerers import active_answerer
 from conflicteval.models.base import Provider, ProviderError, ProviderRequest, ProviderResponse
 from conflicteval.models.call import call_of
-from conflicteval.models.decoding import DecodingPolicy, SentDecoding, note_deviations, refusal_hint
+from conflicteval.models.decoding import (
+    DEFAULT_DECODING,
+    DecodingPolicy,
+    SentDecoding,
+    note_deviations,
+    refusal_hint,
+)
 from conflicteval.models.endpoint import (
     SCHEMA_REFUSED,
     dead_endpoint,
@@ -425,9 +431,9 @@ class Model:
         self,
         messages: Sequence[Message] | str,
         *,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = 250,
-        seed: int | None = 5,
+        temperature: float | None = DEFAULT_DECODING.temperature,
+        max_tokens: int | None = DEFAULT_DECODING.max_tokens,
+        seed: int | None = DEFAULT_DECODING.seed,
         response_schema: dict[str, Any] | type[BaseModel] | None = None,
         prompt_version: str | None = None,
         **extra: Any,

@@ -9,7 +9,7 @@ protocol's 250 tokens would leave nothing for the answer.
 
 This module is the one place where the two meet:
 
-* :class:`Decoding`: the protocol's settings for one call (provider independent).
+* :class:`~conflicteval.types.Decoding`: the protocol's settings for one call (any provider).
 * :class:`Capabilities`: what one model family accepts, looked up by model name in a
   table of data (:data:`DEFAULT_FAMILIES`, overridable with a JSON file named by
   ``$CONFLICTEVAL_MODEL_FAMILIES`` or with :func:`set_model_families`).
@@ -33,8 +33,10 @@ from typing import Any
 
 from conflicteval.errors import DataError, UsageError
 from conflicteval.jsonio import load_json_object
+from conflicteval.types import DEFAULT_DECODING, Decoding
 
 __all__ = [
+    "DEFAULT_DECODING",
     "DEFAULT_FAMILIES",
     "ENV_FAMILIES",
     "FAMILY_PATTERNS",
@@ -67,23 +69,6 @@ generated are billed). ``--max-output-tokens`` (``max_output_tokens=``) override
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 """Values of ``reasoning_effort`` the library passes on (which ones a model takes is the
 model's business: the server refuses the others with a 400)."""
-
-
-@dataclass(frozen=True)
-class Decoding:
-    """The decoding a protocol asks for in one call (None: not set, the server's default).
-
-    Attributes:
-        temperature: Sampling temperature.
-        max_tokens: Most new tokens of the answer.
-        seed: Sampling seed.
-        top_p: Nucleus sampling mass (usually not set by the protocols).
-    """
-
-    temperature: float | None = 0.0
-    max_tokens: int | None = 250
-    seed: int | None = 5
-    top_p: float | None = None
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from conflicteval.runs import (
     record_identity,
 )
 from conflicteval.runs.identity import describe
-from conflicteval.types import Usage
+from conflicteval.types import Decoding, Usage
 from conflicteval.wikicontradict.instance import WikiContradictInstance
 from conflicteval.wikicontradict.templates import (
     MissingRevisedPassages,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 GENERATIONS_FILE = "generations.jsonl"
 PLAN_FILE = "plan.jsonl"
-PAPER_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
+PAPER_SETTINGS = Decoding(temperature=0.0, max_tokens=250, seed=5)
 """Decoding of the paper (supplement App. D): greedy, at most 250 new tokens, seed 5."""
 
 

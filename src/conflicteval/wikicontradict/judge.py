@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from conflicteval.errors import ConflictEvalError, ParseFailure
 from conflicteval.models import Model, get_model
 from conflicteval.runs import BatchResult, Record, RunOptions, Stage, read_checkpoint
-from conflicteval.types import CUT_OFF
+from conflicteval.types import CUT_OFF, Decoding
 from conflicteval.wikicontradict.generate import GenerationRow, read_generations
 from conflicteval.wikicontradict.judge_lexical import LEXICAL_VERSION, lexical_judge
 from conflicteval.wikicontradict.judge_template import (
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from conflicteval.runs import RunKeywords
 
 JUDGEMENTS_FILE = "judgements.jsonl"
-JUDGE_SETTINGS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 250, "seed": 5}
+JUDGE_SETTINGS = Decoding(temperature=0.0, max_tokens=250, seed=5)
 """The judge's decoding: the paper's settings (greedy, 250 new tokens, seed 5)."""
 
 
