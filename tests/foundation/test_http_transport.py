@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -275,8 +276,8 @@ def test_the_lean_transport_imports_no_openai_sdk() -> None:
 
 
 def test_a_batch_export_imports_no_openai_sdk(tmp_path: Path) -> None:
-    """The request lines name the SDK's parameters, read from its source (importing it
-    costs about a second a process)."""
+    """The request lines are written without importing the SDK (about a second a process): its
+    parameters are looked up only for a call with extra parameters."""
     items = tmp_path / "items.jsonl"
     row = {"id": "r1", "response": "The bridge opened in 1932.", "documents": ["It opened 1932."]}
     items.write_text(json.dumps(row) + "\n", encoding="utf-8")
@@ -298,3 +299,23 @@ def test_a_batch_export_imports_no_openai_sdk(tmp_path: Path) -> None:
     assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-2000:]
     lines = requests.read_text(encoding="utf-8").splitlines()
     assert lines and json.loads(lines[0])["body"]["model"] == "m"
+
+
+def test_the_body_order_rule_and_parameter_names_match_the_installed_sdk() -> None:
+    """The pinned rule (head keys by release, then alphabetical) orders the installed SDK's own
+    ``create`` keywords as its source writes them, and its parameter names are the signature's."""
+    pytest.importorskip("openai")
+    import inspect as _inspect
+
+    from openai.resources.chat.completions import AsyncCompletions
+
+    from conflicteval.models import http_transport as ht
+
+    names = [n for n in _inspect.signature(AsyncCompletions.create).parameters if n != "self"]
+    body = [n for n in names if n not in ht.SDK_CALL_OPTIONS]
+    assert set(names) <= ht.known_parameters()
+    # the source's body literal lists the same keys; the rule must give its order
+    text = _inspect.getsource(AsyncCompletions.create)
+    literal = text[text.index("async_maybe_transform(") :]
+    written = [k for k in re.findall(r'"(\w+)"\s*:', literal) if k in body]
+    assert written and sorted(written, key=ht._body_key) == written

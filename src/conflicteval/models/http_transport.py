@@ -30,7 +30,8 @@ from __future__ import annotations
 import datetime
 import email.utils
 import functools
-import importlib.util
+import importlib.metadata
+import inspect
 import json
 import os
 import re
@@ -49,113 +50,79 @@ from conflicteval.models.completion_body import (  # noqa: F401  (their home bef
 )
 from conflicteval.models.reply_bound import bound_hook
 
-# The keys of the body the openai SDK builds in ``chat.completions.create``, in its order.
-# The SDK drops the parameters not given and appends ``extra_body`` after them; building the
-# body in the same order makes the two transports send the same bytes. The order differs
-# between SDK releases, so it is read from the installed SDK's source (without importing the
-# SDK, which takes about a second) by :func:`sdk_body_order`; this is openai 3.x's, the
-# fallback when the source cannot be read.
+# How the openai SDK orders the body of ``chat.completions.create``: a few keys first, then
+# every other key in alphabetical order; the SDK drops the parameters not given and appends
+# ``extra_body`` after them. Building the body in the same order makes the two transports send
+# the same bytes. Checked against the released wheels (every one from 1.109 on sorts the rest
+# alphabetically): before 3.24 the head is ``messages, model``, from 3.24 on
+# ``model, stream, service_tier, messages``; the byte-identical-body tests check the rule
+# against the SDK installed.
+_HEAD_BEFORE_3_24 = ("messages", "model")
+_HEAD_FROM_3_24 = ("model", "stream", "service_tier", "messages")
+_BODY_IN_ERRORS_BEFORE = (3, 38)
+"""Before openai 3.38 an error status is worded with the whole body, from then on with the
+error's message only."""
+
 SDK_BODY_ORDER = (
-    "model",
-    "stream",
-    "service_tier",
-    "messages",
-    "audio",
-    "frequency_penalty",
-    "function_call",
-    "functions",
-    "logit_bias",
-    "logprobs",
-    "max_completion_tokens",
-    "max_tokens",
-    "metadata",
-    "modalities",
-    "moderation",
-    "n",
-    "parallel_tool_calls",
-    "prediction",
-    "presence_penalty",
-    "prompt_cache_key",
-    "prompt_cache_options",
-    "prompt_cache_retention",
-    "reasoning_effort",
-    "response_format",
-    "safety_identifier",
-    "seed",
-    "stop",
-    "store",
-    "stream_options",
-    "temperature",
-    "tool_choice",
-    "tools",
-    "top_logprobs",
-    "top_p",
-    "user",
-    "verbosity",
-    "web_search_options",
+    *_HEAD_FROM_3_24,
+    *sorted(
+        "audio frequency_penalty function_call functions logit_bias logprobs"
+        " max_completion_tokens max_tokens metadata modalities moderation n parallel_tool_calls"
+        " prediction presence_penalty prompt_cache_key prompt_cache_options"
+        " prompt_cache_retention reasoning_effort response_format safety_identifier seed stop"
+        " store stream_options temperature tool_choice tools top_logprobs top_p user verbosity"
+        " web_search_options".split()
+    ),
 )
+"""The body keys of ``create`` in openai 3.57 (the newest checked), in its order: the known
+parameters when the SDK's own cannot be read (see :func:`known_parameters`)."""
 SDK_CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 """Keyword arguments of ``create`` that are not body fields."""
 
 
-def _sdk_source(*relpaths: str) -> str | None:
-    """The text of the first of ``relpaths`` found in the installed openai package, or None.
-
-    The package is located, not imported (``find_spec`` of a top-level name runs no code).
-    """
+@functools.lru_cache(maxsize=1)
+def sdk_version() -> tuple[int, int] | None:
+    """The installed openai SDK's (major, minor), from its metadata (no import), or None."""
     try:
-        spec = importlib.util.find_spec("openai")
-    except (ImportError, ValueError):
+        text = importlib.metadata.version("openai")
+    except importlib.metadata.PackageNotFoundError:
         return None
-    for location in (spec.submodule_search_locations or []) if spec is not None else []:
-        for rel in relpaths:
-            try:
-                with open(os.path.join(location, rel), encoding="utf-8") as fh:
-                    return fh.read()
-            except OSError:
-                continue
-    return None
-
-
-def _body_keys(source: str) -> tuple[str, ...] | None:
-    """The keys of the body literal of ``AsyncCompletions.create`` in the SDK's source."""
-    start = source.find("class AsyncCompletions(")
-    end = source.find("async def retrieve(", start)
-    create = source.rfind("async def create(", start, end if end > 0 else None)
-    call = source.find("async_maybe_transform(", create) if create > 0 else -1
-    brace = source.find("{", call) if call > 0 else -1
-    if brace < 0:
-        return None
-    depth = 0
-    for i in range(brace, len(source)):
-        depth += {"{": 1, "}": -1}.get(source[i], 0)
-        if depth == 0:
-            keys = tuple(re.findall(r'"(\w+)"\s*:', source[brace : i + 1]))
-            return keys if "model" in keys and "messages" in keys else None
-    return None
+    parts = re.findall(r"\d+", text)[:2]
+    return (int(parts[0]), int(parts[1])) if len(parts) == 2 else None
 
 
 @functools.lru_cache(maxsize=1)
-def sdk_body_order() -> dict[str, int]:
-    """Each body key's position in the installed SDK's chat completion body."""
-    source = _sdk_source(
-        os.path.join("resources", "chat", "completions", "completions.py"),
-        os.path.join("resources", "chat", "completions.py"),
-    )
-    keys = (_body_keys(source) if source else None) or SDK_BODY_ORDER
-    return {name: i for i, name in enumerate(keys)}
+def _body_head() -> tuple[str, ...]:
+    version = sdk_version()
+    return _HEAD_BEFORE_3_24 if version is not None and version < (3, 24) else _HEAD_FROM_3_24
+
+
+def _body_key(name: str) -> tuple[int, str]:
+    head = _body_head()
+    return (head.index(name), "") if name in head else (len(head), name)
 
 
 @functools.lru_cache(maxsize=1)
 def _whole_body_in_errors() -> bool:
-    """Whether the installed SDK words an error status with the whole body (openai 1.x)."""
-    source = _sdk_source("_base_client.py")
-    return source is not None and "Error code: {response.status_code} - {body}" in source
+    """Whether the installed SDK words an error status with the whole body (before 3.38)."""
+    version = sdk_version()
+    return version is not None and version < _BODY_IN_ERRORS_BEFORE
 
 
+@functools.lru_cache(maxsize=1)
 def known_parameters() -> frozenset[str]:
-    """The keyword arguments of the SDK's ``create``: body fields and call options."""
-    return frozenset(sdk_body_order()) | frozenset(SDK_CALL_OPTIONS)
+    """The keyword arguments of the installed SDK's ``create``: body fields and call options.
+
+    Read from the SDK's signature, which imports it (about a second, once): only a call with
+    extra parameters asks, to tell the SDK's own parameters from those that go in the body.
+    Without the SDK, the newest checked release's (:data:`SDK_BODY_ORDER`).
+    """
+    try:
+        from openai.resources.chat.completions import AsyncCompletions
+    except ImportError:
+        return frozenset(SDK_BODY_ORDER) | frozenset(SDK_CALL_OPTIONS)
+    names = inspect.signature(AsyncCompletions.create).parameters
+    return frozenset(n for n in names if n != "self") | frozenset(SDK_CALL_OPTIONS)
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -242,8 +209,7 @@ def encode_body(body: Mapping[str, Any]) -> bytes:
 
 def order_body(fields: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
     """``fields`` in the SDK's key order, then ``extra_body`` merged over them (as the SDK does)."""
-    order = sdk_body_order()
-    body = {k: fields[k] for k in sorted(fields, key=order.__getitem__)}
+    body = {k: fields[k] for k in sorted(fields, key=_body_key)}
     if extra_body:
         body.update(extra_body)
     return body

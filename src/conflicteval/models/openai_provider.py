@@ -228,9 +228,11 @@ class OpenAIProvider(ClientsPerLoop):
         fields = self._fields(request)
         # the order batch files have always had (the SDK orders the online body itself)
         params = {k: fields[k] for k in _PARAMS_ORDER if k in fields}
+        if not request.extra:
+            return params
         # Parameters the SDK names are passed as such; others (top_k, min_p, ... of vLLM,
         # llama.cpp, TGI) go in the request body, which is where the SDK would refuse them.
-        # The names are read from the SDK's source, not by importing it (about a second).
+        # The names come from the SDK's signature: only a call with extras imports it.
         known = known_parameters()
         body = {k: v for k, v in request.extra.items() if k not in known}
         params.update((k, v) for k, v in request.extra.items() if k in known)
