@@ -42,7 +42,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from conflicteval.cache_values import token_count
-from conflicteval.models.base import ProviderError, ProviderRequest, ProviderResponse
+from conflicteval.models.base import (
+    ProviderError,
+    ProviderRequest,
+    ProviderResponse,
+    malformed_response,
+)
 from conflicteval.models.call import MESSAGES_URL
 
 __all__ = [
@@ -165,16 +170,12 @@ def _count(usage: Mapping[str, Any], name: str, *, required: bool = True) -> int
     raw = usage.get(name)
     if raw is None:
         if required:
-            raise _malformed(f"no usage.{name}")
+            raise malformed_response(f"no usage.{name}")
         return 0
     count = token_count(raw)
     if count is None:
-        raise _malformed(f"usage.{name} is not a token count ({str(raw)[:20]})")
+        raise malformed_response(f"usage.{name} is not a token count ({str(raw)[:20]})")
     return count
-
-
-def _malformed(why: str) -> ProviderError:
-    return ProviderError(f"malformed response: {why}", retryable=True)
 
 
 def read_message_json(data: Any) -> ProviderResponse:
@@ -193,35 +194,35 @@ def read_message_json(data: Any) -> ProviderResponse:
         ProviderError: Retryable, ``malformed response: ...`` naming what is wrong.
     """
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        raise _malformed("no content blocks")
+        raise malformed_response("no content blocks")
     texts: list[str] = []
     tool_inputs: list[Any] = []
     for block in data["content"]:
         if not isinstance(block, dict):
-            raise _malformed("a content block is not an object")
+            raise malformed_response("a content block is not an object")
         kind = block.get("type")
         if kind == "text":
             if not isinstance(block.get("text"), str):
-                raise _malformed("a text block without text")
+                raise malformed_response("a text block without text")
             texts.append(block["text"])
         elif kind == "tool_use":
             tool_inputs.append(block.get("input"))
     if len(tool_inputs) > 1:
-        raise _malformed(f"{len(tool_inputs)} tool_use blocks where one was asked for")
+        raise malformed_response(f"{len(tool_inputs)} tool_use blocks where one was asked for")
     if tool_inputs:
         if not isinstance(tool_inputs[0], dict):
-            raise _malformed("the tool_use block's input is not an object")
+            raise malformed_response("the tool_use block's input is not an object")
         text = json.dumps(tool_inputs[0], ensure_ascii=False)
     else:
         text = "".join(texts)
     stop = data.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
-        raise _malformed(f"stop_reason is not a string ({str(stop)[:20]})")
+        raise malformed_response(f"stop_reason is not a string ({str(stop)[:20]})")
     usage = data.get("usage")
     if usage is None:  # read as 0 tokens, the call would be counted as free
-        raise _malformed("no usage (token counts)")
+        raise malformed_response("no usage (token counts)")
     if not isinstance(usage, dict):
-        raise _malformed("usage is not an object")
+        raise malformed_response("usage is not an object")
     prompt = (
         _count(usage, "input_tokens")
         + _count(usage, "cache_creation_input_tokens", required=False)
@@ -240,5 +241,5 @@ def read_message(content: bytes) -> ProviderResponse:
     try:
         data = json.loads(content)
     except (ValueError, RecursionError) as exc:
-        raise _malformed(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+        raise malformed_response(f"{type(exc).__name__}: {str(exc)[:200]}") from None
     return read_message_json(data)

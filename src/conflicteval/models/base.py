@@ -72,6 +72,12 @@ class ProviderError(Exception):
         self.schema_rejected = schema_rejected
 
 
+def malformed_response(why: str) -> ProviderError:
+    """The error of a reply that cannot be read unambiguously: ``malformed response: <why>``,
+    retryable (the next reply may be well formed)."""
+    return ProviderError(f"malformed response: {why}", retryable=True)
+
+
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 

@@ -23,7 +23,7 @@ import json
 from typing import Any
 
 from conflicteval.cache_values import token_count
-from conflicteval.models.base import ProviderError, ProviderResponse
+from conflicteval.models.base import ProviderError, ProviderResponse, malformed_response
 
 __all__ = [
     "completion_from_body",
@@ -31,10 +31,6 @@ __all__ = [
     "reasoning_count",
     "usage_counts",
 ]
-
-
-def _malformed(why: str) -> ProviderError:
-    return ProviderError(f"malformed response: {why}", retryable=True)
 
 
 def _content_text(content: Any) -> str:
@@ -72,13 +68,13 @@ def completion_from_body(data: Any) -> ProviderResponse:
         content = choice["message"].get("content")
         finish = choice.get("finish_reason")
     except (KeyError, IndexError, TypeError, AttributeError):
-        raise _malformed("no choices") from None
+        raise malformed_response("no choices") from None
     try:
         text = _content_text(content)
     except TypeError as exc:
-        raise _malformed(str(exc)) from None
+        raise malformed_response(str(exc)) from None
     if finish is not None and not isinstance(finish, str):
-        raise _malformed(f"finish_reason is not a string ({str(finish)[:20]})")
+        raise malformed_response(f"finish_reason is not a string ({str(finish)[:20]})")
     usage = data.get("usage")
     prompt_tokens, completion_tokens = usage_counts(usage)
     return ProviderResponse(
@@ -99,7 +95,7 @@ def read_completion(content: bytes) -> ProviderResponse:
     try:
         data = json.loads(content)
     except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested 10**5 deep
-        raise _malformed(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+        raise malformed_response(f"{type(exc).__name__}: {str(exc)[:200]}") from None
     return completion_from_body(data)
 
 
@@ -115,7 +111,7 @@ def reasoning_count(usage: Any) -> int:
         return 0
     count = token_count(raw)
     if count is None:
-        raise _malformed(
+        raise malformed_response(
             "usage.completion_tokens_details.reasoning_tokens is not a token count "
             f"({str(raw)[:20]})"
         )
@@ -131,9 +127,9 @@ def usage_counts(usage: Any) -> tuple[int, int]:
             retried as one; never a call counted as free, never negative usage.
     """
     if usage is None:
-        raise _malformed("no usage (token counts)")
+        raise malformed_response("no usage (token counts)")
     if not isinstance(usage, dict):
-        raise _malformed("usage is not an object")
+        raise malformed_response("usage is not an object")
     raw = usage.get("prompt_tokens")
     prompt = token_count(raw) if raw is not None else None
     if prompt is None:
@@ -147,5 +143,5 @@ def usage_counts(usage: Any) -> tuple[int, int]:
 
 def _count_error(usage: dict[str, Any], name: str) -> ProviderError:
     if usage.get(name) is None:
-        return _malformed(f"no usage.{name}")
-    return _malformed(f"usage.{name} is not a token count ({str(usage[name])[:20]})")
+        return malformed_response(f"no usage.{name}")
+    return malformed_response(f"usage.{name} is not a token count ({str(usage[name])[:20]})")

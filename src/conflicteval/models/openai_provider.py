@@ -19,6 +19,7 @@ from conflicteval.models.base import (
     ProviderError,
     ProviderRequest,
     ProviderResponse,
+    malformed_response,
     status_is_retryable,
 )
 from conflicteval.models.clients import ClientsPerLoop
@@ -356,5 +357,5 @@ class OpenAIProvider(ClientsPerLoop):
         try:  # the reply as the body it was, read by the one reader (completion_body)
             data = resp.to_dict(mode="python", warnings=False)
         except (AttributeError, TypeError, ValueError) as exc:
-            raise ProviderError("malformed response: no choices", retryable=True) from exc
+            raise malformed_response("no choices") from exc
         return completion_from_body(data)
