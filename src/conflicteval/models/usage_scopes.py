@@ -36,12 +36,15 @@ def issue_number() -> int:
 class ItemCalls:
     """What one scope collected: the usage of its calls and their replies (bounded)."""
 
-    __slots__ = ("more_calls", "replies", "usage")
+    __slots__ = ("_latest", "more_calls", "replies", "usage")
 
     def __init__(self) -> None:
         self.usage = Usage()
         self.replies: list[Reply] = []
         self.more_calls = 0
+        self._latest: list[tuple[int, int]] = []
+        """Past the bound: (negated issue number, place in ``replies``) of each kept reply, a
+        heap whose top is the latest-issued one (the first to give way to an earlier call)."""
 
     def add(self, usage: Usage, reply: Reply | None) -> None:
         """Count one call's usage and keep its reply (the first :data:`KEPT_CALLS`)."""
@@ -51,14 +54,15 @@ class ItemCalls:
         if len(self.replies) < KEPT_CALLS:
             self.replies.append(reply)
             return
-        # keep the first calls made, whichever replied first: past the bound the replies are a
-        # heap on the negated issue number, whose top is the latest-issued kept call
-        if self.more_calls == 0:
-            self.replies = [(-r[0], *r[1:]) for r in self.replies]
-            heapq.heapify(self.replies)
+        # keep the first calls made, whichever replied first
         self.more_calls += 1
-        if -reply[0] > self.replies[0][0]:
-            heapq.heapreplace(self.replies, (-reply[0], *reply[1:]))
+        if not self._latest:
+            self._latest = [(-r[0], k) for k, r in enumerate(self.replies)]
+            heapq.heapify(self._latest)
+        latest, place = self._latest[0]
+        if reply[0] < -latest:
+            self.replies[place] = reply
+            heapq.heapreplace(self._latest, (-reply[0], place))
 
     def kept_replies(self) -> list[CallReply]:
         """The replies as records keep them, in the order the calls were made, each cut to
@@ -73,9 +77,7 @@ class ItemCalls:
                     "finish_reason": finish,
                     "latency_s": None if latency is None else round(latency, 4),
                 }
-                for _, model, text, cached, finish, latency in sorted(
-                    self.replies, key=_issue, reverse=self.more_calls > 0
-                )
+                for _, model, text, cached, finish, latency in sorted(self.replies, key=_issue)
             ]
         )
 

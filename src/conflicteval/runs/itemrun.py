@@ -99,19 +99,5 @@ def finish_record(rec: Record) -> tuple[Record, str]:
         )
         line = rec.model_dump_json()
     else:
-        rec = _read_back(rec, line)
+        rec = Record.model_validate_json(line)
     return rec, line
-
-
-def _read_back(rec: Record, line: str) -> Record:
-    """``Record.model_validate_json(line)``, without decoding the kept replies a second time.
-
-    The replies are made by the item's usage scope as validated ``CallReply`` objects of plain
-    strings, numbers and booleans, which JSON gives back equal (checked by a test); the rest of
-    the record (the item's own result above all) is read back from its JSON.
-    """
-    if not rec.calls:
-        return Record.model_validate_json(line)
-    fresh = Record.model_validate_json(rec.model_dump_json(exclude={"calls"}))
-    fresh.calls = rec.calls
-    return fresh
